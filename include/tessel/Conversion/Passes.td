@@ -1,0 +1,46 @@
+//===- Passes.td - Tessel's conversion passes ------------------*- tablegen -*-===//
+
+#ifndef TESSEL_CONVERSION_PASSES_TD
+#define TESSEL_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertTesselToLinalgPass
+    : Pass<"tessel-convert-tessel-to-linalg", "func::FuncOp"> {
+  let summary = "Lowers tessel ops to linalg, tensor, arith and math on tensors";
+  let description = [{
+    Rewrites every `tessel` op into structured ops on tensors: contractions,
+    convolutions and pooling into `linalg.generic` nests, elementwise ops into
+    broadcasting `linalg.generic`s, data movement into `tensor` and
+    `linalg.transpose`. A tessel op that cannot be lowered is an error at its
+    location (the ONNX node).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def TesselEntryABIPass : Pass<"tessel-entry-abi", "ModuleOp"> {
+  let summary = "Gives the model's entry function the artifact's buffer ABI";
+  let description = [{
+    The importer marks the model function with `tessel.entry`, names its
+    arguments and results with `tessel.name`, and names the model with the
+    module attribute `tessel.model_name`. This pass rewrites that function,
+    `(tensor...) -> (tensor...)`, into `@tessel_model_main(memref...)` taking
+    one caller-owned buffer per input and then per output: inputs enter through
+    read-only `bufferization.to_tensor`, results leave through
+    `bufferization.materialize_in_destination`. It records the signature as
+    the module attribute `tessel.signature` (model name, and each input and
+    output as `{name, type}`), which the artifact writer turns into the
+    descriptor.
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+#endif // TESSEL_CONVERSION_PASSES_TD

@@ -1,0 +1,24 @@
+//===- TesselDialect.h - The tessel dialect ---------------------*- C++ -*-===//
+
+#ifndef TESSEL_DIALECT_TESSEL_IR_TESSELDIALECT_H
+#define TESSEL_DIALECT_TESSEL_IR_TESSELDIALECT_H
+
+#include "mlir/IR/Dialect.h"
+
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h.inc"
+
+namespace mlir::tessel {
+
+/// Unit attribute marking the model's entry function.
+inline constexpr llvm::StringLiteral kEntryAttrName = "tessel.entry";
+/// String attribute naming an entry argument or result (the ONNX value name).
+inline constexpr llvm::StringLiteral kNameAttrName = "tessel.name";
+/// Module attribute holding the model's name.
+inline constexpr llvm::StringLiteral kModelNameAttrName = "tessel.model_name";
+/// Module attribute holding the entry signature once buffers are introduced:
+/// `{name = "...", inputs = [{name, type}...], outputs = [{name, type}...]}`.
+inline constexpr llvm::StringLiteral kSignatureAttrName = "tessel.signature";
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_DIALECT_TESSEL_IR_TESSELDIALECT_H

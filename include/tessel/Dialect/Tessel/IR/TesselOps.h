@@ -1,0 +1,39 @@
+//===- TesselOps.h - The tessel dialect's operations ------------*- C++ -*-===//
+
+#ifndef TESSEL_DIALECT_TESSEL_IR_TESSELOPS_H
+#define TESSEL_DIALECT_TESSEL_IR_TESSELOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+
+namespace mlir::tessel {
+
+/// Infers the type of a broadcasting binary op: numpy's multidirectional
+/// broadcasting of the two shapes; the element types must be equal.
+LogicalResult inferBroadcastType(std::optional<Location> loc, Type lhs,
+                                 Type rhs, SmallVectorImpl<Type> &types);
+
+/// Computes the numpy broadcast of two static shapes, or fails.
+FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
+                                                ArrayRef<int64_t> rhs);
+
+/// Output extent of a sliding window (convolution or pooling) along one
+/// spatial dimension, following ONNX's rules; fails if it would be < 1.
+FailureOr<int64_t> slidingWindowExtent(int64_t input, int64_t kernel,
+                                       int64_t stride, int64_t padBegin,
+                                       int64_t padEnd, int64_t dilation,
+                                       bool ceilMode);
+
+} // namespace mlir::tessel
+
+#define GET_OP_CLASSES
+#include "tessel/Dialect/Tessel/IR/TesselOps.h.inc"
+
+#endif // TESSEL_DIALECT_TESSEL_IR_TESSELOPS_H

@@ -1,0 +1,52 @@
+//===- Diagnostics.h - Tessel's user-facing error format --------*- C++ -*-===//
+//
+// Every error a user sees reads
+//
+//   <file>: error: <what is wrong>
+//     <node name> (<op type>): <reason>
+//
+// with one indented line per offending ONNX node, recovered from the op's
+// location (`loc(fused<"OpType">["node name"])`).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_DRIVER_DIAGNOSTICS_H
+#define TESSEL_DRIVER_DIAGNOSTICS_H
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::tessel {
+
+struct ImportError;
+
+/// The ONNX node an op came from, if its location says.
+struct NodeOrigin {
+  std::string name;
+  std::string opType;
+};
+std::optional<NodeOrigin> getNodeOrigin(Location loc);
+
+/// Prints MLIR diagnostics in Tessel's format while alive.
+class TesselDiagnosticHandler : public ScopedDiagnosticHandler {
+public:
+  TesselDiagnosticHandler(MLIRContext *ctx, std::string file,
+                          llvm::raw_ostream &os = llvm::errs());
+  unsigned getErrorCount() const { return errorCount; }
+
+private:
+  std::string file;
+  llvm::raw_ostream &os;
+  unsigned errorCount = 0;
+};
+
+/// Prints an import failure.
+void printImportError(llvm::raw_ostream &os, llvm::StringRef file,
+                      const ImportError &error);
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_DRIVER_DIAGNOSTICS_H

@@ -1,0 +1,58 @@
+//===- ImportONNX.h - ONNX models to the tessel dialect ---------*- C++ -*-===//
+//
+// The importer's public face. Protobuf stays behind it: callers see options,
+// a module, and a structured error that names every offending node.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_IMPORT_ONNX_IMPORTONNX_H
+#define TESSEL_IMPORT_ONNX_IMPORTONNX_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::tessel {
+
+struct ImportOptions {
+  /// Static shapes for graph inputs, by name; they replace the model's
+  /// declared shape (which may have dynamic dimensions).
+  llvm::StringMap<llvm::SmallVector<int64_t>> inputShapes;
+  /// Name for the model when the graph has none.
+  std::string defaultModelName = "model";
+};
+
+/// One problem at one node (or graph input/output).
+struct ImportIssue {
+  std::string node;   ///< node name, or `<OpType>#<index>` when unnamed
+  std::string opType; ///< ONNX op type; "input"/"output" for graph values
+  std::string reason;
+};
+
+/// Why an import failed: a headline and every offending node.
+struct ImportError {
+  std::string message;
+  std::vector<ImportIssue> issues;
+};
+
+/// Reads `path` and builds a module holding one `func.func` of tessel ops,
+/// marked `tessel.entry`. On failure returns null and fills `error`.
+OwningOpRef<ModuleOp> importOnnxFile(llvm::StringRef path, MLIRContext *ctx,
+                                     const ImportOptions &options,
+                                     ImportError &error);
+
+/// The same from bytes already in memory.
+OwningOpRef<ModuleOp> importOnnxBytes(llvm::StringRef bytes, MLIRContext *ctx,
+                                      const ImportOptions &options,
+                                      ImportError &error);
+
+/// The highest default-domain opset the importer knows.
+int64_t getMaxSupportedOpset();
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_IMPORT_ONNX_IMPORTONNX_H

@@ -1,0 +1,143 @@
+//===- Contraction.cpp - MatMul and Gemm to linalg ------------------------===//
+
+#include "LoweringUtils.h"
+#include "tessel/Conversion/TesselToLinalg/TesselToLinalg.h"
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+/// `acc + a * b` with an optional scale on the product.
+Value multiplyAccumulate(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                         Value acc, std::optional<double> scale) {
+  Value product = arith::MulFOp::create(b, loc, lhs, rhs);
+  if (scale) {
+    Value s = arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(product.getType(), *scale));
+    product = arith::MulFOp::create(b, loc, product, s);
+  }
+  return arith::AddFOp::create(b, loc, acc, product);
+}
+
+/// Builds a reduction generic over `iterators` with the given maps, `inputs`
+/// read, `init` accumulated.
+Value buildContraction(OpBuilder &b, Location loc, ValueRange inputs,
+                       Value init, ArrayRef<AffineMap> maps,
+                       ArrayRef<utils::IteratorType> iterators,
+                       std::optional<double> scale) {
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), inputs, init, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(
+            nb, nloc,
+            multiplyAccumulate(nb, nloc, args[0], args[1], args[2], scale));
+      });
+  return generic.getResult(0);
+}
+
+/// [..., M, K] x [..., K, N] -> [..., M, N]: loops (batch..., m, n, k).
+struct MatMulLowering : OpRewritePattern<MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MatMulOp op,
+                                PatternRewriter &rewriter) const override {
+    MLIRContext *ctx = op.getContext();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    ArrayRef<int64_t> lhsShape = op.getLhs().getType().getShape();
+    ArrayRef<int64_t> rhsShape = op.getRhs().getType().getShape();
+    int64_t rank = resultType.getRank(), batch = rank - 2;
+    unsigned numLoops = rank + 1;
+    AffineExpr m = getAffineDimExpr(batch, ctx);
+    AffineExpr n = getAffineDimExpr(batch + 1, ctx);
+    AffineExpr k = getAffineDimExpr(batch + 2, ctx);
+
+    // Batch dims broadcast like elementwise operands.
+    auto operandMap = [&](ArrayRef<int64_t> shape, AffineExpr row,
+                          AffineExpr col) {
+      AffineMap bcast = getBroadcastMap(ctx, shape.drop_back(2),
+                                        resultType.getShape().drop_back(2));
+      SmallVector<AffineExpr> exprs(bcast.getResults());
+      exprs.push_back(row);
+      exprs.push_back(col);
+      return AffineMap::get(numLoops, 0, exprs, ctx);
+    };
+    SmallVector<AffineExpr> outExprs;
+    for (int64_t i = 0; i < rank; ++i)
+      outExprs.push_back(getAffineDimExpr(i, ctx));
+    SmallVector<AffineMap> maps = {operandMap(lhsShape, m, k),
+                                   operandMap(rhsShape, k, n),
+                                   AffineMap::get(numLoops, 0, outExprs, ctx)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+
+    Value init = buildFilled(rewriter, op.getLoc(), resultType,
+                             rewriter.getZeroAttr(resultType.getElementType()));
+    rewriter.replaceOp(op, buildContraction(rewriter, op.getLoc(),
+                                            {op.getLhs(), op.getRhs()}, init,
+                                            maps, iterators, std::nullopt));
+    return success();
+  }
+};
+
+/// alpha * op(A) * op(B) + beta * C: the accumulator starts as beta * C
+/// broadcast (or zero), and the contraction adds alpha * a * b.
+struct GemmLowering : OpRewritePattern<GemmOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GemmOp op,
+                                PatternRewriter &rewriter) const override {
+    MLIRContext *ctx = op.getContext();
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type element = resultType.getElementType();
+    double alpha = op.getAlpha().convertToDouble();
+    double beta = op.getBeta().convertToDouble();
+
+    Value init;
+    if (op.getC() && beta != 0.0) {
+      init = buildElementwise(
+          rewriter, loc, resultType, op.getC(),
+          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+            if (beta == 1.0)
+              return args[0];
+            Value s = arith::ConstantOp::create(b, l,
+                                                b.getFloatAttr(element, beta));
+            return arith::MulFOp::create(b, l, args[0], s);
+          });
+    } else {
+      init = buildFilled(rewriter, loc, resultType,
+                         rewriter.getZeroAttr(element));
+    }
+
+    AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
+               k = getAffineDimExpr(2, ctx);
+    auto map = [&](AffineExpr r, AffineExpr c) {
+      return AffineMap::get(3, 0, {r, c}, ctx);
+    };
+    SmallVector<AffineMap> maps = {
+        op.getTransA() ? map(k, m) : map(m, k),
+        op.getTransB() ? map(n, k) : map(k, n), map(m, n)};
+    SmallVector<utils::IteratorType> iterators = {
+        utils::IteratorType::parallel, utils::IteratorType::parallel,
+        utils::IteratorType::reduction};
+    std::optional<double> scale;
+    if (alpha != 1.0)
+      scale = alpha;
+    rewriter.replaceOp(op, buildContraction(rewriter, loc, {op.getA(), op.getB()},
+                                            init, maps, iterators, scale));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tessel::populateContractionToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<MatMulLowering, GemmLowering>(patterns.getContext());
+}

@@ -1,0 +1,114 @@
+//===- DataMovement.cpp - Constants, reshapes, transposes, concats --------===//
+
+#include "LoweringUtils.h"
+#include "tessel/Conversion/TesselToLinalg/TesselToLinalg.h"
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+struct ConstantLowering : OpRewritePattern<ConstantOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ConstantOp op,
+                                PatternRewriter &rewriter) const override {
+    auto value = dyn_cast<TypedAttr>(op.getValue());
+    if (!value)
+      return rewriter.notifyMatchFailure(op, "constant is not typed");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
+    return success();
+  }
+};
+
+/// A pure collapse or expand of dimensions becomes the matching tensor op
+/// (a view after bufferization); anything else a `tensor.reshape`.
+struct ReshapeLowering : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto sourceType = cast<RankedTensorType>(op.getInput().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (sourceType == resultType) {
+      rewriter.replaceOp(op, op.getInput());
+      return success();
+    }
+    if (std::optional<SmallVector<ReassociationIndices>> reassociation =
+            getReassociationIndicesForReshape(sourceType, resultType)) {
+      if (sourceType.getRank() > resultType.getRank())
+        rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+            op, resultType, op.getInput(), *reassociation);
+      else
+        rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+            op, resultType, op.getInput(), *reassociation);
+      return success();
+    }
+    auto shapeType = RankedTensorType::get({resultType.getRank()},
+                                           rewriter.getI64Type());
+    Value shape = arith::ConstantOp::create(
+        rewriter, op.getLoc(),
+        DenseIntElementsAttr::get(shapeType, resultType.getShape()));
+    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, resultType,
+                                                   op.getInput(), shape);
+    return success();
+  }
+};
+
+struct TransposeLowering : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Value init = tensor::EmptyOp::create(rewriter, op.getLoc(),
+                                         resultType.getShape(),
+                                         resultType.getElementType());
+    rewriter.replaceOp(op, linalg::TransposeOp::create(rewriter, op.getLoc(),
+                                                       op.getInput(), init,
+                                                       op.getPerm())
+                               ->getResult(0));
+    return success();
+  }
+};
+
+/// Inserts each input at its offset along `axis` into an empty tensor.
+struct ConcatLowering : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    int64_t rank = resultType.getRank(), axis = op.getAxis();
+    Value result = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                           resultType.getElementType());
+    int64_t offset = 0;
+    for (Value input : op.getInputs()) {
+      auto type = cast<RankedTensorType>(input.getType());
+      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+      offsets[axis] = rewriter.getIndexAttr(offset);
+      SmallVector<OpFoldResult> sizes, strides(rank, rewriter.getIndexAttr(1));
+      for (int64_t extent : type.getShape())
+        sizes.push_back(rewriter.getIndexAttr(extent));
+      result = tensor::InsertSliceOp::create(rewriter, loc, input, result,
+                                             offsets, sizes, strides);
+      offset += type.getDimSize(axis);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tessel::populateDataMovementToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<ConstantLowering, ReshapeLowering, TransposeLowering,
+               ConcatLowering>(patterns.getContext());
+}

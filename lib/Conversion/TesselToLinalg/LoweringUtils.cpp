@@ -1,0 +1,84 @@
+//===- LoweringUtils.cpp - Helpers shared by the tessel lowerings ---------===//
+
+#include "LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+AffineMap mlir::tessel::getBroadcastMap(MLIRContext *ctx,
+                                        ArrayRef<int64_t> operandShape,
+                                        ArrayRef<int64_t> resultShape) {
+  size_t offset = resultShape.size() - operandShape.size();
+  SmallVector<AffineExpr> exprs;
+  for (auto [i, extent] : llvm::enumerate(operandShape)) {
+    if (extent == 1 && resultShape[i + offset] != 1)
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+    else
+      exprs.push_back(getAffineDimExpr(i + offset, ctx));
+  }
+  return AffineMap::get(resultShape.size(), 0, exprs, ctx);
+}
+
+Value mlir::tessel::buildElementwise(OpBuilder &b, Location loc,
+                                     RankedTensorType resultType,
+                                     ValueRange inputs, BodyBuilder body) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs)
+    maps.push_back(getBroadcastMap(
+        ctx, cast<RankedTensorType>(input.getType()).getShape(),
+        resultType.getShape()));
+  maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, inputs, init, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value v = body(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, v);
+      });
+  return generic.getResult(0);
+}
+
+Value mlir::tessel::buildFilled(OpBuilder &b, Location loc,
+                                RankedTensorType type, TypedAttr value) {
+  Value init =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  Value scalar = arith::ConstantOp::create(b, loc, value);
+  return linalg::FillOp::create(b, loc, scalar, init).getResult(0);
+}
+
+Value mlir::tessel::padSpatial(OpBuilder &b, Location loc, Value input,
+                               ArrayRef<int64_t> pads, TypedAttr value) {
+  if (llvm::all_of(pads, [](int64_t p) { return p == 0; }))
+    return input;
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> low = {0, 0, pads[0], pads[1]};
+  SmallVector<int64_t> high = {0, 0, pads[2], pads[3]};
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<OpFoldResult> lowOfr, highOfr;
+  for (int i = 0; i < 4; ++i) {
+    shape[i] += low[i] + high[i];
+    lowOfr.push_back(b.getIndexAttr(low[i]));
+    highOfr.push_back(b.getIndexAttr(high[i]));
+  }
+  auto padded = RankedTensorType::get(shape, type.getElementType());
+  Value scalar = arith::ConstantOp::create(b, loc, value);
+  return tensor::PadOp::create(b, loc, padded, input, lowOfr, highOfr, scalar);
+}
+
+TypedAttr mlir::tessel::getFloatAttr(Type type, double value) {
+  return FloatAttr::get(type, value);
+}
+
+TypedAttr mlir::tessel::getLowestAttr(Type type) {
+  auto floatType = cast<FloatType>(type);
+  return FloatAttr::get(
+      type, llvm::APFloat::getInf(floatType.getFloatSemantics(), true));
+}

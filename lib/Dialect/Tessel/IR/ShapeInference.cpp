@@ -1,0 +1,333 @@
+//===- ShapeInference.cpp - Result types of tessel ops --------------------===//
+//
+// Every tessel op infers its result type from its operands and attributes.
+// The same code verifies the op: an inference that fails is a verifier error,
+// and a declared type that differs from the inferred one is one too.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+/// Formats a shape as `2x3x4` for diagnostics.
+std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(shape, os, "x");
+  return s;
+}
+} // namespace
+
+static RankedTensorType getRanked(Type type) {
+  return dyn_cast<RankedTensorType>(type);
+}
+
+FailureOr<SmallVector<int64_t>>
+mlir::tessel::broadcastShapes(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs) {
+  size_t rank = std::max(lhs.size(), rhs.size());
+  SmallVector<int64_t> result(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t l = i < rank - lhs.size() ? 1 : lhs[i - (rank - lhs.size())];
+    int64_t r = i < rank - rhs.size() ? 1 : rhs[i - (rank - rhs.size())];
+    if (l != r && l != 1 && r != 1)
+      return failure();
+    result[i] = l == 1 ? r : l;
+  }
+  return result;
+}
+
+LogicalResult mlir::tessel::inferBroadcastType(std::optional<Location> loc,
+                                               Type lhs, Type rhs,
+                                               SmallVectorImpl<Type> &types) {
+  auto l = getRanked(lhs), r = getRanked(rhs);
+  if (!l || !r)
+    return emitOptionalError(loc, "operands must be ranked tensors");
+  if (l.getElementType() != r.getElementType())
+    return emitOptionalError(loc, "operand element types differ: ",
+                             l.getElementType(), " and ", r.getElementType());
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes(l.getShape(), r.getShape());
+  if (failed(shape))
+    return emitOptionalError(loc, "shapes ", formatShape(l.getShape()),
+                             " and ", formatShape(r.getShape()),
+                             " do not broadcast");
+  types.push_back(RankedTensorType::get(*shape, l.getElementType()));
+  return success();
+}
+
+FailureOr<int64_t> mlir::tessel::slidingWindowExtent(int64_t input,
+                                                     int64_t kernel,
+                                                     int64_t stride,
+                                                     int64_t padBegin,
+                                                     int64_t padEnd,
+                                                     int64_t dilation,
+                                                     bool ceilMode) {
+  if (kernel < 1 || stride < 1 || dilation < 1 || padBegin < 0 || padEnd < 0)
+    return failure();
+  int64_t span = dilation * (kernel - 1) + 1;
+  int64_t room = input + padBegin + padEnd - span;
+  if (room < 0)
+    return failure();
+  int64_t extent = (ceilMode ? (room + stride - 1) / stride : room / stride) + 1;
+  // A window that would start in the end padding is dropped.
+  if (ceilMode && (extent - 1) * stride >= input + padBegin)
+    --extent;
+  return extent;
+}
+
+LogicalResult
+MatMulOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                           Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  auto a = getRanked(adaptor.getLhs().getType());
+  auto b = getRanked(adaptor.getRhs().getType());
+  if (!a || !b || a.getRank() < 2 || b.getRank() < 2)
+    return emitOptionalError(loc, "operands must have rank >= 2");
+  if (a.getElementType() != b.getElementType())
+    return emitOptionalError(loc, "operand element types differ");
+  ArrayRef<int64_t> as = a.getShape(), bs = b.getShape();
+  int64_t k = as.back(), kb = bs[bs.size() - 2];
+  if (k != kb)
+    return emitOptionalError(loc, "contracting dimensions differ: ",
+                             formatShape(as), " and ", formatShape(bs));
+  FailureOr<SmallVector<int64_t>> batch =
+      broadcastShapes(as.drop_back(2), bs.drop_back(2));
+  if (failed(batch))
+    return emitOptionalError(loc, "batch dimensions of ", formatShape(as),
+                             " and ", formatShape(bs), " do not broadcast");
+  SmallVector<int64_t> shape = *batch;
+  shape.push_back(as[as.size() - 2]);
+  shape.push_back(bs.back());
+  types.push_back(RankedTensorType::get(shape, a.getElementType()));
+  return success();
+}
+
+LogicalResult GemmOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  auto a = getRanked(adaptor.getA().getType());
+  auto b = getRanked(adaptor.getB().getType());
+  if (!a || !b || a.getRank() != 2 || b.getRank() != 2)
+    return emitOptionalError(loc, "A and B must be 2-D");
+  if (a.getElementType() != b.getElementType())
+    return emitOptionalError(loc, "A and B element types differ");
+  int64_t m = adaptor.getTransA() ? a.getDimSize(1) : a.getDimSize(0);
+  int64_t ka = adaptor.getTransA() ? a.getDimSize(0) : a.getDimSize(1);
+  int64_t kb = adaptor.getTransB() ? b.getDimSize(1) : b.getDimSize(0);
+  int64_t n = adaptor.getTransB() ? b.getDimSize(0) : b.getDimSize(1);
+  if (ka != kb)
+    return emitOptionalError(loc, "inner dimensions differ: op(A) is ", m, "x",
+                             ka, ", op(B) is ", kb, "x", n);
+  if (Value c = adaptor.getC()) {
+    auto ct = getRanked(c.getType());
+    if (!ct || ct.getElementType() != a.getElementType())
+      return emitOptionalError(loc, "C must have A's element type");
+    FailureOr<SmallVector<int64_t>> shape =
+        broadcastShapes(ct.getShape(), {m, n});
+    if (ct.getRank() > 2 || failed(shape) || (*shape)[0] != m ||
+        (*shape)[1] != n)
+      return emitOptionalError(loc, "C of shape ", formatShape(ct.getShape()),
+                               " does not broadcast to ", m, "x", n);
+  }
+  types.push_back(RankedTensorType::get({m, n}, a.getElementType()));
+  return success();
+}
+
+/// Checks the attribute lists of a 2-D window op.
+static LogicalResult verifyWindowAttrs(std::optional<Location> loc,
+                                       ArrayRef<int64_t> kernel,
+                                       ArrayRef<int64_t> strides,
+                                       ArrayRef<int64_t> pads,
+                                       ArrayRef<int64_t> dilations) {
+  if (kernel.size() != 2 || strides.size() != 2 || pads.size() != 4 ||
+      dilations.size() != 2)
+    return emitOptionalError(loc, "expects 2 kernel extents, 2 strides, 4 "
+                                  "pads and 2 dilations");
+  if (llvm::any_of(kernel, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(strides, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(dilations, [](int64_t v) { return v < 1; }))
+    return emitOptionalError(loc, "kernel, strides and dilations must be >= 1");
+  if (llvm::any_of(pads, [](int64_t v) { return v < 0; }))
+    return emitOptionalError(loc, "pads must be >= 0");
+  return success();
+}
+
+/// Infers `[N, C, OH, OW]` for a 2-D window op over `[N, C, H, W]`.
+static LogicalResult inferWindowType(std::optional<Location> loc,
+                                     RankedTensorType input, int64_t channels,
+                                     ArrayRef<int64_t> kernel,
+                                     ArrayRef<int64_t> strides,
+                                     ArrayRef<int64_t> pads,
+                                     ArrayRef<int64_t> dilations, bool ceilMode,
+                                     SmallVectorImpl<Type> &types) {
+  if (failed(verifyWindowAttrs(loc, kernel, strides, pads, dilations)))
+    return failure();
+  SmallVector<int64_t> shape = {input.getDimSize(0), channels};
+  for (int i = 0; i < 2; ++i) {
+    FailureOr<int64_t> extent = slidingWindowExtent(
+        input.getDimSize(2 + i), kernel[i], strides[i], pads[i], pads[2 + i],
+        dilations[i], ceilMode);
+    if (failed(extent))
+      return emitOptionalError(loc, "window of extent ", kernel[i],
+                               " (dilation ", dilations[i],
+                               ") does not fit input extent ",
+                               input.getDimSize(2 + i), " with pads ", pads[i],
+                               ", ", pads[2 + i]);
+    shape.push_back(*extent);
+  }
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto x = getRanked(adaptor.getInput().getType());
+  auto w = getRanked(adaptor.getWeight().getType());
+  if (!x || !w || x.getRank() != 4 || w.getRank() != 4)
+    return emitOptionalError(loc, "input and weight must be 4-D");
+  if (x.getElementType() != w.getElementType())
+    return emitOptionalError(loc, "input and weight element types differ");
+  int64_t group = adaptor.getGroup();
+  int64_t channels = x.getDimSize(1), filters = w.getDimSize(0);
+  if (group < 1 || channels % group != 0 || filters % group != 0)
+    return emitOptionalError(loc, "group ", group, " must divide the ",
+                             channels, " input channels and the ", filters,
+                             " filters");
+  if (w.getDimSize(1) != channels / group)
+    return emitOptionalError(loc, "weight has ", w.getDimSize(1),
+                             " channels per filter, expected ",
+                             channels / group, " (input channels / group)");
+  if (Value bias = adaptor.getBias()) {
+    auto b = getRanked(bias.getType());
+    if (!b || b.getRank() != 1 || b.getDimSize(0) != filters ||
+        b.getElementType() != x.getElementType())
+      return emitOptionalError(loc, "bias must be a 1-D tensor of ", filters,
+                               " elements of the input's type");
+  }
+  return inferWindowType(loc, x, filters,
+                         {w.getDimSize(2), w.getDimSize(3)},
+                         adaptor.getStrides(), adaptor.getPads(),
+                         adaptor.getDilations(), /*ceilMode=*/false, types);
+}
+
+LogicalResult MaxPool2DOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto x = getRanked(adaptor.getInput().getType());
+  if (!x || x.getRank() != 4)
+    return emitOptionalError(loc, "input must be 4-D");
+  return inferWindowType(loc, x, x.getDimSize(1), adaptor.getKernel(),
+                         adaptor.getStrides(), adaptor.getPads(),
+                         adaptor.getDilations(), adaptor.getCeilMode(), types);
+}
+
+LogicalResult AvgPool2DOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto x = getRanked(adaptor.getInput().getType());
+  if (!x || x.getRank() != 4)
+    return emitOptionalError(loc, "input must be 4-D");
+  return inferWindowType(loc, x, x.getDimSize(1), adaptor.getKernel(),
+                         adaptor.getStrides(), adaptor.getPads(), {1, 1},
+                         adaptor.getCeilMode(), types);
+}
+
+LogicalResult GlobalAveragePoolOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  auto x = getRanked(adaptor.getInput().getType());
+  if (!x || x.getRank() < 3)
+    return emitOptionalError(loc, "input must have rank >= 3");
+  SmallVector<int64_t> shape(x.getShape());
+  std::fill(shape.begin() + 2, shape.end(), 1);
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  auto x = getRanked(adaptor.getInput().getType());
+  ArrayRef<int64_t> shape = adaptor.getShape();
+  if (!x)
+    return emitOptionalError(loc, "input must be ranked");
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return emitOptionalError(loc, "shape ", formatShape(shape),
+                             " must be static and non-negative");
+  // Products of valid static shapes fit in int64 (the type verifier checks
+  // the input); the target shape may not, so multiply with overflow checks.
+  int64_t size = 1;
+  for (int64_t d : shape)
+    if (llvm::MulOverflow(size, d, size))
+      return emitOptionalError(loc, "shape ", formatShape(shape),
+                               " has too many elements");
+  if (size != x.getNumElements())
+    return emitOptionalError(loc, "cannot reshape ",
+                             formatShape(x.getShape()), " (",
+                             x.getNumElements(), " elements) to ",
+                             formatShape(shape), " (", size, " elements)");
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto x = getRanked(adaptor.getInput().getType());
+  ArrayRef<int64_t> perm = adaptor.getPerm();
+  if (!x || static_cast<int64_t>(perm.size()) != x.getRank())
+    return emitOptionalError(loc, "perm must have one entry per dimension");
+  SmallVector<bool> seen(perm.size(), false);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= x.getRank() || seen[p])
+      return emitOptionalError(loc, "perm ", formatShape(perm),
+                               " is not a permutation");
+    seen[p] = true;
+    shape.push_back(x.getDimSize(p));
+  }
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  if (adaptor.getInputs().empty())
+    return emitOptionalError(loc, "needs at least one input");
+  auto first = getRanked(adaptor.getInputs().front().getType());
+  int64_t axis = adaptor.getAxis();
+  if (!first || axis < 0 || axis >= std::max<int64_t>(first.getRank(), 1) ||
+      first.getRank() == 0)
+    return emitOptionalError(loc, "axis ", axis, " is out of range");
+  SmallVector<int64_t> shape(first.getShape());
+  shape[axis] = 0;
+  for (Value v : adaptor.getInputs()) {
+    auto t = getRanked(v.getType());
+    if (!t || t.getRank() != first.getRank() ||
+        t.getElementType() != first.getElementType())
+      return emitOptionalError(loc, "inputs must share rank and element type");
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (d != axis && t.getDimSize(d) != first.getDimSize(d))
+        return emitOptionalError(loc, "input shapes ",
+                                 formatShape(first.getShape()), " and ",
+                                 formatShape(t.getShape()),
+                                 " differ outside axis ", axis);
+    shape[axis] += t.getDimSize(axis);
+  }
+  types.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}

@@ -1,0 +1,342 @@
+//===- TesselCompileMain.cpp - The tessel-compile driver ------------------===//
+
+#include "tessel/Driver/TesselCompileMain.h"
+
+#include "Report.h"
+#include "tessel/Driver/Diagnostics.h"
+#include "tessel/Import/ONNX/ImportONNX.h"
+#include "tessel/Pipelines/Pipelines.h"
+#include "tessel/Pipelines/Registration.h"
+#include "tessel/Target/LLVM/Artifact.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace mlir::tessel;
+namespace cl = llvm::cl;
+
+#ifndef TESSEL_VERSION
+#define TESSEL_VERSION "0.0.0"
+#endif
+
+namespace {
+
+cl::OptionCategory category("tessel-compile options");
+
+cl::opt<std::string> inputFile(cl::Positional, cl::Required,
+                               cl::desc("<model.onnx | module.mlir>"),
+                               cl::cat(category));
+cl::opt<std::string> outputFile(
+    "o", cl::value_desc("file"),
+    cl::desc("Output file (default: stdout for --compile-to, else the input's "
+             "name with .so, .o or .ll)"),
+    cl::cat(category));
+cl::opt<std::string> targetName("target", cl::init("cpu"),
+                                cl::desc("Target: cpu"), cl::cat(category));
+cl::opt<std::string>
+    targetCpu("target-cpu", cl::init("host"),
+              cl::desc("LLVM CPU name (znver4, skylake-avx512, haswell, "
+                       "x86-64...) or 'host'"),
+              cl::cat(category));
+cl::opt<std::string> targetFeatures(
+    "target-features", cl::init(""),
+    cl::desc("Extra LLVM target features, e.g. +avx2,-avx512f"),
+    cl::cat(category));
+cl::opt<char> optLevel("O", cl::Prefix, cl::init('2'),
+                       cl::desc("Optimisation level: -O0, -O1, -O2, -O3"),
+                       cl::cat(category));
+cl::list<std::string>
+    inputShapes("input-shape", cl::value_desc("NAME=D0xD1x..."),
+                cl::desc("Static shape for a graph input (repeatable)"),
+                cl::cat(category));
+cl::opt<std::string>
+    compileTo("compile-to", cl::value_desc("phase"),
+              cl::desc("Stop after a phase and print its IR: import, graph, "
+                       "linalg, llvm"),
+              cl::cat(category));
+cl::opt<std::string> compileFrom(
+    "compile-from", cl::value_desc("phase"),
+    cl::desc("The phase an .mlir input is at (default: import)"),
+    cl::cat(category));
+cl::opt<std::string> emitKind("emit", cl::init("so"),
+                              cl::desc("Final output: llvm-ir, obj or so"),
+                              cl::cat(category));
+cl::opt<std::string> reportFile("report", cl::value_desc("file.json"),
+                                cl::desc("Write a JSON compilation report"),
+                                cl::cat(category));
+
+/// A usage error: the format of every Tessel error, exit code 2.
+int usageError(const llvm::Twine &message) {
+  llvm::errs() << "tessel-compile: error: " << message << "\n";
+  return 2;
+}
+
+/// Parses NAME=1x3x224x224 (NAME may itself contain '=' or 'x').
+LogicalResult parseInputShape(llvm::StringRef spec, ImportOptions &options,
+                              std::string &error) {
+  size_t eq = spec.rfind('=');
+  if (eq == llvm::StringRef::npos || eq == 0) {
+    error = "--input-shape '" + spec.str() + "' is not NAME=D0xD1x...";
+    return failure();
+  }
+  llvm::StringRef name = spec.take_front(eq), dims = spec.drop_front(eq + 1);
+  llvm::SmallVector<int64_t> shape;
+  if (!dims.empty() && dims != "scalar") {
+    llvm::SmallVector<llvm::StringRef> parts;
+    dims.split(parts, 'x');
+    for (llvm::StringRef part : parts) {
+      int64_t d;
+      if (part.getAsInteger(10, d) || d < 0) {
+        error = "--input-shape '" + spec.str() + "': '" + part.str() +
+                "' is not a non-negative dimension";
+        return failure();
+      }
+      shape.push_back(d);
+    }
+  }
+  options.inputShapes[name] = shape;
+  return success();
+}
+
+std::string defaultOutput(llvm::StringRef input, llvm::StringRef extension) {
+  llvm::SmallString<128> path(llvm::sys::path::filename(input));
+  llvm::sys::path::replace_extension(path, extension);
+  return path.str().str();
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+} // namespace
+
+int mlir::tessel::tesselCompileMain(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  std::string version = std::string("tessel ") + TESSEL_VERSION + " (LLVM " +
+                        LLVM_VERSION_STRING + ")";
+  cl::AddExtraVersionPrinter(
+      [&](llvm::raw_ostream &os) { os << version << "\n"; });
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "tessel-compile: compiles an ONNX model into a native artifact\n\n"
+      "  tessel-compile model.onnx -o model.so\n"
+      "  tessel-compile model.onnx --compile-to=linalg\n");
+
+  // Options first: a wrong flag is a usage error before any work.
+  if (targetName != "cpu")
+    return usageError("unsupported --target '" + targetName +
+                      "' (supported: cpu)");
+  if (optLevel < '0' || optLevel > '3')
+    return usageError(llvm::Twine("unknown optimisation level -O") +
+                      llvm::Twine(optLevel));
+  std::optional<Phase> stopAt;
+  if (!compileTo.empty() && !(stopAt = parsePhase(compileTo)))
+    return usageError("unknown --compile-to phase '" + compileTo +
+                      "' (import, graph, linalg, llvm)");
+  std::optional<Phase> startAt;
+  if (!compileFrom.empty() && !(startAt = parsePhase(compileFrom)))
+    return usageError("unknown --compile-from phase '" + compileFrom +
+                      "' (import, graph, linalg, llvm)");
+  if (emitKind != "so" && emitKind != "obj" && emitKind != "llvm-ir")
+    return usageError("unknown --emit kind '" + emitKind +
+                      "' (llvm-ir, obj, so)");
+  ImportOptions importOptions;
+  importOptions.defaultModelName =
+      llvm::sys::path::stem(inputFile).str();
+  for (const std::string &spec : inputShapes) {
+    std::string error;
+    if (failed(parseInputShape(spec, importOptions, error)))
+      return usageError(error);
+  }
+  bool isMLIR = llvm::StringRef(inputFile).ends_with(".mlir") || startAt;
+  if (startAt && !llvm::StringRef(inputFile).ends_with(".mlir"))
+    return usageError("--compile-from needs an .mlir input");
+  Phase from = startAt.value_or(Phase::Import);
+  Phase to = stopAt.value_or(Phase::LLVM);
+  if (to < from)
+    return usageError("--compile-to is earlier than --compile-from");
+
+  DialectRegistry registry;
+  registerTesselDialects(registry);
+  MLIRContext context(registry);
+  TesselDiagnosticHandler diagnostics(&context, inputFile);
+
+  CompileReport report;
+  report.input = inputFile;
+  report.compilerVersion = version;
+  report.llvmVersion = LLVM_VERSION_STRING;
+  std::string flags = std::string("-O") + optLevel.getValue() +
+                      " --target=" + targetName + " --target-cpu=" + targetCpu;
+  if (!targetFeatures.empty())
+    flags += " --target-features=" + targetFeatures;
+  for (const std::string &spec : inputShapes)
+    flags += " --input-shape=" + spec;
+  report.flags = flags;
+  auto finishReport = [&]() {
+    if (reportFile.empty())
+      return 0;
+    std::string error;
+    if (failed(report.write(reportFile, error))) {
+      llvm::errs() << "tessel-compile: error: " << error << "\n";
+      return 1;
+    }
+    return 0;
+  };
+
+  // Phase 1: import (or parse).
+  auto start = std::chrono::steady_clock::now();
+  OwningOpRef<ModuleOp> module;
+  if (isMLIR) {
+    llvm::SourceMgr sourceMgr;
+    std::string errorMessage;
+    auto file = openInputFile(inputFile, &errorMessage);
+    if (!file) {
+      llvm::errs() << inputFile << ": error: " << errorMessage << "\n";
+      return 1;
+    }
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    SourceMgrDiagnosticHandler sourceDiagnostics(sourceMgr, &context);
+    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+    if (!module)
+      return 1;
+  } else {
+    ImportError importError;
+    module = importOnnxFile(inputFile, &context, importOptions, importError);
+    if (!module) {
+      printImportError(llvm::errs(), inputFile, importError);
+      return 1;
+    }
+  }
+  if (failed(verify(*module)))
+    return 1;
+  report.phases.push_back({std::string(getPhaseName(from)), secondsSince(start)});
+
+  // Phases 2..4: one pass manager per phase, so each is timed on its own.
+  PipelineOptions pipelineOptions;
+  pipelineOptions.optLevel = optLevel - '0';
+  for (Phase phase : {Phase::Graph, Phase::Linalg, Phase::LLVM}) {
+    if (phase <= from || phase > to)
+      continue;
+    start = std::chrono::steady_clock::now();
+    PassManager pm(&context, ModuleOp::getOperationName());
+    if (failed(applyPassManagerCLOptions(pm)))
+      return 2;
+    applyDefaultTimingPassManagerCLOptions(pm);
+    buildPipeline(pm, static_cast<Phase>(static_cast<int>(phase) - 1), phase,
+                  pipelineOptions);
+    if (failed(pm.run(*module))) {
+      if (diagnostics.getErrorCount() == 0)
+        llvm::errs() << inputFile << ": error: the " << getPhaseName(phase)
+                     << " phase failed\n";
+      return 1;
+    }
+    report.phases.push_back(
+        {std::string(getPhaseName(phase)), secondsSince(start)});
+    if (phase == Phase::Linalg)
+      report.recordKernels(*module);
+  }
+
+  if (stopAt) {
+    std::string errorMessage;
+    std::string path = outputFile.empty() ? "-" : outputFile.getValue();
+    auto output = openOutputFile(path, &errorMessage);
+    if (!output) {
+      llvm::errs() << "tessel-compile: error: " << errorMessage << "\n";
+      return 1;
+    }
+    module->print(output->os());
+    output->os() << "\n";
+    output->keep();
+    report.output = path;
+    return finishReport();
+  }
+
+  // The artifact: LLVM IR, object, shared object.
+  start = std::chrono::steady_clock::now();
+  CpuTarget target{"", targetCpu, targetFeatures,
+                   static_cast<unsigned>(optLevel - '0')};
+  std::string error;
+  FailureOr<std::unique_ptr<llvm::TargetMachine>> machine =
+      createTargetMachine(target, error);
+  if (failed(machine))
+    return usageError(error);
+  report.triple = (*machine)->getTargetTriple().str();
+  report.cpu = (*machine)->getTargetCPU().str();
+  report.features = (*machine)->getTargetFeatureString().str();
+
+  llvm::LLVMContext llvmContext;
+  ArtifactInfo info{version, flags};
+  std::unique_ptr<llvm::Module> llvmModule = translateToArtifactModule(
+      *module, llvmContext, **machine, info, &report.weightsBytes);
+  if (!llvmModule)
+    return 1;
+  report.memoryRecorded = true;
+  optimizeModule(*llvmModule, **machine, target.optLevel);
+  report.phases.push_back({"llvm-opt", secondsSince(start)});
+
+  start = std::chrono::steady_clock::now();
+  std::string extension =
+      emitKind == "so" ? "so" : emitKind == "obj" ? "o" : "ll";
+  std::string path =
+      outputFile.empty() ? defaultOutput(inputFile, extension) : outputFile;
+  report.output = path;
+  if (emitKind == "llvm-ir") {
+    std::string errorMessage;
+    auto output = openOutputFile(path, &errorMessage);
+    if (!output) {
+      llvm::errs() << "tessel-compile: error: " << errorMessage << "\n";
+      return 1;
+    }
+    llvmModule->print(output->os(), nullptr);
+    output->keep();
+    report.phases.push_back({"emit", secondsSince(start)});
+    return finishReport();
+  }
+  std::string objectPath = path;
+  llvm::SmallString<128> tempObject;
+  if (emitKind == "so") {
+    if (llvm::sys::fs::createTemporaryFile("tessel", "o", tempObject)) {
+      llvm::errs() << "tessel-compile: error: cannot create a temporary file\n";
+      return 1;
+    }
+    objectPath = tempObject.str().str();
+  }
+  if (failed(emitObjectFile(*llvmModule, **machine, objectPath, error))) {
+    llvm::errs() << inputFile << ": error: " << error << "\n";
+    return 1;
+  }
+  report.phases.push_back({"codegen", secondsSince(start)});
+  if (emitKind == "so") {
+    start = std::chrono::steady_clock::now();
+    LogicalResult linked = linkSharedObject(objectPath, path, error);
+    llvm::sys::fs::remove(objectPath);
+    if (failed(linked)) {
+      llvm::errs() << inputFile << ": error: " << error << "\n";
+      return 1;
+    }
+    report.phases.push_back({"link", secondsSince(start)});
+  }
+  return finishReport();
+}

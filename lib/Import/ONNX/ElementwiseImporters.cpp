@@ -1,0 +1,86 @@
+//===- ElementwiseImporters.cpp - Elementwise ONNX ops --------------------===//
+
+#include "NodeImporter.h"
+
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+using namespace mlir::tessel::onnx_import;
+
+namespace {
+
+template <typename OpTy>
+NodeImportFn unary() {
+  return [](NodeContext &ctx, SmallVectorImpl<Value> &results) {
+    results.push_back(OpTy::create(ctx.builder, ctx.loc, ctx.input(0)));
+    return success();
+  };
+}
+
+template <typename OpTy>
+NodeImportFn binary() {
+  return [](NodeContext &ctx, SmallVectorImpl<Value> &results) {
+    RankedTensorType lhs = ctx.inputType(0), rhs = ctx.inputType(1);
+    if (lhs.getElementType() != rhs.getElementType())
+      return ctx.fail("operand element types differ");
+    if (failed(broadcastShapes(lhs.getShape(), rhs.getShape())))
+      return ctx.fail("operand shapes do not broadcast");
+    results.push_back(
+        OpTy::create(ctx.builder, ctx.loc, ctx.input(0), ctx.input(1)));
+    return success();
+  };
+}
+
+LogicalResult importClip(NodeContext &ctx, SmallVectorImpl<Value> &results) {
+  if (!isa<FloatType>(ctx.inputType(0).getElementType()))
+    return ctx.fail("only floating-point Clip is supported");
+  std::optional<double> low, high;
+  if (ctx.opset < 11) {
+    if (ctx.attr("min"))
+      low = ctx.floatAttr("min", 0);
+    if (ctx.attr("max"))
+      high = ctx.floatAttr("max", 0);
+  } else {
+    for (int i = 1; i <= 2; ++i) {
+      if (!ctx.input(i))
+        continue;
+      std::optional<double> bound = ctx.constantScalar(i);
+      if (!bound)
+        return ctx.fail(llvm::Twine(i == 1 ? "'min'" : "'max'") +
+                        " must be a constant scalar");
+      (i == 1 ? low : high) = *bound;
+    }
+  }
+  Builder &b = ctx.builder;
+  results.push_back(ClipOp::create(ctx.builder, ctx.loc, ctx.input(0),
+                                   low ? b.getF64FloatAttr(*low) : FloatAttr(),
+                                   high ? b.getF64FloatAttr(*high)
+                                        : FloatAttr()));
+  return success();
+}
+
+/// Identity, and Dropout at inference (its mask output is refused).
+LogicalResult importIdentity(NodeContext &ctx,
+                             SmallVectorImpl<Value> &results) {
+  if (ctx.node.op_type() == "Dropout" && ctx.hasOutput(1))
+    return ctx.fail("Dropout's mask output is not supported");
+  results.push_back(ctx.input(0));
+  return success();
+}
+
+} // namespace
+
+void mlir::tessel::onnx_import::registerElementwiseImporters(
+    ImporterRegistry &registry) {
+  registry.add("Add", binary<AddOp>(), 7);
+  registry.add("Sub", binary<SubOp>(), 7);
+  registry.add("Mul", binary<MulOp>(), 7);
+  registry.add("Div", binary<DivOp>(), 7);
+  registry.add("Relu", unary<ReluOp>());
+  registry.add("Sigmoid", unary<SigmoidOp>());
+  registry.add("Tanh", unary<TanhOp>());
+  registry.add("Clip", importClip);
+  registry.add("Identity", importIdentity);
+  registry.add("Dropout", importIdentity, 7);
+}

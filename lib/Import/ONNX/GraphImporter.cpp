@@ -1,0 +1,435 @@
+//===- GraphImporter.cpp - An ONNX graph to a tessel function -------------===//
+//
+// Import runs in three steps: read and check the model as a whole (opsets,
+// every node's op, names and order, libonnx's checker), then build one
+// `func.func` of tessel ops node by node. Every problem found is collected,
+// so one run reports all unsupported nodes, not the first.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModelChecker.h"
+#include "NodeImporter.h"
+
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Import/ONNX/ImportONNX.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+using namespace mlir::tessel::onnx_import;
+
+static constexpr int64_t kMaxOpset = 21;
+
+int64_t mlir::tessel::getMaxSupportedOpset() { return kMaxOpset; }
+
+const ImporterRegistry &ImporterRegistry::get() {
+  static const ImporterRegistry registry = [] {
+    ImporterRegistry r;
+    registerElementwiseImporters(r);
+    registerNNImporters(r);
+    registerTensorImporters(r);
+    return r;
+  }();
+  return registry;
+}
+
+namespace {
+
+bool isDefaultDomain(const std::string &domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
+
+std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string s;
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? "x" : "") + std::to_string(d);
+  return s.empty() ? "scalar" : s;
+}
+
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext *ctx, const ImportOptions &options,
+                ImportError &error)
+      : ctx(ctx), options(options), error(error) {}
+
+  OwningOpRef<ModuleOp> run(const onnx::ModelProto &model);
+
+private:
+  /// The node's name, or `<OpType>#<index>` when it has none.
+  std::string nodeName(int index) const {
+    const onnx::NodeProto &node = graph->node(index);
+    return node.name().empty() ? node.op_type() + "#" + std::to_string(index)
+                               : node.name();
+  }
+  void issue(std::string node, std::string opType, std::string reason) {
+    error.issues.push_back({std::move(node), std::move(opType),
+                            std::move(reason)});
+  }
+  OwningOpRef<ModuleOp> fail(const Twine &message) {
+    error.message = message.str();
+    return nullptr;
+  }
+
+  bool checkOperators();
+  bool checkNames();
+  FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &info);
+  OwningOpRef<ModuleOp> build();
+  void importNode(OpBuilder &builder, int index);
+
+  MLIRContext *ctx;
+  const ImportOptions &options;
+  ImportError &error;
+  const onnx::GraphProto *graph = nullptr;
+  int64_t opset = 0;
+  llvm::StringMap<Value> values;
+  llvm::StringSet<> poisoned;
+};
+
+} // namespace
+
+bool GraphImporter::checkOperators() {
+  const ImporterRegistry &registry = ImporterRegistry::get();
+  for (int i = 0; i < graph->node_size(); ++i) {
+    const onnx::NodeProto &node = graph->node(i);
+    std::string reason;
+    if (!isDefaultDomain(node.domain())) {
+      reason = "operator '" + node.op_type() + "' of domain '" +
+               node.domain() + "' is not supported";
+    } else if (const OpImporter *op = registry.lookup(node.op_type())) {
+      if (opset < op->minOpset || opset > op->maxOpset)
+        reason = "operator '" + node.op_type() + "' is supported for opsets " +
+                 std::to_string(op->minOpset) + " to " +
+                 std::to_string(op->maxOpset) + ", not opset " +
+                 std::to_string(opset);
+    } else {
+      reason = "operator '" + node.op_type() + "' (opset " +
+               std::to_string(opset) + ") is not supported";
+    }
+    if (!reason.empty())
+      issue(nodeName(i), node.op_type(), reason);
+  }
+  if (error.issues.empty())
+    return true;
+  error.message = std::to_string(error.issues.size()) +
+                  (error.issues.size() == 1 ? " node uses an operator"
+                                            : " nodes use operators") +
+                  " that Tessel does not support";
+  return false;
+}
+
+bool GraphImporter::checkNames() {
+  llvm::StringSet<> defined;
+  auto define = [&](const std::string &name, const std::string &node,
+                    const std::string &opType) {
+    if (name.empty())
+      return;
+    if (!defined.insert(name).second)
+      issue(node, opType, "value '" + name + "' is defined more than once");
+  };
+  for (const onnx::TensorProto &init : graph->initializer())
+    define(init.name(), init.name(), "initializer");
+  llvm::StringSet<> initializers;
+  for (const onnx::TensorProto &init : graph->initializer())
+    initializers.insert(init.name());
+  for (const onnx::ValueInfoProto &in : graph->input())
+    if (!initializers.contains(in.name()))
+      define(in.name(), in.name(), "input");
+  for (int i = 0; i < graph->node_size(); ++i) {
+    const onnx::NodeProto &node = graph->node(i);
+    for (const std::string &in : node.input())
+      if (!in.empty() && !defined.contains(in))
+        issue(nodeName(i), node.op_type(),
+              "input '" + in + "' is not defined before this node (missing "
+                               "initializer, or nodes out of order)");
+    for (const std::string &out : node.output())
+      define(out, nodeName(i), node.op_type());
+  }
+  for (const onnx::ValueInfoProto &out : graph->output())
+    if (!defined.contains(out.name()))
+      issue(out.name(), "output", "graph output '" + out.name() +
+                                      "' is not produced by any node");
+  if (error.issues.empty())
+    return true;
+  error.message = "the model's graph is malformed";
+  return false;
+}
+
+FailureOr<RankedTensorType>
+GraphImporter::inputType(const onnx::ValueInfoProto &info) {
+  const std::string &name = info.name();
+  if (!info.type().has_tensor_type()) {
+    issue(name, "input", "input '" + name + "' is not a tensor");
+    return failure();
+  }
+  const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
+  Type element = convertElementType(ctx, tensor.elem_type());
+  if (!element) {
+    issue(name, "input",
+          "input '" + name + "' has unsupported element type " +
+              elementTypeName(tensor.elem_type()));
+    return failure();
+  }
+  SmallVector<int64_t> shape;
+  auto given = options.inputShapes.find(name);
+  if (given != options.inputShapes.end()) {
+    shape = given->second;
+    if (tensor.has_shape() && tensor.shape().dim_size() !=
+                                  static_cast<int>(shape.size())) {
+      issue(name, "input",
+            "--input-shape gives " + std::to_string(shape.size()) +
+                " dimensions for input '" + name + "', the model declares " +
+                std::to_string(tensor.shape().dim_size()));
+      return failure();
+    }
+  } else if (!tensor.has_shape()) {
+    issue(name, "input",
+          "input '" + name + "' has no declared shape; give one with "
+                             "--input-shape " + name + "=<d0>x<d1>...");
+    return failure();
+  } else {
+    for (int d = 0; d < tensor.shape().dim_size(); ++d) {
+      const onnx::TensorShapeProto::Dimension &dim = tensor.shape().dim(d);
+      if (!dim.has_dim_value() || dim.dim_value() < 0) {
+        std::string symbol =
+            dim.has_dim_param() ? " ('" + dim.dim_param() + "')" : "";
+        issue(name, "input",
+              "input '" + name + "' has a dynamic dimension " +
+                  std::to_string(d) + symbol +
+                  "; give a static shape with --input-shape " + name +
+                  "=<d0>x<d1>...");
+        return failure();
+      }
+      shape.push_back(dim.dim_value());
+    }
+  }
+  int64_t count = 1;
+  for (int64_t d : shape)
+    if (d < 0 || llvm::MulOverflow(count, d, count) ||
+        count > (int64_t(1) << 40)) {
+      issue(name, "input",
+            "input '" + name + "' has an invalid or too large shape");
+      return failure();
+    }
+  return RankedTensorType::get(shape, element);
+}
+
+void GraphImporter::importNode(OpBuilder &builder, int index) {
+  const onnx::NodeProto &node = graph->node(index);
+  std::string name = nodeName(index);
+  auto poisonOutputs = [&] {
+    for (const std::string &out : node.output())
+      poisoned.insert(out);
+  };
+  SmallVector<Value> inputs;
+  for (const std::string &in : node.input()) {
+    if (in.empty()) {
+      inputs.push_back(Value());
+      continue;
+    }
+    if (poisoned.contains(in))
+      return poisonOutputs();
+    inputs.push_back(values.lookup(in));
+  }
+  Location loc = FusedLoc::get(ctx, {NameLoc::get(StringAttr::get(ctx, name))},
+                               StringAttr::get(ctx, node.op_type()));
+  NodeContext nodeCtx(builder, loc, node, inputs, opset);
+  for (auto [i, v] : llvm::enumerate(inputs))
+    if (v && !isa<RankedTensorType>(v.getType())) {
+      issue(name, node.op_type(), "input " + std::to_string(i) +
+                                      " is not a ranked tensor");
+      return poisonOutputs();
+    }
+  if (inputs.empty() || !inputs.front()) {
+    if (node.op_type() != "Constant") {
+      issue(name, node.op_type(), "the first input is missing");
+      return poisonOutputs();
+    }
+  }
+  const OpImporter *importer = ImporterRegistry::get().lookup(node.op_type());
+  SmallVector<Value> results;
+  if (failed(importer->fn(nodeCtx, results))) {
+    issue(name, node.op_type(),
+          nodeCtx.failure.empty() ? "cannot be imported" : nodeCtx.failure);
+    return poisonOutputs();
+  }
+  for (int i = 0; i < node.output_size(); ++i) {
+    const std::string &out = node.output(i);
+    if (out.empty())
+      continue;
+    if (i >= static_cast<int>(results.size())) {
+      issue(name, node.op_type(),
+            "output " + std::to_string(i) + " ('" + out +
+                "') is not supported");
+      return poisonOutputs();
+    }
+    values[out] = results[i];
+  }
+}
+
+OwningOpRef<ModuleOp> GraphImporter::build() {
+  OpBuilder builder(ctx);
+  Location unknown = UnknownLoc::get(ctx);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(unknown);
+  std::string modelName =
+      graph->name().empty() ? options.defaultModelName : graph->name();
+  (*module)->setAttr(kModelNameAttrName, builder.getStringAttr(modelName));
+
+  llvm::StringSet<> initializers;
+  for (const onnx::TensorProto &init : graph->initializer())
+    initializers.insert(init.name());
+
+  // Graph inputs: those without an initializer of the same name.
+  SmallVector<Type> inputTypes;
+  SmallVector<std::string> inputNames;
+  llvm::StringSet<> inputNameSet;
+  for (const onnx::ValueInfoProto &in : graph->input()) {
+    if (initializers.contains(in.name()))
+      continue;
+    inputNameSet.insert(in.name());
+    FailureOr<RankedTensorType> type = inputType(in);
+    if (failed(type))
+      continue;
+    inputTypes.push_back(*type);
+    inputNames.push_back(in.name());
+  }
+  for (const auto &entry : options.inputShapes)
+    if (!inputNameSet.contains(entry.getKey())) {
+      std::string known;
+      for (const std::string &n : inputNames)
+        known += (known.empty() ? "" : ", ") + n;
+      issue(entry.getKey().str(), "input",
+            "--input-shape names '" + entry.getKey().str() +
+                "', which is not a graph input (inputs: " + known + ")");
+    }
+  if (!error.issues.empty())
+    return fail("the model's inputs cannot be imported");
+
+  auto func = func::FuncOp::create(builder, unknown, "main",
+                                   builder.getFunctionType(inputTypes, {}));
+  module->push_back(func);
+  Block *body = func.addEntryBlock();
+  builder.setInsertionPointToStart(body);
+  for (auto [i, name] : llvm::enumerate(inputNames)) {
+    values[name] = body->getArgument(i);
+    func.setArgAttr(i, kNameAttrName, builder.getStringAttr(name));
+  }
+
+  for (const onnx::TensorProto &init : graph->initializer()) {
+    std::string message;
+    FailureOr<ElementsAttr> value = convertTensor(ctx, init, message);
+    if (failed(value)) {
+      issue(init.name(), "initializer", message);
+      poisoned.insert(init.name());
+      continue;
+    }
+    values[init.name()] = ConstantOp::create(
+        builder, NameLoc::get(builder.getStringAttr(init.name())), *value);
+  }
+
+  for (int i = 0; i < graph->node_size(); ++i)
+    importNode(builder, i);
+
+  SmallVector<Value> results;
+  SmallVector<Type> resultTypes;
+  for (const onnx::ValueInfoProto &out : graph->output()) {
+    if (poisoned.contains(out.name()))
+      continue;
+    Value v = values.lookup(out.name());
+    auto type = cast<RankedTensorType>(v.getType());
+    if (out.type().has_tensor_type()) {
+      const onnx::TypeProto::Tensor &declared = out.type().tensor_type();
+      Type element = convertElementType(ctx, declared.elem_type());
+      if (declared.elem_type() != 0 && element != type.getElementType())
+        issue(out.name(), "output",
+              "output '" + out.name() + "' is declared as " +
+                  elementTypeName(declared.elem_type()) +
+                  " but computed with a different element type");
+      if (declared.has_shape() &&
+          declared.shape().dim_size() == type.getRank())
+        for (int d = 0; d < type.getRank(); ++d)
+          if (declared.shape().dim(d).has_dim_value() &&
+              declared.shape().dim(d).dim_value() != type.getDimSize(d) &&
+              options.inputShapes.empty()) {
+            issue(out.name(), "output",
+                  "output '" + out.name() + "' is declared with shape " +
+                      "different from the computed " +
+                      formatShape(type.getShape()));
+            break;
+          }
+    }
+    results.push_back(v);
+    resultTypes.push_back(type);
+  }
+  if (!error.issues.empty())
+    return fail(std::to_string(error.issues.size()) +
+                (error.issues.size() == 1 ? " node" : " nodes") +
+                " of the model cannot be imported");
+
+  func::ReturnOp::create(builder, unknown, results);
+  func.setFunctionType(builder.getFunctionType(inputTypes, resultTypes));
+  for (auto [i, out] : llvm::enumerate(graph->output()))
+    func.setResultAttr(i, kNameAttrName, builder.getStringAttr(out.name()));
+  func->setAttr(kEntryAttrName, builder.getUnitAttr());
+  return module;
+}
+
+OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model) {
+  if (!model.has_graph() || model.opset_import_size() == 0)
+    return fail("not an ONNX model: it has no graph or no opset_import");
+  graph = &model.graph();
+  for (const onnx::OperatorSetIdProto &id : model.opset_import())
+    if (isDefaultDomain(id.domain()))
+      opset = id.version();
+  if (opset <= 0)
+    return fail("the model imports no default-domain ONNX opset");
+  if (opset > kMaxOpset)
+    return fail("the model uses opset " + Twine(opset) +
+                ", newer than Tessel supports (" + Twine(kMaxOpset) +
+                "); re-export it for opset " + Twine(kMaxOpset) +
+                " or older");
+  if (graph->output_size() == 0)
+    return fail("the model's graph has no outputs");
+  if (!checkOperators())
+    return nullptr;
+  if (!checkNames())
+    return nullptr;
+  if (model.ir_version() <= kCheckerMaxIrVersion && opset <= kCheckerMaxOpset)
+    if (std::optional<std::string> complaint = runOnnxChecker(model))
+      return fail("the model is not valid ONNX: " + *complaint);
+  return build();
+}
+
+OwningOpRef<ModuleOp> mlir::tessel::importOnnxBytes(llvm::StringRef bytes,
+                                                    MLIRContext *ctx,
+                                                    const ImportOptions &options,
+                                                    ImportError &error) {
+  ctx->loadDialect<TesselDialect, func::FuncDialect>();
+  onnx::ModelProto model;
+  if (bytes.size() > static_cast<size_t>(INT_MAX) ||
+      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    error.message = "not a valid ONNX model (the protobuf does not parse; "
+                    "the file may be truncated or not ONNX)";
+    return nullptr;
+  }
+  return GraphImporter(ctx, options, error).run(model);
+}
+
+OwningOpRef<ModuleOp> mlir::tessel::importOnnxFile(llvm::StringRef path,
+                                                   MLIRContext *ctx,
+                                                   const ImportOptions &options,
+                                                   ImportError &error) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    error.message = "cannot read the file: " + buffer.getError().message();
+    return nullptr;
+  }
+  return importOnnxBytes((*buffer)->getBuffer(), ctx, options, error);
+}

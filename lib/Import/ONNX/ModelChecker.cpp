@@ -1,0 +1,25 @@
+//===- ModelChecker.cpp - libonnx's model checker, exceptions contained ---===//
+//
+// libonnx reports problems by throwing. This is the one file of the importer
+// built with exceptions enabled: every call into libonnx that may throw stays
+// here and comes out as a message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModelChecker.h"
+
+#include "onnx/checker.h"
+
+#include <exception>
+
+std::optional<std::string>
+mlir::tessel::onnx_import::runOnnxChecker(const onnx::ModelProto &model) {
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception &e) {
+    return std::string(e.what());
+  } catch (...) {
+    return std::string("the ONNX checker failed with an unknown error");
+  }
+  return std::nullopt;
+}

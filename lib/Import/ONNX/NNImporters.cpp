@@ -1,0 +1,232 @@
+//===- NNImporters.cpp - Gemm, MatMul, Conv, pooling, Softmax -------------===//
+
+#include "NodeImporter.h"
+
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+using namespace mlir::tessel::onnx_import;
+
+namespace {
+
+Value reshape(NodeContext &ctx, Value input, ArrayRef<int64_t> shape) {
+  return ReshapeOp::create(ctx.builder, ctx.loc, input,
+                           ctx.builder.getDenseI64ArrayAttr(shape));
+}
+
+LogicalResult importGemm(NodeContext &ctx, SmallVectorImpl<Value> &results) {
+  RankedTensorType a = ctx.inputType(0), b = ctx.inputType(1);
+  if (a.getRank() != 2 || b.getRank() != 2)
+    return ctx.fail("A and B must be 2-D");
+  if (ctx.opset < 7 && ctx.intAttr("broadcast", 0) == 0 && ctx.input(2))
+    return ctx.fail("Gemm before opset 7 without broadcast is not supported");
+  Builder &bld = ctx.builder;
+  auto gemm = GemmOp::create(
+      ctx.builder, ctx.loc, ctx.input(0), ctx.input(1), ctx.input(2),
+      bld.getF32FloatAttr(ctx.floatAttr("alpha", 1.0f)),
+      bld.getF32FloatAttr(ctx.floatAttr("beta", 1.0f)),
+      bld.getBoolAttr(ctx.intAttr("transA", 0) != 0),
+      bld.getBoolAttr(ctx.intAttr("transB", 0) != 0));
+  results.push_back(gemm);
+  return success();
+}
+
+/// ONNX MatMul promotes 1-D operands to matrices and drops the added dim.
+LogicalResult importMatMul(NodeContext &ctx, SmallVectorImpl<Value> &results) {
+  Value lhs = ctx.input(0), rhs = ctx.input(1);
+  RankedTensorType lt = ctx.inputType(0), rt = ctx.inputType(1);
+  if (lt.getRank() == 0 || rt.getRank() == 0)
+    return ctx.fail("MatMul operands must have rank >= 1");
+  bool lhsVector = lt.getRank() == 1, rhsVector = rt.getRank() == 1;
+  if (lhsVector)
+    lhs = reshape(ctx, lhs, {1, lt.getDimSize(0)});
+  if (rhsVector)
+    rhs = reshape(ctx, rhs, {rt.getDimSize(0), 1});
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  if (lhsType.getShape().back() != rhsType.getShape()[rhsType.getRank() - 2])
+    return ctx.fail("contracting dimensions differ");
+  if (failed(broadcastShapes(lhsType.getShape().drop_back(2),
+                             rhsType.getShape().drop_back(2))))
+    return ctx.fail("batch dimensions do not broadcast");
+  Value product = MatMulOp::create(ctx.builder, ctx.loc, lhs, rhs);
+  if (lhsVector || rhsVector) {
+    SmallVector<int64_t> shape(
+        cast<RankedTensorType>(product.getType()).getShape());
+    if (rhsVector)
+      shape.pop_back();
+    if (lhsVector)
+      shape.erase(shape.end() - (rhsVector ? 1 : 2));
+    product = reshape(ctx, product, shape);
+  }
+  results.push_back(product);
+  return success();
+}
+
+/// Reads kernel_shape/strides/dilations for a 2-D window op.
+LogicalResult readWindow(NodeContext &ctx, RankedTensorType input,
+                         SmallVector<int64_t> kernel,
+                         SmallVectorImpl<int64_t> &strides,
+                         SmallVectorImpl<int64_t> &dilations,
+                         SmallVectorImpl<int64_t> &pads) {
+  if (input.getRank() != 4)
+    return ctx.fail("only 2-D spatial inputs (NCHW) are supported; input has "
+                    "rank " +
+                    llvm::Twine(input.getRank()));
+  auto s = ctx.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1});
+  auto d = ctx.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1});
+  if (kernel.size() != 2 || s.size() != 2 || d.size() != 2)
+    return ctx.fail("kernel_shape, strides and dilations must have 2 entries");
+  for (int i = 0; i < 2; ++i)
+    if (kernel[i] < 1 || s[i] < 1 || d[i] < 1)
+      return ctx.fail("kernel_shape, strides and dilations must be >= 1");
+  strides.assign(s.begin(), s.end());
+  dilations.assign(d.begin(), d.end());
+  return resolvePads(ctx, input.getShape().drop_front(2), kernel, strides,
+                     dilations, pads);
+}
+
+/// Checks that the window fits (an invalid model otherwise).
+LogicalResult checkWindowFits(NodeContext &ctx, RankedTensorType input,
+                              ArrayRef<int64_t> kernel,
+                              ArrayRef<int64_t> strides,
+                              ArrayRef<int64_t> pads,
+                              ArrayRef<int64_t> dilations, bool ceilMode) {
+  for (int i = 0; i < 2; ++i)
+    if (failed(slidingWindowExtent(input.getDimSize(2 + i), kernel[i],
+                                   strides[i], pads[i], pads[2 + i],
+                                   dilations[i], ceilMode)))
+      return ctx.fail("the window does not fit the input");
+  return success();
+}
+
+LogicalResult importConv(NodeContext &ctx, SmallVectorImpl<Value> &results) {
+  RankedTensorType x = ctx.inputType(0), w = ctx.inputType(1);
+  if (w.getRank() != x.getRank())
+    return ctx.fail("input and weight ranks differ");
+  SmallVector<int64_t> kernel(w.getShape().drop_front(2));
+  if (auto declared = ctx.intsAttr("kernel_shape"); declared &&
+                                                    *declared != kernel)
+    return ctx.fail("kernel_shape does not match the weight's shape");
+  SmallVector<int64_t> strides, dilations, pads;
+  if (failed(readWindow(ctx, x, kernel, strides, dilations, pads)))
+    return failure();
+  int64_t group = ctx.intAttr("group", 1);
+  if (group < 1 || x.getDimSize(1) % group != 0 ||
+      w.getDimSize(0) % group != 0 || w.getDimSize(1) * group != x.getDimSize(1))
+    return ctx.fail("group " + llvm::Twine(group) +
+                    " does not match the input and weight channels");
+  if (failed(checkWindowFits(ctx, x, kernel, strides, pads, dilations, false)))
+    return failure();
+  if (Value bias = ctx.input(2)) {
+    RankedTensorType bt = ctx.inputType(2);
+    if (bt.getRank() != 1 || bt.getDimSize(0) != w.getDimSize(0))
+      return ctx.fail("bias must have one element per output channel");
+  }
+  Builder &b = ctx.builder;
+  results.push_back(Conv2DOp::create(
+      ctx.builder, ctx.loc, ctx.input(0), ctx.input(1), ctx.input(2),
+      b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(pads),
+      b.getDenseI64ArrayAttr(dilations), b.getI64IntegerAttr(group)));
+  return success();
+}
+
+LogicalResult importMaxPool(NodeContext &ctx,
+                            SmallVectorImpl<Value> &results) {
+  if (ctx.hasOutput(1))
+    return ctx.fail("MaxPool's Indices output is not supported yet");
+  RankedTensorType x = ctx.inputType(0);
+  auto kernel = ctx.intsAttr("kernel_shape");
+  if (!kernel)
+    return ctx.fail("kernel_shape is required");
+  SmallVector<int64_t> strides, dilations, pads;
+  if (failed(readWindow(ctx, x, *kernel, strides, dilations, pads)))
+    return failure();
+  bool ceilMode = ctx.intAttr("ceil_mode", 0) != 0;
+  if (failed(checkWindowFits(ctx, x, *kernel, strides, pads, dilations,
+                             ceilMode)))
+    return failure();
+  Builder &b = ctx.builder;
+  results.push_back(MaxPool2DOp::create(
+      ctx.builder, ctx.loc, ctx.input(0), b.getDenseI64ArrayAttr(*kernel),
+      b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(pads),
+      b.getDenseI64ArrayAttr(dilations), b.getBoolAttr(ceilMode)));
+  return success();
+}
+
+LogicalResult importAveragePool(NodeContext &ctx,
+                                SmallVectorImpl<Value> &results) {
+  RankedTensorType x = ctx.inputType(0);
+  auto kernel = ctx.intsAttr("kernel_shape");
+  if (!kernel)
+    return ctx.fail("kernel_shape is required");
+  SmallVector<int64_t> strides, dilations, pads;
+  if (failed(readWindow(ctx, x, *kernel, strides, dilations, pads)))
+    return failure();
+  if (dilations[0] != 1 || dilations[1] != 1)
+    return ctx.fail("dilated AveragePool is not supported yet");
+  bool ceilMode = ctx.intAttr("ceil_mode", 0) != 0;
+  if (failed(checkWindowFits(ctx, x, *kernel, strides, pads, dilations,
+                             ceilMode)))
+    return failure();
+  Builder &b = ctx.builder;
+  results.push_back(AvgPool2DOp::create(
+      ctx.builder, ctx.loc, ctx.input(0), b.getDenseI64ArrayAttr(*kernel),
+      b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(pads),
+      b.getBoolAttr(ceilMode),
+      b.getBoolAttr(ctx.intAttr("count_include_pad", 0) != 0)));
+  return success();
+}
+
+LogicalResult importGlobalAveragePool(NodeContext &ctx,
+                                      SmallVectorImpl<Value> &results) {
+  if (ctx.inputType(0).getRank() < 3)
+    return ctx.fail("input must have rank >= 3");
+  results.push_back(
+      GlobalAveragePoolOp::create(ctx.builder, ctx.loc, ctx.input(0)));
+  return success();
+}
+
+/// Softmax-13 works along one axis; earlier versions coerce the input to 2-D
+/// at `axis` and normalise each row, which reshapes around a 2-D softmax.
+LogicalResult importSoftmax(NodeContext &ctx,
+                            SmallVectorImpl<Value> &results) {
+  RankedTensorType x = ctx.inputType(0);
+  if (!isa<FloatType>(x.getElementType()))
+    return ctx.fail("Softmax needs a floating-point input");
+  int64_t rank = x.getRank();
+  if (rank == 0)
+    return ctx.fail("Softmax of a scalar");
+  std::optional<int64_t> axis =
+      normalizeAxis(ctx.intAttr("axis", ctx.opset < 13 ? 1 : -1), rank);
+  if (!axis)
+    return ctx.fail("axis is out of range");
+  Builder &b = ctx.builder;
+  if (ctx.opset >= 13 || *axis == rank - 1) {
+    results.push_back(SoftmaxOp::create(ctx.builder, ctx.loc, ctx.input(0),
+                                        b.getI64IntegerAttr(*axis)));
+    return success();
+  }
+  int64_t rows = 1, cols = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    (i < *axis ? rows : cols) *= x.getDimSize(i);
+  Value flat = reshape(ctx, ctx.input(0), {rows, cols});
+  Value soft =
+      SoftmaxOp::create(ctx.builder, ctx.loc, flat, b.getI64IntegerAttr(1));
+  results.push_back(reshape(ctx, soft, x.getShape()));
+  return success();
+}
+
+} // namespace
+
+void mlir::tessel::onnx_import::registerNNImporters(
+    ImporterRegistry &registry) {
+  registry.add("Gemm", importGemm);
+  registry.add("MatMul", importMatMul);
+  registry.add("Conv", importConv);
+  registry.add("MaxPool", importMaxPool);
+  registry.add("AveragePool", importAveragePool);
+  registry.add("GlobalAveragePool", importGlobalAveragePool);
+  registry.add("Softmax", importSoftmax);
+}

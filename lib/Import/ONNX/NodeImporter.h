@@ -1,0 +1,129 @@
+//===- NodeImporter.h - Importing one ONNX node -----------------*- C++ -*-===//
+//
+// Internal to the importer. Each ONNX op family has a file that registers one
+// function per op type; a function sees the node through `NodeContext` and
+// returns the node's results, or fails with a reason that names the problem.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_LIB_IMPORT_ONNX_NODEIMPORTER_H
+#define TESSEL_LIB_IMPORT_ONNX_NODEIMPORTER_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringMap.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace mlir::tessel::onnx_import {
+
+/// What a node importer sees of one node.
+class NodeContext {
+public:
+  NodeContext(OpBuilder &builder, Location loc, const onnx::NodeProto &node,
+              ArrayRef<Value> inputs, int64_t opset)
+      : builder(builder), loc(loc), node(node), inputs(inputs), opset(opset) {}
+
+  OpBuilder &builder;
+  Location loc;
+  const onnx::NodeProto &node;
+  /// One entry per node input; null for an omitted optional input ("").
+  ArrayRef<Value> inputs;
+  /// The model's default-domain opset.
+  int64_t opset;
+
+  /// Input `i`, or null if absent or omitted.
+  Value input(size_t i) const {
+    return i < inputs.size() ? inputs[i] : Value();
+  }
+  RankedTensorType inputType(size_t i) const {
+    Value v = input(i);
+    return v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
+  }
+  /// Whether output `i` is used by name (ONNX omits unused optional outputs).
+  bool hasOutput(size_t i) const {
+    return static_cast<int>(i) < node.output_size() && !node.output(i).empty();
+  }
+
+  /// The constant value of input `i`, if it is produced by a constant.
+  ElementsAttr constantInput(size_t i) const;
+  /// Constant input `i` read as integers.
+  std::optional<SmallVector<int64_t>> constantInts(size_t i) const;
+  /// Constant input `i` holding one number.
+  std::optional<double> constantScalar(size_t i) const;
+
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  int64_t intAttr(llvm::StringRef name, int64_t fallback) const;
+  float floatAttr(llvm::StringRef name, float fallback) const;
+  std::string stringAttr(llvm::StringRef name, llvm::StringRef fallback) const;
+  std::optional<SmallVector<int64_t>> intsAttr(llvm::StringRef name) const;
+
+  /// Records why the node cannot be imported and returns failure.
+  LogicalResult fail(const llvm::Twine &reason) {
+    failure = reason.str();
+    return mlir::failure();
+  }
+  std::string failure;
+};
+
+/// Imports one node, appending its results in ONNX output order.
+using NodeImportFn =
+    std::function<LogicalResult(NodeContext &, SmallVectorImpl<Value> &)>;
+
+/// The importers known for one op type, valid for opsets [minOpset, maxOpset].
+struct OpImporter {
+  NodeImportFn fn;
+  int64_t minOpset = 1;
+  int64_t maxOpset = 21;
+};
+
+/// Op type -> importer, for the default ONNX domain.
+class ImporterRegistry {
+public:
+  void add(llvm::StringRef opType, NodeImportFn fn, int64_t minOpset = 1,
+           int64_t maxOpset = 21) {
+    ops[opType] = OpImporter{std::move(fn), minOpset, maxOpset};
+  }
+  const OpImporter *lookup(llvm::StringRef opType) const {
+    auto it = ops.find(opType);
+    return it == ops.end() ? nullptr : &it->second;
+  }
+  static const ImporterRegistry &get();
+
+private:
+  llvm::StringMap<OpImporter> ops;
+};
+
+void registerElementwiseImporters(ImporterRegistry &registry);
+void registerNNImporters(ImporterRegistry &registry);
+void registerTensorImporters(ImporterRegistry &registry);
+
+/// The MLIR element type of an ONNX TensorProto data type, or null.
+Type convertElementType(MLIRContext *ctx, int32_t onnxType);
+/// ONNX's name for a data type ("FLOAT", "INT64"...), for messages.
+std::string elementTypeName(int32_t onnxType);
+
+/// A TensorProto (initializer or Constant value) as an MLIR attribute, or an
+/// error message.
+FailureOr<ElementsAttr> convertTensor(MLIRContext *ctx,
+                                      const onnx::TensorProto &tensor,
+                                      std::string &error);
+
+/// Shape of a 4-D NCHW window op after ONNX's auto_pad: fills `pads` (as
+/// [top, left, bottom, right]) from the explicit pads or the auto_pad mode.
+LogicalResult resolvePads(NodeContext &ctx, ArrayRef<int64_t> inputSpatial,
+                          ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                          ArrayRef<int64_t> dilations,
+                          SmallVectorImpl<int64_t> &pads);
+
+/// Normalises a possibly negative axis against `rank`, or fails.
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+} // namespace mlir::tessel::onnx_import
+
+#endif // TESSEL_LIB_IMPORT_ONNX_NODEIMPORTER_H

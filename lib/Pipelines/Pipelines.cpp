@@ -1,0 +1,115 @@
+//===- Pipelines.cpp - Tessel's compilation phases ------------------------===//
+
+#include "tessel/Pipelines/Pipelines.h"
+
+#include "tessel/Conversion/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+std::optional<Phase> mlir::tessel::parsePhase(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<Phase>>(name)
+      .Case("import", Phase::Import)
+      .Case("graph", Phase::Graph)
+      .Case("linalg", Phase::Linalg)
+      .Case("llvm", Phase::LLVM)
+      .Default(std::nullopt);
+}
+
+llvm::StringRef mlir::tessel::getPhaseName(Phase phase) {
+  switch (phase) {
+  case Phase::Import:
+    return "import";
+  case Phase::Graph:
+    return "graph";
+  case Phase::Linalg:
+    return "linalg";
+  case Phase::LLVM:
+    return "llvm";
+  }
+  llvm_unreachable("unknown phase");
+}
+
+void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
+                                      const PipelineOptions &) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::tessel::buildLinalgPipeline(OpPassManager &pm,
+                                       const PipelineOptions &) {
+  pm.addNestedPass<func::FuncOp>(createConvertTesselToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
+                                     const PipelineOptions &) {
+  pm.addPass(createTesselEntryABIPass());
+  // Bufferize: results are written straight into the caller's buffers where
+  // the analysis allows.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferDeallocationPipelineOptions dealloc;
+  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  pm.addPass(createCanonicalizerPass());
+
+  // Loops, then the LLVM dialect.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  ConvertFuncToLLVMPassOptions funcToLLVM;
+  funcToLLVM.useBarePtrCallConv = true;
+  pm.addPass(createConvertFuncToLLVMPass(funcToLLVM));
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::tessel::buildPipeline(OpPassManager &pm, Phase from, Phase to,
+                                 const PipelineOptions &options) {
+  auto wants = [&](Phase p) { return from < p && p <= to; };
+  if (wants(Phase::Graph))
+    buildGraphPipeline(pm, options);
+  if (wants(Phase::Linalg))
+    buildLinalgPipeline(pm, options);
+  if (wants(Phase::LLVM))
+    buildLLVMPipeline(pm, options);
+}
+
+void mlir::tessel::registerTesselPipelines() {
+  PassPipelineRegistration<>(
+      "tessel-graph-pipeline", "Graph-level cleanup of the tessel dialect",
+      [](OpPassManager &pm) { buildGraphPipeline(pm, {}); });
+  PassPipelineRegistration<>(
+      "tessel-linalg-pipeline", "Lowers the tessel dialect to linalg",
+      [](OpPassManager &pm) { buildLinalgPipeline(pm, {}); });
+  PassPipelineRegistration<>(
+      "tessel-llvm-pipeline", "Lowers linalg on tensors to the LLVM dialect",
+      [](OpPassManager &pm) { buildLLVMPipeline(pm, {}); });
+  PassPipelineRegistration<>(
+      "tessel-cpu-pipeline", "The whole CPU pipeline, tessel to LLVM dialect",
+      [](OpPassManager &pm) {
+        buildPipeline(pm, Phase::Import, Phase::LLVM, {});
+      });
+}

@@ -1,0 +1,239 @@
+//===- Descriptor.cpp - The artifact's descriptor and entry point ---------===//
+//
+// Adds to the translated model what makes it an artifact (abi.h): the entry
+// point `tessel_model_entry(services, inputs, outputs, workspace)` over the
+// bare-pointer `tessel_model_main`, the `tessel_model_desc` constant, and the
+// one exported symbol, `tessel_model_v1`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Target/LLVM/Artifact.h"
+
+#include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/abi.h"
+
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/IRBuilder.h"
+
+#include <cstddef>
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+/// Builds the descriptor's pieces inside one LLVM module.
+class DescriptorBuilder {
+public:
+  DescriptorBuilder(llvm::Module &module)
+      : module(module), ctx(module.getContext()),
+        ptrTy(llvm::PointerType::get(ctx, 0)), i16(llvm::Type::getInt16Ty(ctx)),
+        i32(llvm::Type::getInt32Ty(ctx)), i64(llvm::Type::getInt64Ty(ctx)) {}
+
+  llvm::Constant *string(llvm::StringRef s, const llvm::Twine &name) {
+    llvm::Constant *data = llvm::ConstantDataArray::getString(ctx, s);
+    auto *global = new llvm::GlobalVariable(
+        module, data->getType(), /*isConstant=*/true,
+        llvm::GlobalValue::PrivateLinkage, data, name);
+    global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    return global;
+  }
+
+  llvm::StructType *tensorDescType() {
+    return llvm::StructType::get(ctx, {ptrTy, i32, i32, ptrTy});
+  }
+
+  llvm::StructType *modelDescType() {
+    return llvm::StructType::get(
+        ctx, {i32, i16, i16, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, i32,
+              i32, ptrTy, ptrTy, ptrTy, ptrTy, i64, i64, i64});
+  }
+
+  /// A private array of tessel_tensor_desc.
+  llvm::Constant *tensorTable(llvm::ArrayRef<TensorSignature> tensors,
+                              llvm::StringRef prefix) {
+    llvm::StructType *descTy = tensorDescType();
+    std::vector<llvm::Constant *> entries;
+    for (auto [i, t] : llvm::enumerate(tensors)) {
+      std::vector<llvm::Constant *> dims;
+      for (int64_t d : t.shape)
+        dims.push_back(llvm::ConstantInt::get(i64, d));
+      auto *shapeTy = llvm::ArrayType::get(i64, dims.size());
+      auto *shape = new llvm::GlobalVariable(
+          module, shapeTy, true, llvm::GlobalValue::PrivateLinkage,
+          llvm::ConstantArray::get(shapeTy, dims),
+          prefix + "_shape" + llvm::Twine(i));
+      entries.push_back(llvm::ConstantStruct::get(
+          descTy, {string(t.name, prefix + "_name" + llvm::Twine(i)),
+                   llvm::ConstantInt::get(i32, t.dtype),
+                   llvm::ConstantInt::get(i32, t.shape.size()), shape}));
+    }
+    auto *tableTy = llvm::ArrayType::get(descTy, entries.size());
+    return new llvm::GlobalVariable(module, tableTy, true,
+                                    llvm::GlobalValue::PrivateLinkage,
+                                    llvm::ConstantArray::get(tableTy, entries),
+                                    prefix + "_table");
+  }
+
+  llvm::Module &module;
+  llvm::LLVMContext &ctx;
+  llvm::PointerType *ptrTy;
+  llvm::IntegerType *i16, *i32, *i64;
+};
+
+/// Checks that the LLVM layout of the descriptor is abi.h's, field by field.
+LogicalResult checkLayout(const llvm::DataLayout &layout,
+                          llvm::StructType *tensorTy, llvm::StructType *descTy,
+                          std::string &error) {
+  const size_t tensorOffsets[] = {
+      offsetof(tessel_tensor_desc, name), offsetof(tessel_tensor_desc, dtype),
+      offsetof(tessel_tensor_desc, rank), offsetof(tessel_tensor_desc, shape)};
+  const size_t descOffsets[] = {
+      offsetof(tessel_model_desc, struct_size),
+      offsetof(tessel_model_desc, abi_major),
+      offsetof(tessel_model_desc, abi_minor),
+      offsetof(tessel_model_desc, model_name),
+      offsetof(tessel_model_desc, compiler_version),
+      offsetof(tessel_model_desc, compile_flags),
+      offsetof(tessel_model_desc, target),
+      offsetof(tessel_model_desc, target_cpu),
+      offsetof(tessel_model_desc, target_features),
+      offsetof(tessel_model_desc, num_inputs),
+      offsetof(tessel_model_desc, num_outputs),
+      offsetof(tessel_model_desc, inputs),
+      offsetof(tessel_model_desc, outputs),
+      offsetof(tessel_model_desc, entry_name),
+      offsetof(tessel_model_desc, entry),
+      offsetof(tessel_model_desc, workspace_size),
+      offsetof(tessel_model_desc, workspace_alignment),
+      offsetof(tessel_model_desc, weights_size)};
+  auto check = [&](llvm::StructType *ty, llvm::ArrayRef<size_t> offsets,
+                   size_t size) {
+    const llvm::StructLayout *sl = layout.getStructLayout(ty);
+    if (sl->getSizeInBytes() != size || ty->getNumElements() != offsets.size())
+      return false;
+    for (auto [i, offset] : llvm::enumerate(offsets))
+      if (sl->getElementOffset(i) != offset)
+        return false;
+    return true;
+  };
+  if (!check(tensorTy, tensorOffsets, sizeof(tessel_tensor_desc)) ||
+      !check(descTy, descOffsets, sizeof(tessel_model_desc))) {
+    error = "the target's data layout does not match the artifact ABI "
+            "(abi.h) of this compiler";
+    return failure();
+  }
+  return success();
+}
+
+} // namespace
+
+std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
+    ModuleOp module, llvm::LLVMContext &llvmContext,
+    llvm::TargetMachine &machine, const ArtifactInfo &info,
+    uint64_t *weightsBytes) {
+  FailureOr<ModelSignature> signature = readSignature(module);
+  if (failed(signature))
+    return nullptr;
+  // The tessel.* attributes have served; LLVM IR has no place for them.
+  for (StringRef name : {kSignatureAttrName, kModelNameAttrName})
+    module->removeAttr(name);
+
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, signature->name);
+  if (!llvmModule) {
+    module.emitError() << "translation to LLVM IR failed";
+    return nullptr;
+  }
+  llvmModule->setTargetTriple(machine.getTargetTriple());
+  llvmModule->setDataLayout(machine.createDataLayout());
+  const llvm::DataLayout &layout = llvmModule->getDataLayout();
+
+  llvm::Function *main = llvmModule->getFunction(kEntryFunctionName);
+  size_t numBuffers = signature->inputs.size() + signature->outputs.size();
+  if (!main || main->arg_size() != numBuffers) {
+    module.emitError() << "the module lacks '" << kEntryFunctionName
+                       << "' taking one pointer per input and output";
+    return nullptr;
+  }
+
+  // Constant data already in the module is the model's weights.
+  uint64_t weightsSize = 0;
+  for (llvm::GlobalVariable &global : llvmModule->globals())
+    if (global.isConstant() && global.hasInitializer())
+      weightsSize += layout.getTypeAllocSize(global.getValueType());
+  if (weightsBytes)
+    *weightsBytes = weightsSize;
+
+  // Only tessel_model_v1 leaves the artifact.
+  for (llvm::Function &f : *llvmModule)
+    if (!f.isDeclaration())
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  for (llvm::GlobalVariable &global : llvmModule->globals())
+    if (!global.isDeclaration())
+      global.setLinkage(llvm::GlobalValue::InternalLinkage);
+
+  DescriptorBuilder b(*llvmModule);
+  std::string layoutError;
+  if (failed(checkLayout(layout, b.tensorDescType(), b.modelDescType(),
+                         layoutError))) {
+    module.emitError() << layoutError;
+    return nullptr;
+  }
+
+  // tessel_model_entry(services, inputs, outputs, workspace) -> i32.
+  auto *entryTy =
+      llvm::FunctionType::get(b.i32, {b.ptrTy, b.ptrTy, b.ptrTy, b.ptrTy}, false);
+  auto *entry = llvm::Function::Create(entryTy, llvm::GlobalValue::InternalLinkage,
+                                       "tessel_model_entry", *llvmModule);
+  {
+    llvm::IRBuilder<> ir(llvm::BasicBlock::Create(llvmContext, "entry", entry));
+    std::vector<llvm::Value *> args;
+    auto loadTable = [&](llvm::Value *table, size_t count, const char *name) {
+      for (size_t i = 0; i < count; ++i) {
+        llvm::Value *slot = ir.CreateConstInBoundsGEP1_64(b.ptrTy, table, i);
+        args.push_back(ir.CreateLoad(b.ptrTy, slot, name));
+      }
+    };
+    loadTable(entry->getArg(1), signature->inputs.size(), "input");
+    loadTable(entry->getArg(2), signature->outputs.size(), "output");
+    ir.CreateCall(main, args);
+    ir.CreateRet(llvm::ConstantInt::get(b.i32, 0));
+  }
+
+  const llvm::TargetMachine &tm = machine;
+  std::vector<llvm::Constant *> fields = {
+      llvm::ConstantInt::get(b.i32, sizeof(tessel_model_desc)),
+      llvm::ConstantInt::get(b.i16, TESSEL_ABI_MAJOR),
+      llvm::ConstantInt::get(b.i16, TESSEL_ABI_MINOR),
+      b.string(signature->name, "tessel_model_name"),
+      b.string(info.compilerVersion, "tessel_compiler_version"),
+      b.string(info.compileFlags, "tessel_compile_flags"),
+      b.string("cpu", "tessel_target"),
+      b.string(tm.getTargetCPU(), "tessel_target_cpu"),
+      b.string(tm.getTargetFeatureString(), "tessel_target_features"),
+      llvm::ConstantInt::get(b.i32, signature->inputs.size()),
+      llvm::ConstantInt::get(b.i32, signature->outputs.size()),
+      b.tensorTable(signature->inputs, "tessel_inputs"),
+      b.tensorTable(signature->outputs, "tessel_outputs"),
+      b.string("tessel_model_entry", "tessel_entry_name"),
+      entry,
+      llvm::ConstantInt::get(b.i64, 0),
+      llvm::ConstantInt::get(b.i64, 64),
+      llvm::ConstantInt::get(b.i64, weightsSize)};
+  auto *desc = new llvm::GlobalVariable(
+      *llvmModule, b.modelDescType(), true, llvm::GlobalValue::InternalLinkage,
+      llvm::ConstantStruct::get(b.modelDescType(), fields), "tessel_model_desc");
+
+  auto *getterTy = llvm::FunctionType::get(b.ptrTy, false);
+  auto *getter = llvm::Function::Create(
+      getterTy, llvm::GlobalValue::ExternalLinkage, TESSEL_MODEL_SYMBOL,
+      *llvmModule);
+  getter->setVisibility(llvm::GlobalValue::DefaultVisibility);
+  llvm::IRBuilder<> ir(llvm::BasicBlock::Create(llvmContext, "entry", getter));
+  ir.CreateRet(desc);
+  return llvmModule;
+}

@@ -1,0 +1,118 @@
+/*===- tessel/abi.h - The artifact ABI, version 1 -----------------*- C -*-===*
+ *
+ * The contract between a compiled Tessel artifact (`model.so`) and the
+ * runtime that loads it. The compiler's artifact writer and the runtime both
+ * include this header; nothing else defines these layouts.
+ *
+ * Rules:
+ *  - An artifact exports one C symbol, `tessel_model_v1`, a function taking no
+ *    arguments and returning a pointer to a `tessel_model_desc` with static
+ *    storage duration.
+ *  - Structs here only ever grow at their end. Each starts with `struct_size`
+ *    (the size the writer knew), so a reader can tell which fields exist.
+ *    Appending a field bumps TESSEL_ABI_MINOR; anything else bumps
+ *    TESSEL_ABI_MAJOR, and a runtime refuses an artifact whose major differs.
+ *  - The artifact depends on libc and libm only. Runtime services reach
+ *    compiled code through `tessel_runtime_services`, passed at every call,
+ *    never through link-time symbols.
+ *  - Tensors crossing the entry point are dense, row-major, and owned by the
+ *    caller. The entry does not keep any pointer after it returns.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef TESSEL_ABI_H
+#define TESSEL_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TESSEL_ABI_MAJOR 1
+#define TESSEL_ABI_MINOR 0
+
+/* The symbol every artifact exports. */
+#define TESSEL_MODEL_SYMBOL "tessel_model_v1"
+
+/* Element types. The values are ONNX's TensorProto.DataType codes. */
+typedef enum tessel_dtype {
+  TESSEL_DTYPE_INVALID = 0,
+  TESSEL_DTYPE_F32 = 1,
+  TESSEL_DTYPE_U8 = 2,
+  TESSEL_DTYPE_I8 = 3,
+  TESSEL_DTYPE_U16 = 4,
+  TESSEL_DTYPE_I16 = 5,
+  TESSEL_DTYPE_I32 = 6,
+  TESSEL_DTYPE_I64 = 7,
+  TESSEL_DTYPE_BOOL = 9, /* one byte per element, 0 or 1 */
+  TESSEL_DTYPE_F16 = 10,
+  TESSEL_DTYPE_F64 = 11,
+  TESSEL_DTYPE_U32 = 12,
+  TESSEL_DTYPE_U64 = 13,
+  TESSEL_DTYPE_BF16 = 16
+} tessel_dtype;
+
+/* One graph input or output. */
+typedef struct tessel_tensor_desc {
+  const char *name;     /* the ONNX value name */
+  int32_t dtype;        /* a tessel_dtype */
+  int32_t rank;         /* number of entries in `shape` */
+  const int64_t *shape; /* static extents, outermost first */
+} tessel_tensor_desc;
+
+/* Runs `body(body_ctx, begin, end)` over disjoint chunks covering
+ * [begin, end), each at least `grain` long except the last; returns when all
+ * chunks are done. Chunks may run concurrently. */
+typedef void (*tessel_parallel_body)(void *body_ctx, int64_t begin,
+                                     int64_t end);
+typedef void (*tessel_parallel_for_fn)(void *runtime_ctx, int64_t begin,
+                                       int64_t end, int64_t grain,
+                                       tessel_parallel_body body,
+                                       void *body_ctx);
+
+/* What the runtime lends compiled code at each call. */
+typedef struct tessel_runtime_services {
+  uint32_t struct_size;
+  int32_t num_threads;  /* threads `parallel_for` may use, >= 1 */
+  void *runtime_ctx;    /* passed back to every service */
+  tessel_parallel_for_fn parallel_for;
+} tessel_runtime_services;
+
+/* The compiled model. `inputs[i]` and `outputs[i]` point at dense buffers
+ * matching the descriptor's tensors; `workspace` holds at least
+ * `workspace_size` bytes aligned to `workspace_alignment` (NULL when the size
+ * is 0). Returns 0 on success. */
+typedef int32_t (*tessel_entry_fn)(const tessel_runtime_services *services,
+                                   void *const *inputs, void *const *outputs,
+                                   void *workspace);
+
+/* The artifact's descriptor. */
+typedef struct tessel_model_desc {
+  uint32_t struct_size; /* sizeof(tessel_model_desc) of the writer */
+  uint16_t abi_major;   /* TESSEL_ABI_MAJOR of the writer */
+  uint16_t abi_minor;   /* TESSEL_ABI_MINOR of the writer */
+  const char *model_name;       /* ONNX graph name, or the file's stem */
+  const char *compiler_version; /* "tessel X.Y.Z (LLVM N)" */
+  const char *compile_flags;    /* the options that shaped the code */
+  const char *target;           /* "cpu" */
+  const char *target_cpu;       /* LLVM CPU name, e.g. "znver3" */
+  const char *target_features;  /* LLVM feature string, e.g. "+avx2,+fma" */
+  uint32_t num_inputs;
+  uint32_t num_outputs;
+  const tessel_tensor_desc *inputs;
+  const tessel_tensor_desc *outputs;
+  const char *entry_name; /* symbol name of `entry`, for diagnostics */
+  tessel_entry_fn entry;
+  uint64_t workspace_size;
+  uint64_t workspace_alignment;
+  uint64_t weights_size; /* bytes of constant data inside the artifact */
+} tessel_model_desc;
+
+typedef const tessel_model_desc *(*tessel_model_fn)(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TESSEL_ABI_H */

@@ -1,0 +1,49 @@
+# -*- Python -*-
+import os
+import shutil
+import subprocess
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "TESSEL"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test", ".py"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tessel_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%tessel_src", config.tessel_src_root))
+config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tool_dirs = [config.tessel_tools_dir, config.llvm_tools_dir]
+tools = ["tessel-opt", "tessel-compile", "tessel-run"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Test models are written as ONNX text by onnx.parser (pip `onnx`) or built
+# with onnx.helper; %onnx-from-text turns a test's embedded text into a model.
+python = config.python_executable
+config.substitutions.append(("%python", python))
+config.substitutions.append(
+    ("%onnx-from-text", python + " " + os.path.join(config.tessel_src_root, "scripts", "onnx_from_text.py"))
+)
+config.substitutions.append(
+    ("%test-models", python + " " + os.path.join(config.tessel_src_root, "test", "Inputs", "models.py"))
+)
+
+# These are requirements, not optional features: a missing one must fail the
+# run loudly rather than turn tests into silent UNSUPPORTED results.
+for module in ("onnx", "numpy", "onnxruntime"):
+    if subprocess.run([python, "-c", "import " + module],
+                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
+        lit_config.fatal("the Python module '%s' is missing for %s; run scripts/setup.sh"
+                         % (module, python))
+node_tests = "/usr/share/libonnx-testdata/data/node"
+if not os.path.isdir(node_tests):
+    lit_config.fatal("the ONNX test suite is missing (%s); run scripts/setup.sh" % node_tests)
+config.substitutions.append(("%onnx-node-tests", node_tests))
