@@ -67,6 +67,7 @@ void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 
   // Loops, then the LLVM dialect.
+  pm.addNestedPass<func::FuncOp>(createTesselLowerStridedCopiesPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(memref::createExpandStridedMetadataPass());

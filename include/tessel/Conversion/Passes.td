@@ -43,4 +43,17 @@ def TesselEntryABIPass : Pass<"tessel-entry-abi", "ModuleOp"> {
   ];
 }
 
+def TesselLowerStridedCopiesPass
+    : Pass<"tessel-lower-strided-copies", "func::FuncOp"> {
+  let summary = "Turns memref.copy between strided buffers into linalg.copy";
+  let description = [{
+    The LLVM lowering of a `memref.copy` whose operands are not contiguous
+    calls `memrefCopy` from MLIR's runner utilities, a library an artifact
+    must not depend on (it links against libc and libm only). This pass
+    rewrites such copies into `linalg.copy`, which becomes loops; contiguous
+    copies stay `memref.copy` and become `memcpy`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // TESSEL_CONVERSION_PASSES_TD

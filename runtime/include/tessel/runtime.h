@@ -1,0 +1,233 @@
+/*===- tessel/runtime.h - The Tessel runtime C API -----------------*- C -*-===*
+ *
+ * Loads compiled Tessel artifacts (`model.so`, see tessel/abi.h), inspects
+ * their inputs and outputs, and runs them.
+ *
+ * Conventions:
+ *  - Every fallible function returns a `tessel_status`: NULL on success,
+ *    otherwise an error object owned by the caller, to be released with
+ *    tessel_status_free(). Output parameters are written only on success.
+ *  - Handles (`tessel_model`, `tessel_session`) are opaque. Each function
+ *    states who owns what it takes and returns; "borrowed" means the caller
+ *    must not free it and must not use it past the stated lifetime.
+ *  - No function throws, aborts or calls exit() on bad input.
+ *  - Thread-safety is stated per function. Functions that only read a handle
+ *    may be called concurrently on the same handle.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef TESSEL_RUNTIME_H
+#define TESSEL_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessel/abi.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TESSEL_API __attribute__((visibility("default")))
+#else
+#define TESSEL_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===----------------------------------------------------------------------===*
+ * Status
+ *===----------------------------------------------------------------------===*/
+
+/* What went wrong. TESSEL_OK is never carried by a status object: success is
+ * a NULL `tessel_status`. */
+typedef enum tessel_status_code {
+  TESSEL_OK = 0,
+  TESSEL_INVALID_ARGUMENT, /* a caller error: NULL handle, wrong tensor, ... */
+  TESSEL_NOT_FOUND,        /* a file that does not exist */
+  TESSEL_IO_ERROR,         /* a file that exists but cannot be read */
+  TESSEL_INVALID_ARTIFACT, /* not an artifact, or a malformed descriptor */
+  TESSEL_INCOMPATIBLE,     /* ABI major differs, or the host lacks CPU
+                              features (or the target) the artifact needs */
+  TESSEL_RUNTIME_ERROR,    /* the compiled code reported a failure */
+  TESSEL_OUT_OF_MEMORY
+} tessel_status_code;
+
+/* An error: a code and a message. NULL means success. */
+typedef struct tessel_status_s *tessel_status;
+
+/* Returns the code of `status`, TESSEL_OK when `status` is NULL.
+ * Thread-safe. */
+TESSEL_API tessel_status_code tessel_status_get_code(tessel_status status);
+
+/* Returns the message of `status` ("" when `status` is NULL). Borrowed: valid
+ * until `status` is freed. Thread-safe. */
+TESSEL_API const char *tessel_status_get_message(tessel_status status);
+
+/* Releases `status`; NULL is a no-op. Takes ownership. Not to be called twice
+ * on the same status, nor concurrently with a reader of it. */
+TESSEL_API void tessel_status_free(tessel_status status);
+
+/* Returns a short name for `code` ("ok", "invalid argument", ...). Borrowed,
+ * static storage. Thread-safe. */
+TESSEL_API const char *tessel_status_code_name(tessel_status_code code);
+
+/*===----------------------------------------------------------------------===*
+ * Versions and element types
+ *===----------------------------------------------------------------------===*/
+
+/* Returns the runtime's version, e.g. "0.1.0". Borrowed, static storage.
+ * Thread-safe. The artifact ABI it reads is TESSEL_ABI_MAJOR.x (abi.h). */
+TESSEL_API const char *tessel_runtime_version(void);
+
+/* Returns the name of an ONNX element type code: "float32", "float16",
+ * "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
+ * "uint64", "bool", "bfloat16", or "invalid" for any other code. Borrowed,
+ * static storage. Thread-safe. */
+TESSEL_API const char *tessel_dtype_name(int32_t dtype);
+
+/* Returns the size in bytes of one element of `dtype` (bool: 1), or 0 when
+ * the code is not one of the types above. Thread-safe. */
+TESSEL_API size_t tessel_dtype_size(int32_t dtype);
+
+/*===----------------------------------------------------------------------===*
+ * Models
+ *===----------------------------------------------------------------------===*/
+
+/* A loaded artifact. Reference counted: tessel_model_load() returns it with
+ * one reference; each session holds another. */
+typedef struct tessel_model tessel_model;
+
+/* Loads the artifact at `path` (a file name; a name without '/' is taken
+ * relative to the working directory, never searched for on the library
+ * path). Checks that the file is a readable ELF shared object for this host,
+ * opens it, validates its descriptor (ABI major, tensor descriptions) and
+ * that this CPU has the `+feature`s of its `target_features` that the runtime
+ * can test.
+ *
+ * On success stores a new model with one reference in `*out_model`; the
+ * caller owns that reference and drops it with tessel_model_release().
+ * Errors: TESSEL_INVALID_ARGUMENT (NULL arguments), TESSEL_NOT_FOUND,
+ * TESSEL_IO_ERROR, TESSEL_INVALID_ARTIFACT, TESSEL_INCOMPATIBLE,
+ * TESSEL_OUT_OF_MEMORY. `path` is borrowed for the call only.
+ *
+ * Thread-safe. Loading runs the artifact's static initializers. */
+TESSEL_API tessel_status tessel_model_load(const char *path,
+                                           tessel_model **out_model);
+
+/* Adds a reference to `model` (NULL is a no-op); drop it with
+ * tessel_model_release(). Thread-safe. */
+TESSEL_API void tessel_model_retain(tessel_model *model);
+
+/* Drops one reference to `model` (NULL is a no-op). The artifact is unloaded
+ * when the last reference goes, which invalidates every pointer borrowed from
+ * the model. Thread-safe. */
+TESSEL_API void tessel_model_release(tessel_model *model);
+
+/* Returns the artifact's descriptor, or NULL when `model` is NULL. Borrowed:
+ * valid while the caller holds a reference to `model`. Fields past
+ * `struct_size` do not exist. Thread-safe. */
+TESSEL_API const tessel_model_desc *
+tessel_model_descriptor(const tessel_model *model);
+
+/* Returns the number of graph inputs (outputs); 0 when `model` is NULL.
+ * Thread-safe. */
+TESSEL_API size_t tessel_model_num_inputs(const tessel_model *model);
+TESSEL_API size_t tessel_model_num_outputs(const tessel_model *model);
+
+/* Returns the description of input (output) `index`, or NULL when `model` is
+ * NULL or `index` is out of range. Borrowed: valid while the caller holds a
+ * reference to `model`. Thread-safe. */
+TESSEL_API const tessel_tensor_desc *
+tessel_model_input(const tessel_model *model, size_t index);
+TESSEL_API const tessel_tensor_desc *
+tessel_model_output(const tessel_model *model, size_t index);
+
+/*===----------------------------------------------------------------------===*
+ * Tensors
+ *===----------------------------------------------------------------------===*/
+
+/* A dense row-major tensor in memory the view does not own. The view itself
+ * is a plain struct in caller memory; `shape` holds `rank` extents and
+ * `size_bytes` is the size of the buffer at `data`. `data` must be aligned to
+ * the element size (tessel_tensor_alloc() aligns to 64 bytes). */
+typedef struct tessel_tensor_view {
+  void *data;
+  int32_t dtype; /* a tessel_dtype */
+  int32_t rank;
+  const int64_t *shape;
+  size_t size_bytes;
+} tessel_tensor_view;
+
+/* Allocates a zeroed, 64-byte aligned tensor of `dtype` and `shape` (`rank`
+ * extents, each >= 0; `shape` may be NULL when `rank` is 0) and fills `*out`.
+ * The shape is copied: `out->shape` points into the allocation, `shape` is
+ * borrowed for the call only. The caller owns the allocation and releases it
+ * with tessel_tensor_free(). Errors: TESSEL_INVALID_ARGUMENT (unknown dtype,
+ * rank outside [0, 16], negative extent, size overflow),
+ * TESSEL_OUT_OF_MEMORY. Thread-safe. */
+TESSEL_API tessel_status tessel_tensor_alloc(int32_t dtype, int32_t rank,
+                                             const int64_t *shape,
+                                             tessel_tensor_view *out);
+
+/* Releases a tensor filled by tessel_tensor_alloc() and clears `*view`. The
+ * view's `data` and `shape` must be those tessel_tensor_alloc() stored.
+ * NULL, or a view already freed (NULL `shape`), is a no-op. Not for views
+ * over caller memory. Thread-safe on distinct views. */
+TESSEL_API void tessel_tensor_free(tessel_tensor_view *view);
+
+/*===----------------------------------------------------------------------===*
+ * Sessions
+ *===----------------------------------------------------------------------===*/
+
+/* The state needed to run a model: its workspace and its threads. A session
+ * holds a reference to its model. */
+typedef struct tessel_session tessel_session;
+
+/* Options for tessel_session_create(). Set `struct_size` to
+ * sizeof(tessel_session_options); fields are only ever appended. */
+typedef struct tessel_session_options {
+  uint32_t struct_size;
+  int32_t num_threads; /* 0: all cores available to the process */
+} tessel_session_options;
+
+/* Creates a session for `model` and stores it in `*out_session`. `options`
+ * may be NULL (defaults) and is borrowed for the call only. The session takes
+ * its own reference to `model`, so the caller may release its reference
+ * afterwards. Allocates the model's workspace. The caller owns the session
+ * and releases it with tessel_session_release(). Errors:
+ * TESSEL_INVALID_ARGUMENT, TESSEL_OUT_OF_MEMORY. Thread-safe. */
+TESSEL_API tessel_status tessel_session_create(
+    tessel_model *model, const tessel_session_options *options,
+    tessel_session **out_session);
+
+/* Releases `session` (NULL is a no-op) and its reference to the model. Must
+ * not race with a tessel_session_run() on the same session. */
+TESSEL_API void tessel_session_release(tessel_session *session);
+
+/* Returns the number of threads the session was created for (>= 1), or 0
+ * when `session` is NULL. Thread-safe. */
+TESSEL_API int32_t tessel_session_num_threads(const tessel_session *session);
+
+/* Runs the model once, synchronously. `inputs` and `outputs` hold one view
+ * per graph input (output), in descriptor order; all are borrowed for the
+ * call only and their buffers stay owned by the caller. Before any compiled
+ * code runs, checks the counts and each view's dtype, rank, shape,
+ * size_bytes (exactly the dense size) and data alignment against the
+ * descriptor. Output buffers are written; input buffers are only read.
+ * Errors: TESSEL_INVALID_ARGUMENT (a mismatch; the message names the
+ * tensor), TESSEL_RUNTIME_ERROR (the entry returned non-zero; outputs are
+ * then unspecified).
+ *
+ * Thread-safe: concurrent runs on one session are serialized (they share
+ * the workspace); use one session per thread to run in parallel. */
+TESSEL_API tessel_status tessel_session_run(tessel_session *session,
+                                            const tessel_tensor_view *inputs,
+                                            size_t num_inputs,
+                                            const tessel_tensor_view *outputs,
+                                            size_t num_outputs);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TESSEL_RUNTIME_H */

@@ -1,0 +1,195 @@
+//===- tessel/runtime.hpp - C++17 wrapper over the runtime C API -*- C++
+//-*-===//
+//
+// Header-only RAII wrappers over tessel/runtime.h. They throw nothing: every
+// fallible call returns a tessel::Status. Ownership and thread-safety are
+// those of the C functions each method calls.
+//
+//   tessel::Model model;
+//   if (tessel::Status s = tessel::Model::load("model.so", model); !s.ok())
+//     std::cerr << s.message() << "\n";
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_RUNTIME_HPP
+#define TESSEL_RUNTIME_HPP
+
+#include "tessel/runtime.h"
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessel {
+
+/// Owns a tessel_status; a default-constructed Status is success.
+class Status {
+public:
+  Status() = default;
+  /// Takes ownership of `status` (NULL: success).
+  explicit Status(tessel_status status) : status(status) {}
+  Status(Status &&other) noexcept : status(other.release()) {}
+  Status &operator=(Status &&other) noexcept {
+    if (this != &other) {
+      tessel_status_free(status);
+      status = other.release();
+    }
+    return *this;
+  }
+  Status(const Status &) = delete;
+  Status &operator=(const Status &) = delete;
+  ~Status() { tessel_status_free(status); }
+
+  bool ok() const { return status == nullptr; }
+  tessel_status_code code() const { return tessel_status_get_code(status); }
+  /// The message; "" on success. Valid while this Status lives.
+  const char *message() const { return tessel_status_get_message(status); }
+  /// Gives up ownership of the C status.
+  tessel_status release() { return std::exchange(status, nullptr); }
+
+private:
+  tessel_status status = nullptr;
+};
+
+/// Owns one reference to a tessel_model.
+class Model {
+public:
+  Model() = default;
+  Model(Model &&other) noexcept : model(std::exchange(other.model, nullptr)) {}
+  Model &operator=(Model &&other) noexcept {
+    if (this != &other) {
+      tessel_model_release(model);
+      model = std::exchange(other.model, nullptr);
+    }
+    return *this;
+  }
+  Model(const Model &) = delete;
+  Model &operator=(const Model &) = delete;
+  ~Model() { tessel_model_release(model); }
+
+  /// Loads the artifact at `path` into `out` (replacing what it held).
+  static Status load(const std::string &path, Model &out) {
+    tessel_model *loaded = nullptr;
+    Status status(tessel_model_load(path.c_str(), &loaded));
+    if (status.ok())
+      out = Model(loaded);
+    return status;
+  }
+
+  bool valid() const { return model != nullptr; }
+  tessel_model *get() const { return model; }
+
+  /// Borrowed from the model: valid while this Model (or a session) holds it.
+  const tessel_model_desc *descriptor() const {
+    return tessel_model_descriptor(model);
+  }
+  size_t numInputs() const { return tessel_model_num_inputs(model); }
+  size_t numOutputs() const { return tessel_model_num_outputs(model); }
+  const tessel_tensor_desc *input(size_t index) const {
+    return tessel_model_input(model, index);
+  }
+  const tessel_tensor_desc *output(size_t index) const {
+    return tessel_model_output(model, index);
+  }
+
+private:
+  explicit Model(tessel_model *model) : model(model) {}
+  tessel_model *model = nullptr;
+};
+
+/// Owns a tensor allocated by tessel_tensor_alloc.
+class Tensor {
+public:
+  Tensor() = default;
+  Tensor(Tensor &&other) noexcept : tensor(std::exchange(other.tensor, {})) {}
+  Tensor &operator=(Tensor &&other) noexcept {
+    if (this != &other) {
+      tessel_tensor_free(&tensor);
+      tensor = std::exchange(other.tensor, {});
+    }
+    return *this;
+  }
+  Tensor(const Tensor &) = delete;
+  Tensor &operator=(const Tensor &) = delete;
+  ~Tensor() { tessel_tensor_free(&tensor); }
+
+  /// Allocates a zeroed tensor of `dtype` and `shape` into `out`.
+  static Status alloc(int32_t dtype, const std::vector<int64_t> &shape,
+                      Tensor &out) {
+    tessel_tensor_view view{};
+    Status status(
+        tessel_tensor_alloc(dtype, int32_t(shape.size()), shape.data(), &view));
+    if (status.ok()) {
+      out = Tensor();
+      out.tensor = view;
+    }
+    return status;
+  }
+  /// Allocates a zeroed tensor matching a model input or output.
+  static Status alloc(const tessel_tensor_desc &desc, Tensor &out) {
+    return alloc(desc.dtype,
+                 std::vector<int64_t>(desc.shape, desc.shape + desc.rank), out);
+  }
+
+  /// The view; valid while this Tensor lives.
+  const tessel_tensor_view &view() const { return tensor; }
+  void *data() const { return tensor.data; }
+  size_t sizeBytes() const { return tensor.size_bytes; }
+
+private:
+  tessel_tensor_view tensor{};
+};
+
+/// Owns a tessel_session.
+class Session {
+public:
+  Session() = default;
+  Session(Session &&other) noexcept
+      : session(std::exchange(other.session, nullptr)) {}
+  Session &operator=(Session &&other) noexcept {
+    if (this != &other) {
+      tessel_session_release(session);
+      session = std::exchange(other.session, nullptr);
+    }
+    return *this;
+  }
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+  ~Session() { tessel_session_release(session); }
+
+  /// Creates a session for `model` into `out`; `numThreads` 0 = all cores.
+  static Status create(const Model &model, Session &out,
+                       int32_t numThreads = 0) {
+    tessel_session_options options{sizeof(tessel_session_options), numThreads};
+    tessel_session *created = nullptr;
+    Status status(tessel_session_create(model.get(), &options, &created));
+    if (status.ok()) {
+      out = Session();
+      out.session = created;
+    }
+    return status;
+  }
+
+  bool valid() const { return session != nullptr; }
+  tessel_session *get() const { return session; }
+  int32_t numThreads() const { return tessel_session_num_threads(session); }
+
+  /// Runs once; views in descriptor order (see tessel_session_run).
+  Status run(const tessel_tensor_view *inputs, size_t numInputs,
+             const tessel_tensor_view *outputs, size_t numOutputs) {
+    return Status(
+        tessel_session_run(session, inputs, numInputs, outputs, numOutputs));
+  }
+  Status run(const std::vector<tessel_tensor_view> &inputs,
+             const std::vector<tessel_tensor_view> &outputs) {
+    return run(inputs.data(), inputs.size(), outputs.data(), outputs.size());
+  }
+
+private:
+  tessel_session *session = nullptr;
+};
+
+} // namespace tessel
+
+#endif // TESSEL_RUNTIME_HPP

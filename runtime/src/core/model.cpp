@@ -1,0 +1,119 @@
+//===- model.cpp - Loading artifacts and reading their descriptors --------===//
+
+#include "model.h"
+#include "status.h"
+
+#include <dlfcn.h>
+#include <memory>
+
+using namespace tessel::runtime;
+
+namespace {
+
+/// dlopen searches the library path for a name without '/'; a model path is
+/// always a file name.
+std::string dlopenPath(const std::string &path) {
+  return path.find('/') == std::string::npos ? "./" + path : path;
+}
+
+std::string lastDlError() {
+  const char *error = dlerror();
+  return error ? error : "unknown error";
+}
+
+/// Closes a dlopen handle when it goes out of scope, unless released.
+struct DlHandle {
+  void *handle = nullptr;
+  ~DlHandle() {
+    if (handle)
+      dlclose(handle);
+  }
+};
+
+} // namespace
+
+extern "C" {
+
+tessel_status tessel_model_load(const char *path, tessel_model **out_model) {
+  return guard([&]() -> tessel_status {
+    if (!path || !*path)
+      return makeStatus(TESSEL_INVALID_ARGUMENT,
+                        "tessel_model_load: the path is NULL or empty");
+    if (!out_model)
+      return makeStatus(TESSEL_INVALID_ARGUMENT,
+                        "tessel_model_load: out_model is NULL");
+    std::string file = path;
+    if (tessel_status status = checkArtifactFile(file))
+      return status;
+
+    DlHandle library;
+    dlerror();
+    library.handle = dlopen(dlopenPath(file).c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!library.handle)
+      return makeStatus(TESSEL_INVALID_ARTIFACT,
+                        "cannot load '" + file + "': " + lastDlError());
+
+    dlerror();
+    void *symbol = dlsym(library.handle, TESSEL_MODEL_SYMBOL);
+    if (!symbol)
+      return makeStatus(TESSEL_INVALID_ARTIFACT,
+                        "'" + file +
+                            "' is not a Tessel artifact: it does not export " +
+                            TESSEL_MODEL_SYMBOL);
+    auto getDescriptor = reinterpret_cast<tessel_model_fn>(symbol);
+    const tessel_model_desc *desc = getDescriptor();
+    if (tessel_status status = validateDescriptor(desc, file))
+      return status;
+
+    auto model = std::make_unique<tessel_model>();
+    model->path = file;
+    model->desc = desc;
+    model->handle = library.handle;
+    library.handle = nullptr;
+    *out_model = model.release();
+    return nullptr;
+  });
+}
+
+void tessel_model_retain(tessel_model *model) {
+  if (model)
+    model->refCount.fetch_add(1, std::memory_order_relaxed);
+}
+
+void tessel_model_release(tessel_model *model) {
+  if (!model)
+    return;
+  if (model->refCount.fetch_sub(1, std::memory_order_acq_rel) != 1)
+    return;
+  if (model->handle)
+    dlclose(model->handle);
+  delete model;
+}
+
+const tessel_model_desc *tessel_model_descriptor(const tessel_model *model) {
+  return model ? model->desc : nullptr;
+}
+
+size_t tessel_model_num_inputs(const tessel_model *model) {
+  return model ? model->desc->num_inputs : 0;
+}
+
+size_t tessel_model_num_outputs(const tessel_model *model) {
+  return model ? model->desc->num_outputs : 0;
+}
+
+const tessel_tensor_desc *tessel_model_input(const tessel_model *model,
+                                             size_t index) {
+  if (!model || index >= model->desc->num_inputs)
+    return nullptr;
+  return &model->desc->inputs[index];
+}
+
+const tessel_tensor_desc *tessel_model_output(const tessel_model *model,
+                                              size_t index) {
+  if (!model || index >= model->desc->num_outputs)
+    return nullptr;
+  return &model->desc->outputs[index];
+}
+
+} // extern "C"

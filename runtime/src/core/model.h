@@ -1,0 +1,36 @@
+//===- model.h - The loaded artifact ----------------------------*- C++ -*-===//
+//
+// Internal to the runtime library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_RUNTIME_CORE_MODEL_H
+#define TESSEL_RUNTIME_CORE_MODEL_H
+
+#include "tessel/runtime.h"
+
+#include <atomic>
+#include <string>
+
+struct tessel_model {
+  std::atomic<int64_t> refCount{1};
+  void *handle = nullptr; // from dlopen; closed with the last reference
+  const tessel_model_desc *desc = nullptr;
+  std::string path;
+};
+
+namespace tessel::runtime {
+
+/// Checks that the file at `path` exists, is readable, and is an ELF shared
+/// object for this host's class, byte order and machine.
+tessel_status checkArtifactFile(const std::string &path);
+
+/// Checks a descriptor read from the artifact at `path` (used in messages):
+/// size, ABI version, target, entry, workspace and every tensor description;
+/// then that this CPU has the target's features.
+tessel_status validateDescriptor(const tessel_model_desc *desc,
+                                 const std::string &path);
+
+} // namespace tessel::runtime
+
+#endif // TESSEL_RUNTIME_CORE_MODEL_H

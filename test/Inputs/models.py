@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Builds the end-to-end test models with onnx.helper, and their references.
+
+For each model it writes, into --out:
+  <name>.onnx                the model (seeded random weights)
+  <name>.input_<i>.npy       inputs
+  <name>.expected_<i>.npy    outputs computed by onnxruntime, not by Tessel
+
+Usage: models.py {mlp,cnn} --out DIR
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def _init(name, array):
+    return numpy_helper.from_array(np.asarray(array, dtype=np.float32), name)
+
+
+def mlp(rng):
+    """784-512-256-10 shaped down: Gemm + Relu twice, then Gemm."""
+    sizes = [64, 48, 32, 10]
+    nodes, inits = [], []
+    prev = "x"
+    for i in range(3):
+        w = rng.standard_normal((sizes[i + 1], sizes[i])) / np.sqrt(sizes[i])
+        b = rng.standard_normal(sizes[i + 1]) * 0.1
+        inits += [_init(f"fc{i}.weight", w), _init(f"fc{i}.bias", b)]
+        out = f"fc{i}_out"
+        nodes.append(helper.make_node("Gemm", [prev, f"fc{i}.weight", f"fc{i}.bias"],
+                                      [out], name=f"fc{i}", transB=1))
+        prev = out
+        if i < 2:
+            nodes.append(helper.make_node("Relu", [prev], [f"relu{i}_out"], name=f"relu{i}"))
+            prev = f"relu{i}_out"
+    nodes[-1].output[0] = "logits"
+    graph = helper.make_graph(
+        nodes, "mlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, sizes[0]])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [4, sizes[-1]])],
+        inits)
+    inputs = [rng.standard_normal((4, sizes[0])).astype(np.float32)]
+    return graph, inputs
+
+
+def cnn(rng):
+    """Conv, Relu, MaxPool, Conv (strided, padded), Relu, GlobalAveragePool,
+    Flatten, Gemm, Softmax."""
+    inits = [
+        _init("conv1.weight", rng.standard_normal((8, 3, 3, 3)) * 0.3),
+        _init("conv1.bias", rng.standard_normal(8) * 0.1),
+        _init("conv2.weight", rng.standard_normal((16, 8, 3, 3)) * 0.2),
+        _init("conv2.bias", rng.standard_normal(16) * 0.1),
+        _init("fc.weight", rng.standard_normal((10, 16)) * 0.5),
+        _init("fc.bias", rng.standard_normal(10) * 0.1),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["x", "conv1.weight", "conv1.bias"], ["c1"], name="conv1",
+                         pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("MaxPool", ["r1"], ["p1"], name="pool1", kernel_shape=[2, 2],
+                         strides=[2, 2]),
+        helper.make_node("Conv", ["p1", "conv2.weight", "conv2.bias"], ["c2"], name="conv2",
+                         strides=[2, 2], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+        helper.make_node("GlobalAveragePool", ["r2"], ["g"], name="gap"),
+        helper.make_node("Flatten", ["g"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", "fc.weight", "fc.bias"], ["logits"], name="fc",
+                         transB=1),
+        helper.make_node("Softmax", ["logits"], ["probs"], name="softmax", axis=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "cnn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 16, 16])],
+        [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [2, 10])],
+        inits)
+    inputs = [rng.standard_normal((2, 3, 16, 16)).astype(np.float32)]
+    return graph, inputs
+
+
+MODELS = {"mlp": mlp, "cnn": cnn}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("model", choices=sorted(MODELS))
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    rng = np.random.default_rng(args.seed)
+    graph, inputs = MODELS[args.model](rng)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, args.model + ".onnx")
+    onnx.save(model, path)
+
+    import onnxruntime as ort
+    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    feeds = {i.name: a for i, a in zip(session.get_inputs(), inputs)}
+    outputs = session.run(None, feeds)
+    for i, a in enumerate(inputs):
+        np.save(os.path.join(args.out, f"{args.model}.input_{i}.npy"), a)
+    for i, a in enumerate(outputs):
+        np.save(os.path.join(args.out, f"{args.model}.expected_{i}.npy"), a)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
