@@ -28,7 +28,8 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # Test models are written as ONNX text by onnx.parser (pip `onnx`) or built
 # with onnx.helper; %onnx-from-text turns a test's embedded text into a model.
 python = config.python_executable
-config.substitutions.append(("%python", python))
+# Ahead of lit's own %python (the interpreter running lit, without onnx).
+config.substitutions.insert(0, ("%python", python))
 config.substitutions.append(
     ("%onnx-from-text", python + " " + os.path.join(config.tessel_src_root, "scripts", "onnx_from_text.py"))
 )

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what Tessel needs on Debian 12, when it is missing: LLVM/MLIR 22,
+# libonnx and the ONNX backend test suite, GoogleTest, CMake and Ninja from
+# Debian's archive; numpy, onnx and onnxruntime for the `python3` on PATH.
+# Run as root (or with sudo available). Safe to run again: it installs only
+# what is absent.
+set -euo pipefail
+
+APT_PACKAGES=(
+  cmake ninja-build g++ make
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
+  libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
+  libgtest-dev googletest
+)
+PIP_PACKAGES=(numpy onnx onnxruntime)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing from Debian: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+pip_missing=()
+for m in "${PIP_PACKAGES[@]}"; do
+  python3 -c "import $m" 2>/dev/null || pip_missing+=("$m")
+done
+if ((${#pip_missing[@]})); then
+  echo "setup: installing for $(command -v python3): ${pip_missing[*]}"
+  python3 -m pip install --quiet --disable-pip-version-check "${pip_missing[@]}"
+fi
+echo "setup: all dependencies present"

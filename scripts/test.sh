@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Sets up, builds, and runs every test: the lit suite (check-tessel) and the
+# GoogleTest suites (ctest). Ends with one line "tests: N passed, N failed".
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${TESSEL_BUILD_DIR:-$root/build}"
+"$root/scripts/setup.sh" || exit 1
+"$root/scripts/build.sh" || exit 1
+
+logs="$build/test-logs"
+mkdir -p "$logs"
+/usr/lib/llvm-22/bin/lit -sv "$build/test" 2>&1 | tee "$logs/lit.log"
+lit_rc=${PIPESTATUS[0]}
+ctest --test-dir "$build" --output-on-failure 2>&1 | tee "$logs/ctest.log"
+ctest_rc=${PIPESTATUS[0]}
+
+count() { grep -E "^ *$1: *[0-9]+" "$2" | grep -oE '[0-9]+' | head -n 1; }
+lit_pass=$(count Passed "$logs/lit.log"); lit_pass=${lit_pass:-0}
+lit_fail=0
+for kind in Failed Unresolved "Timed Out" "Unexpectedly Passed"; do
+  n=$(count "$kind" "$logs/lit.log"); lit_fail=$((lit_fail + ${n:-0}))
+done
+ct_total=$(grep -oE 'tests failed out of [0-9]+' "$logs/ctest.log" | grep -oE '[0-9]+$')
+ct_fail=$(grep -oE '[0-9]+ tests failed out of' "$logs/ctest.log" | grep -oE '^[0-9]+')
+ct_total=${ct_total:-0}; ct_fail=${ct_fail:-0}
+passed=$((lit_pass + ct_total - ct_fail))
+failed=$((lit_fail + ct_fail))
+if [ "$lit_rc" -ne 0 ] || [ "$ctest_rc" -ne 0 ]; then
+  [ "$failed" -eq 0 ] && failed=1
+fi
+echo "lit: ${lit_pass} passed, ${lit_fail} failed; ctest: $((ct_total - ct_fail)) passed, ${ct_fail} failed"
+echo "tests: ${passed} passed, ${failed} failed"
+[ "$failed" -eq 0 ]
