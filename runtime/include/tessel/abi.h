@@ -16,7 +16,9 @@
  *    compiled code through `tessel_runtime_services`, passed at every call,
  *    never through link-time symbols.
  *  - Tensors crossing the entry point are dense, row-major, and owned by the
- *    caller. The entry does not keep any pointer after it returns.
+ *    caller, each aligned to at least its element size (the runtime's own
+ *    allocations are 64-byte aligned). The entry does not keep any pointer
+ *    after it returns, and never writes to an input.
  *
  *===----------------------------------------------------------------------===*/
 
