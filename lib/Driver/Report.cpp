@@ -27,7 +27,6 @@ static void collectOrigins(Location loc, std::vector<std::string> &nodes,
 }
 
 void CompileReport::recordKernels(ModuleOp module) {
-  kernelsRecorded = true;
   kernels.clear();
   module.walk([&](linalg::LinalgOp op) {
     Kernel kernel;
@@ -66,17 +65,15 @@ LogicalResult CompileReport::write(llvm::StringRef path,
               {"llvm_version", llvmVersion},
               {"flags", flags},
               {"input", input},
-              {"output", output}}},
+              {"output", output},
+              {"total_seconds", total}}},
       {"target",
        Object{{"kind", "cpu"},
               {"triple", triple},
               {"cpu", cpu},
               {"features", features}}},
-      {"phases", Object{{"total_seconds", total}, {"list", std::move(phaseArray)}}},
-      {"kernels",
-       Object{{"recorded", kernelsRecorded},
-              {"count", static_cast<int64_t>(kernels.size())},
-              {"list", std::move(kernelArray)}}},
+      {"phases", std::move(phaseArray)},
+      {"kernels", std::move(kernelArray)},
       {"memory",
        Object{{"recorded", memoryRecorded},
               {"workspace_bytes", static_cast<int64_t>(workspaceBytes)},

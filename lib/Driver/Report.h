@@ -26,8 +26,9 @@ struct CompileReport {
     std::string op;
     std::vector<std::string> nodes, opTypes;
   };
+  /// One per structured op after the linalg phase; empty when compilation
+  /// stopped earlier.
   std::vector<Kernel> kernels;
-  bool kernelsRecorded = false;
   uint64_t workspaceBytes = 0, weightsBytes = 0;
   bool memoryRecorded = false;
 
