@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Tessel needs on Debian 12, when it is missing: LLVM/MLIR 22,
 # libonnx and the ONNX backend test suite, GoogleTest, CMake and Ninja from
-# Debian's archive; numpy, onnx and onnxruntime for the `python3` on PATH.
+# Debian's archive; numpy, onnx, onnxruntime and pytest for the `python3` on
+# PATH.
 # Run as root (or with sudo available). Safe to run again: it installs only
 # what is absent.
 set -euo pipefail
@@ -12,7 +13,7 @@ APT_PACKAGES=(
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   libgtest-dev googletest
 )
-PIP_PACKAGES=(numpy onnx onnxruntime)
+PIP_PACKAGES=(numpy onnx onnxruntime pytest)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

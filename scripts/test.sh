@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sets up, builds, and runs every test: the lit suite (check-tessel) and the
-# GoogleTest suites (ctest). Ends with one line "tests: N passed, N failed".
+# Sets up, builds, and runs every test: the lit suite (check-tessel), the
+# GoogleTest suites (ctest) and the Python package's tests (pytest). Ends with
+# one line "tests: N passed, N failed".
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${TESSEL_BUILD_DIR:-$root/build}"
@@ -13,6 +14,8 @@ mkdir -p "$logs"
 lit_rc=${PIPESTATUS[0]}
 ctest --test-dir "$build" --output-on-failure 2>&1 | tee "$logs/ctest.log"
 ctest_rc=${PIPESTATUS[0]}
+TESSEL_BUILD_DIR="$build" python3 -m pytest -q "$root/python/tests" 2>&1 | tee "$logs/pytest.log"
+pytest_rc=${PIPESTATUS[0]}
 
 count() { grep -E "^ *$1: *[0-9]+" "$2" | grep -oE '[0-9]+' | head -n 1; }
 lit_pass=$(count Passed "$logs/lit.log"); lit_pass=${lit_pass:-0}
@@ -23,11 +26,19 @@ done
 ct_total=$(grep -oE 'tests failed out of [0-9]+' "$logs/ctest.log" | grep -oE '[0-9]+$')
 ct_fail=$(grep -oE '[0-9]+ tests failed out of' "$logs/ctest.log" | grep -oE '^[0-9]+')
 ct_total=${ct_total:-0}; ct_fail=${ct_fail:-0}
-passed=$((lit_pass + ct_total - ct_fail))
-failed=$((lit_fail + ct_fail))
-if [ "$lit_rc" -ne 0 ] || [ "$ctest_rc" -ne 0 ]; then
+# pytest's last summary line reads like "2 failed, 27 passed, 1 error in 1.20s";
+# errors count as failures, and exit 5 (no tests collected) fails below.
+py_summary=$(grep -E '[0-9]+ (passed|failed|errors?)|no tests ran' "$logs/pytest.log" | tail -n 1)
+py_count() { echo "$py_summary" | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+' | head -n 1; }
+py_pass=$(py_count passed); py_pass=${py_pass:-0}
+py_fail=$(py_count failed); py_err=$(py_count 'errors?')
+py_fail=$((${py_fail:-0} + ${py_err:-0}))
+passed=$((lit_pass + ct_total - ct_fail + py_pass))
+failed=$((lit_fail + ct_fail + py_fail))
+if [ "$lit_rc" -ne 0 ] || [ "$ctest_rc" -ne 0 ] || [ "$pytest_rc" -ne 0 ]; then
   [ "$failed" -eq 0 ] && failed=1
 fi
-echo "lit: ${lit_pass} passed, ${lit_fail} failed; ctest: $((ct_total - ct_fail)) passed, ${ct_fail} failed"
+echo "lit: ${lit_pass} passed, ${lit_fail} failed; ctest: $((ct_total - ct_fail)) passed, ${ct_fail} failed;" \
+  "pytest: ${py_pass} passed, ${py_fail} failed"
 echo "tests: ${passed} passed, ${failed} failed"
 [ "$failed" -eq 0 ]

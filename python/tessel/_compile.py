@@ -1,0 +1,55 @@
+"""Running tessel-compile."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+
+from . import _locate
+from ._errors import COMPILE_ERROR, INVALID_ARGUMENT, IO_ERROR, TesselError
+
+
+def compile_model(model_path: str | os.PathLike, output_path: str | os.PathLike,
+                  *, target_cpu: str | None = None, opt_level: int = 2,
+                  input_shapes: Mapping[str, Sequence[int]] | None = None,
+                  report: str | os.PathLike | None = None) -> str:
+    """Compiles the ONNX model at ``model_path`` into the artifact
+    ``output_path`` and returns ``output_path``.
+
+    ``target_cpu`` is an LLVM CPU name (default: the host's);
+    ``opt_level`` 0 to 3; ``input_shapes`` fixes the shapes of graph inputs
+    (``{"x": (1, 3, 224, 224)}``), which a model with dynamic dimensions
+    needs; ``report`` is a path for the compiler's JSON report.
+
+    Runs ``$TESSEL_COMPILE``, else ``bin/tessel-compile`` of the build tree
+    (``$TESSEL_BUILD_DIR``), else the ``tessel-compile`` on PATH. Raises
+    ``TesselError`` with the compiler's stderr: ``"compile error"`` when the
+    model cannot be compiled, ``"invalid argument"`` for bad options.
+    """
+    if isinstance(opt_level, bool) or opt_level not in (0, 1, 2, 3):
+        raise TesselError(INVALID_ARGUMENT,
+                          f"opt_level must be 0, 1, 2 or 3, not {opt_level!r}")
+    output_path = os.fspath(output_path)
+    command = [_locate.compiler(), os.fspath(model_path), "-o", output_path,
+               f"-O{opt_level}"]
+    if target_cpu is not None:
+        command.append(f"--target-cpu={target_cpu}")
+    for name, shape in (input_shapes or {}).items():
+        extents = "x".join(str(int(extent)) for extent in shape)
+        command.append(f"--input-shape={name}={extents}")
+    if report is not None:
+        command.append(f"--report={os.fspath(report)}")
+
+    try:
+        result = subprocess.run(command, capture_output=True, text=True,
+                                errors="replace", check=False)
+    except OSError as error:  # not executable, or vanished since found
+        raise TesselError(IO_ERROR, f"cannot run {command[0]}: {error}") from None
+    if result.returncode != 0:
+        # tessel-compile: 1 = the model cannot be compiled, 2 = bad usage.
+        code = INVALID_ARGUMENT if result.returncode == 2 else COMPILE_ERROR
+        message = result.stderr.strip() or (
+            f"{command[0]} exited with status {result.returncode}")
+        raise TesselError(code, message)
+    return output_path
