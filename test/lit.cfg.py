@@ -9,7 +9,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "TESSEL"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".test", ".py"]
+config.suffixes = [".mlir", ".test", ".py", ".onnxtxt"]
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "CMakeLists.txt"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tessel_obj_root, "test")

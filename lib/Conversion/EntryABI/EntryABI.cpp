@@ -54,6 +54,8 @@ struct TesselEntryABIPass
   }
 
   LogicalResult rewriteEntry(ModuleOp module, func::FuncOp func) {
+    if (func.isExternal())
+      return func.emitError() << "the entry function has no body";
     IRRewriter rewriter(func.getContext());
     FunctionType type = func.getFunctionType();
     SmallVector<Type> bufferTypes;

@@ -21,6 +21,8 @@ NodeImportFn unary() {
 template <typename OpTy>
 NodeImportFn binary() {
   return [](NodeContext &ctx, SmallVectorImpl<Value> &results) {
+    if (!ctx.input(1))
+      return ctx.fail("the second input is missing");
     RankedTensorType lhs = ctx.inputType(0), rhs = ctx.inputType(1);
     if (lhs.getElementType() != rhs.getElementType())
       return ctx.fail("operand element types differ");

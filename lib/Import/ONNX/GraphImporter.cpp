@@ -150,10 +150,16 @@ bool GraphImporter::checkNames() {
     for (const std::string &out : node.output())
       define(out, nodeName(i), node.op_type());
   }
-  for (const onnx::ValueInfoProto &out : graph->output())
+  // The artifact names its outputs: two of one name would be ambiguous.
+  llvm::StringSet<> outputs;
+  for (const onnx::ValueInfoProto &out : graph->output()) {
     if (!defined.contains(out.name()))
       issue(out.name(), "output", "graph output '" + out.name() +
                                       "' is not produced by any node");
+    else if (!outputs.insert(out.name()).second)
+      issue(out.name(), "output",
+            "graph output '" + out.name() + "' is listed more than once");
+  }
   if (error.issues.empty())
     return true;
   error.message = "the model's graph is malformed";

@@ -16,28 +16,54 @@ Value reshape(NodeContext &ctx, Value input, ArrayRef<int64_t> shape) {
 }
 
 LogicalResult importGemm(NodeContext &ctx, SmallVectorImpl<Value> &results) {
+  if (!ctx.input(1))
+    return ctx.fail("the second input is missing");
   RankedTensorType a = ctx.inputType(0), b = ctx.inputType(1);
   if (a.getRank() != 2 || b.getRank() != 2)
     return ctx.fail("A and B must be 2-D");
   if (ctx.opset < 7 && ctx.intAttr("broadcast", 0) == 0 && ctx.input(2))
     return ctx.fail("Gemm before opset 7 without broadcast is not supported");
+  // Checked here because building an op whose type inference fails aborts.
+  bool transA = ctx.intAttr("transA", 0) != 0;
+  bool transB = ctx.intAttr("transB", 0) != 0;
+  RankedTensorType c = ctx.inputType(2);
+  if (a.getElementType() != b.getElementType() ||
+      (c && c.getElementType() != a.getElementType()))
+    return ctx.fail("operand element types differ");
+  int64_t m = a.getDimSize(transA ? 1 : 0), ka = a.getDimSize(transA ? 0 : 1);
+  int64_t kb = b.getDimSize(transB ? 1 : 0), n = b.getDimSize(transB ? 0 : 1);
+  if (ka != kb)
+    return ctx.fail("inner dimensions differ: op(A) is " + llvm::Twine(m) +
+                    "x" + llvm::Twine(ka) + ", op(B) is " + llvm::Twine(kb) +
+                    "x" + llvm::Twine(n));
+  if (c) {
+    FailureOr<SmallVector<int64_t>> shape =
+        broadcastShapes(c.getShape(), {m, n});
+    if (c.getRank() > 2 || failed(shape) || (*shape)[0] != m ||
+        (*shape)[1] != n)
+      return ctx.fail("C does not broadcast to " + llvm::Twine(m) + "x" +
+                      llvm::Twine(n));
+  }
   Builder &bld = ctx.builder;
   auto gemm = GemmOp::create(
       ctx.builder, ctx.loc, ctx.input(0), ctx.input(1), ctx.input(2),
       bld.getF32FloatAttr(ctx.floatAttr("alpha", 1.0f)),
       bld.getF32FloatAttr(ctx.floatAttr("beta", 1.0f)),
-      bld.getBoolAttr(ctx.intAttr("transA", 0) != 0),
-      bld.getBoolAttr(ctx.intAttr("transB", 0) != 0));
+      bld.getBoolAttr(transA), bld.getBoolAttr(transB));
   results.push_back(gemm);
   return success();
 }
 
 /// ONNX MatMul promotes 1-D operands to matrices and drops the added dim.
 LogicalResult importMatMul(NodeContext &ctx, SmallVectorImpl<Value> &results) {
+  if (!ctx.input(1))
+    return ctx.fail("the second input is missing");
   Value lhs = ctx.input(0), rhs = ctx.input(1);
   RankedTensorType lt = ctx.inputType(0), rt = ctx.inputType(1);
   if (lt.getRank() == 0 || rt.getRank() == 0)
     return ctx.fail("MatMul operands must have rank >= 1");
+  if (lt.getElementType() != rt.getElementType())
+    return ctx.fail("operand element types differ");
   bool lhsVector = lt.getRank() == 1, rhsVector = rt.getRank() == 1;
   if (lhsVector)
     lhs = reshape(ctx, lhs, {1, lt.getDimSize(0)});
@@ -102,9 +128,18 @@ LogicalResult checkWindowFits(NodeContext &ctx, RankedTensorType input,
 }
 
 LogicalResult importConv(NodeContext &ctx, SmallVectorImpl<Value> &results) {
+  if (!ctx.input(1))
+    return ctx.fail("the second input is missing");
   RankedTensorType x = ctx.inputType(0), w = ctx.inputType(1);
   if (w.getRank() != x.getRank())
     return ctx.fail("input and weight ranks differ");
+  if (x.getRank() != 4)
+    return ctx.fail("only 2-D spatial inputs (NCHW) are supported; input has "
+                    "rank " +
+                    llvm::Twine(x.getRank()));
+  if (w.getElementType() != x.getElementType() ||
+      (ctx.input(2) && ctx.inputType(2).getElementType() != x.getElementType()))
+    return ctx.fail("operand element types differ");
   SmallVector<int64_t> kernel(w.getShape().drop_front(2));
   if (auto declared = ctx.intsAttr("kernel_shape"); declared &&
                                                     *declared != kernel)

@@ -22,6 +22,16 @@ std::string formatShape(ArrayRef<int64_t> shape) {
   llvm::interleave(shape, os, "x");
   return s;
 }
+
+/// Formats a list of indices as `[0, 2, 1]` for diagnostics.
+std::string formatList(ArrayRef<int64_t> values) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << '[';
+  llvm::interleaveComma(values, os);
+  os << ']';
+  return s;
+}
 } // namespace
 
 static RankedTensorType getRanked(Type type) {
@@ -293,7 +303,7 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
   SmallVector<int64_t> shape;
   for (int64_t p : perm) {
     if (p < 0 || p >= x.getRank() || seen[p])
-      return emitOptionalError(loc, "perm ", formatShape(perm),
+      return emitOptionalError(loc, "perm ", formatList(perm),
                                " is not a permutation");
     seen[p] = true;
     shape.push_back(x.getDimSize(p));

@@ -16,8 +16,10 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 LogicalResult SoftmaxOp::verify() {
   int64_t rank = getInput().getType().getRank();
-  if (getAxis() < 0 || getAxis() >= std::max<int64_t>(rank, 1))
-    return emitOpError() << "axis " << getAxis() << " is out of range for rank "
+  // I64Attr reads back as uint64_t: compare (and print) it signed.
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= std::max<int64_t>(rank, 1))
+    return emitOpError() << "axis " << axis << " is out of range for rank "
                          << rank;
   return success();
 }

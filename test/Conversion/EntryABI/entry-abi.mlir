@@ -1,0 +1,43 @@
+// RUN: tessel-opt %s --tessel-entry-abi --split-input-file | FileCheck %s
+
+// The entry function (tensors in, tensors out) becomes @tessel_model_main
+// taking one memref per input then per output: inputs enter through
+// read-only to_tensor, results leave through materialize_in_destination.
+// The module records the signature; unnamed values get input<i>/output<i>.
+
+// CHECK: module attributes {tessel.model_name = "mlp", tessel.signature = {inputs = [{name = "x", type = tensor<2x4xf32>}, {name = "input1", type = tensor<4xf32>}], name = "mlp", outputs = [{name = "out", type = tensor<2x4xf32>}, {name = "output1", type = tensor<2x4xf32>}]}}
+// CHECK-NOT: func.func @main
+// CHECK-LABEL: func.func @tessel_model_main
+// CHECK-SAME: (%[[X:.+]]: memref<2x4xf32>, %[[Y:.+]]: memref<4xf32>, %[[OUT0:.+]]: memref<2x4xf32>, %[[OUT1:.+]]: memref<2x4xf32>) {
+// CHECK-NEXT: %[[XT:.+]] = bufferization.to_tensor %[[X]] restrict : memref<2x4xf32> to tensor<2x4xf32>
+// CHECK-NEXT: %[[YT:.+]] = bufferization.to_tensor %[[Y]] restrict : memref<4xf32> to tensor<4xf32>
+// CHECK-NEXT: %[[SUM:.+]] = tessel.add %[[XT]], %[[YT]]
+// CHECK-NEXT: %[[RELU:.+]] = tessel.relu %[[SUM]]
+// CHECK-NEXT: bufferization.materialize_in_destination %[[SUM]] in restrict writable %[[OUT0]] : (tensor<2x4xf32>, memref<2x4xf32>) -> ()
+// CHECK-NEXT: bufferization.materialize_in_destination %[[RELU]] in restrict writable %[[OUT1]] : (tensor<2x4xf32>, memref<2x4xf32>) -> ()
+// CHECK-NEXT: return{{$}}
+// Other functions are left alone.
+// CHECK-LABEL: func.func @helper(%{{.+}}: tensor<2xf32>) -> tensor<2xf32>
+module attributes {tessel.model_name = "mlp"} {
+  func.func @main(%x: tensor<2x4xf32> {tessel.name = "x"}, %y: tensor<4xf32>) -> (tensor<2x4xf32> {tessel.name = "out"}, tensor<2x4xf32>) attributes {tessel.entry} {
+    %0 = tessel.add %x, %y : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+    %1 = tessel.relu %0 : tensor<2x4xf32>
+    return %0, %1 : tensor<2x4xf32>, tensor<2x4xf32>
+  }
+  func.func @helper(%x: tensor<2xf32>) -> tensor<2xf32> {
+    return %x : tensor<2xf32>
+  }
+}
+
+// -----
+
+// Without tessel.model_name the signature takes the function's name; an
+// input returned as is is copied into the output buffer.
+// CHECK: tessel.signature = {inputs = [{name = "input0", type = tensor<3xi64>}], name = "forward", outputs = [{name = "output0", type = tensor<3xi64>}]}
+// CHECK-LABEL: func.func @tessel_model_main
+// CHECK-SAME: (%[[IN:.+]]: memref<3xi64>, %[[OUT:.+]]: memref<3xi64>)
+// CHECK-NEXT: %[[T:.+]] = bufferization.to_tensor %[[IN]] restrict
+// CHECK-NEXT: bufferization.materialize_in_destination %[[T]] in restrict writable %[[OUT]]
+func.func @forward(%x: tensor<3xi64>) -> tensor<3xi64> attributes {tessel.entry} {
+  return %x : tensor<3xi64>
+}

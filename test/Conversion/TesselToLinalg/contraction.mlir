@@ -1,0 +1,94 @@
+// RUN: tessel-opt %s --tessel-convert-tessel-to-linalg --split-input-file | FileCheck %s
+
+// MatMul and Gemm become one reduction generic over (batch..., m, n, k) that
+// accumulates into a zero fill (MatMul, Gemm without C) or into beta * C.
+
+// A rank-2 operand is shared by every batch: its map drops the batch loop.
+// CHECK-DAG: #[[$LHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[$RHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+// CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @matmul_batched
+// CHECK-SAME: (%[[A:.+]]: tensor<8x2x3xf32>, %[[B:.+]]: tensor<3x4xf32>)
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[ACC:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.+}} : tensor<8x2x4xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[$LHS]], #[[$RHS]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[A]], %[[B]] : tensor<8x2x3xf32>, tensor<3x4xf32>) outs(%[[ACC]] : tensor<8x2x4xf32>)
+// CHECK: ^bb0(%[[X:.+]]: f32, %[[Y:.+]]: f32, %[[OUTV:.+]]: f32):
+// CHECK-NEXT: %[[P:.+]] = arith.mulf %[[X]], %[[Y]] : f32
+// CHECK-NEXT: %[[S:.+]] = arith.addf %[[OUTV]], %[[P]] : f32
+// CHECK-NEXT: linalg.yield %[[S]]
+func.func @matmul_batched(%a: tensor<8x2x3xf32>, %b: tensor<3x4xf32>) -> tensor<8x2x4xf32> {
+  %0 = tessel.matmul %a, %b : (tensor<8x2x3xf32>, tensor<3x4xf32>) -> tensor<8x2x4xf32>
+  return %0 : tensor<8x2x4xf32>
+}
+
+// -----
+
+// Batch dims broadcast both ways: a size-1 batch dim reads index 0.
+// CHECK-DAG: #[[$LHS:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d2, d4)>
+// CHECK-DAG: #[[$RHS:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, 0, d4, d3)>
+// CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @matmul_broadcast
+// CHECK: linalg.generic {indexing_maps = [#[[$LHS]], #[[$RHS]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME: outs(%{{.+}} : tensor<4x5x2x6xf32>)
+func.func @matmul_broadcast(%a: tensor<1x5x2x3xf32>, %b: tensor<4x1x3x6xf32>) -> tensor<4x5x2x6xf32> {
+  %0 = tessel.matmul %a, %b : (tensor<1x5x2x3xf32>, tensor<4x1x3x6xf32>) -> tensor<4x5x2x6xf32>
+  return %0 : tensor<4x5x2x6xf32>
+}
+
+// -----
+
+// trans_a/trans_b swap the operand maps; the accumulator starts as
+// beta * C broadcast to [M, N]; the product is scaled by alpha.
+// CHECK-DAG: #[[$CMAP:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[$ID2:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$AT:.+]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[$BT:.+]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[$MN:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @gemm_trans_alpha_beta
+// CHECK-SAME: (%[[A:.+]]: tensor<3x2xf32>, %[[B:.+]]: tensor<4x3xf32>, %[[CV:.+]]: tensor<4xf32>)
+// CHECK: %[[INIT:.+]] = linalg.generic {indexing_maps = [#[[$CMAP]], #[[$ID2]]], {{.*}} ins(%[[CV]] : tensor<4xf32>)
+// CHECK: %[[BETA:.+]] = arith.constant 2.000000e+00 : f32
+// CHECK: arith.mulf %{{.+}}, %[[BETA]] : f32
+// CHECK: linalg.generic {indexing_maps = [#[[$AT]], #[[$BT]], #[[$MN]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[A]], %[[B]] : tensor<3x2xf32>, tensor<4x3xf32>) outs(%[[INIT]] : tensor<2x4xf32>)
+// CHECK: %[[P:.+]] = arith.mulf
+// CHECK: %[[ALPHA:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK: %[[SCALED:.+]] = arith.mulf %[[P]], %[[ALPHA]] : f32
+// CHECK: arith.addf %{{.+}}, %[[SCALED]] : f32
+func.func @gemm_trans_alpha_beta(%a: tensor<3x2xf32>, %b: tensor<4x3xf32>, %c: tensor<4xf32>) -> tensor<2x4xf32> {
+  %0 = tessel.gemm %a, %b, %c {alpha = 0.5 : f32, beta = 2.0 : f32, trans_a = true, trans_b = true} : (tensor<3x2xf32>, tensor<4x3xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// With the default alpha = beta = 1, C is copied as is and nothing scales.
+// CHECK-DAG: #[[$CCOL:.+]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-DAG: #[[$A:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[$B:.+]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-LABEL: func.func @gemm_defaults
+// CHECK: linalg.generic {indexing_maps = [#[[$CCOL]], {{.+}}]
+// CHECK-NEXT: ^bb0(%[[IN:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]] : f32
+// CHECK: linalg.generic {indexing_maps = [#[[$A]], #[[$B]], {{.+}}]
+// CHECK-NOT: arith.constant
+// CHECK: return
+func.func @gemm_defaults(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<2x1xf32>) -> tensor<2x4xf32> {
+  %0 = tessel.gemm %a, %b, %c : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// beta = 0 ignores C: the accumulator is a zero fill.
+// CHECK-LABEL: func.func @gemm_beta_zero
+// CHECK-SAME: %[[CV:[^:]+]]: tensor<2x4xf32>)
+// CHECK-NOT: %[[CV]]
+// CHECK: linalg.fill
+// CHECK-NOT: %[[CV]]
+// CHECK: return
+func.func @gemm_beta_zero(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %0 = tessel.gemm %a, %b, %c {beta = 0.0 : f32} : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}

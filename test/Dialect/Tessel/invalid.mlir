@@ -1,0 +1,275 @@
+// RUN: tessel-opt %s --split-input-file --verify-diagnostics
+
+// Every verifier and type-inference error of the tessel dialect.
+
+func.func @broadcast_mismatch(%a: tensor<2x3xf32>, %b: tensor<4xf32>) {
+  // expected-error @+2 {{shapes 2x3 and 4 do not broadcast}}
+  // expected-error @+1 {{'tessel.add' op failed to infer returned types}}
+  %0 = tessel.add %a, %b : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @element_type_mismatch(%a: tensor<3xf32>, %b: tensor<3xi32>) {
+  // expected-error @+2 {{operand element types differ: 'f32' and 'i32'}}
+  // expected-error @+1 {{'tessel.mul' op failed to infer returned types}}
+  %0 = tessel.mul %a, %b : (tensor<3xf32>, tensor<3xi32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @result_type_mismatch(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+2 {{'tessel.add' op inferred type(s) 'tensor<2x3xf32>' are incompatible with return type(s) of operation 'tensor<3x3xf32>'}}
+  // expected-error @+1 {{'tessel.add' op failed to infer returned types}}
+  %0 = tessel.add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+func.func @unary_type(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tessel.relu' op requires the same type for all operands and results}}
+  %0 = "tessel.relu"(%a) : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_contracting(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
+  // expected-error @+2 {{contracting dimensions differ: 2x3 and 4x5}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.matmul %a, %b : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batch(%a: tensor<2x2x3xf32>, %b: tensor<3x3x4xf32>) {
+  // expected-error @+2 {{batch dimensions of 2x2x3 and 3x3x4 do not broadcast}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.matmul %a, %b : (tensor<2x2x3xf32>, tensor<3x3x4xf32>) -> tensor<3x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_rank(%a: tensor<3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+2 {{operands must have rank >= 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.matmul %a, %b : (tensor<3xf32>, tensor<3x4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @gemm_inner(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) {
+  // expected-error @+2 {{inner dimensions differ: op(A) is 2x3, op(B) is 4x3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.gemm %a, %b : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @gemm_c_shape(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<3xf32>) {
+  // expected-error @+2 {{C of shape 3 does not broadcast to 2x4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.gemm %a, %b, %c : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @gemm_c_rank(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<1x2x4xf32>) {
+  // expected-error @+2 {{C of shape 1x2x4 does not broadcast to 2x4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.gemm %a, %b, %c : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<1x2x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_group(%x: tensor<1x6x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+2 {{group 4 must divide the 6 input channels and the 4 filters}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.conv2d %x, %w {group = 4 : i64} : (tensor<1x6x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_channels(%x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+2 {{weight has 2 channels per filter, expected 3 (input channels / group)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.conv2d %x, %w : (tensor<1x3x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+2 {{bias must be a 1-D tensor of 4 elements of the input's type}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.conv2d %x, %w, %b : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_window(%x: tensor<1x3x2x2xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+2 {{window of extent 3 (dilation 1) does not fit input extent 2 with pads 0, 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.conv2d %x, %w : (tensor<1x3x2x2xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @pool_window(%x: tensor<1x4x4x4xf32>) {
+  // expected-error @+2 {{window of extent 5 (dilation 1) does not fit input extent 4 with pads 0, 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.max_pool2d %x {kernel = array<i64: 5, 5>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @pool_negative_pads(%x: tensor<1x4x8x8xf32>) {
+  // expected-error @+2 {{pads must be >= 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.avg_pool2d %x {kernel = array<i64: 2, 2>, pads = array<i64: -1, 0, 0, 0>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x6x7xf32>
+  return
+}
+
+// -----
+
+func.func @pool_attr_sizes(%x: tensor<1x4x8x8xf32>) {
+  // expected-error @+2 {{expects 2 kernel extents, 2 strides, 4 pads and 2 dilations}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.max_pool2d %x {kernel = array<i64: 2, 2>, pads = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x9x9xf32>
+  return
+}
+
+// -----
+
+func.func @pool_zero_stride(%x: tensor<1x4x8x8xf32>) {
+  // expected-error @+2 {{kernel, strides and dilations must be >= 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 0, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x7x7xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%x: tensor<2x3xf32>) {
+  // expected-error @+2 {{cannot reshape 2x3 (6 elements) to 4x2 (8 elements)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.reshape %x {shape = array<i64: 4, 2>} : (tensor<2x3xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_negative(%x: tensor<2x3xf32>) {
+  // expected-error @+2 {{shape -1x3 must be static and non-negative}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.reshape %x {shape = array<i64: -1, 3>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_perm(%x: tensor<2x3x4xf32>) {
+  // expected-error @+2 {{perm [0, 0, 1] is not a permutation}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.transpose %x {perm = array<i64: 0, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<2x2x3xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_perm_size(%x: tensor<2x3x4xf32>) {
+  // expected-error @+2 {{perm must have one entry per dimension}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.transpose %x {perm = array<i64: 1, 0>} : (tensor<2x3x4xf32>) -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @concat_shape(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
+  // expected-error @+2 {{input shapes 2x3 and 2x4 differ outside axis 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.concat %a, %b {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @concat_element(%a: tensor<2x3xf32>, %b: tensor<2x3xi32>) {
+  // expected-error @+2 {{inputs must share rank and element type}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.concat %a, %b {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xi32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @concat_axis(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{axis 2 is out of range}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.concat %a, %a {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @concat_negative_axis(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{axis -1 is out of range}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.concat %a, %a {axis = -1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tessel.softmax' op axis 2 is out of range for rank 2}}
+  %0 = tessel.softmax %x {axis = 2 : i64} : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_negative_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tessel.softmax' op axis -1 is out of range for rank 2}}
+  %0 = tessel.softmax %x {axis = -1 : i64} : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @gap_rank(%x: tensor<2x3xf32>) {
+  // expected-error @+2 {{input must have rank >= 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.global_average_pool %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @constant_type() {
+  // expected-error @+1 {{'tessel.constant' op failed to verify that all of {value, result} have same type}}
+  %0 = "tessel.constant"() {value = dense<1.0> : tensor<2xf32>} : () -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @sigmoid_int(%x: tensor<2xi32>) {
+  // expected-error @+1 {{'tessel.sigmoid' op operand #0 must be ranked tensor of floating-point values, but got 'tensor<2xi32>'}}
+  %0 = tessel.sigmoid %x : tensor<2xi32>
+  return
+}
