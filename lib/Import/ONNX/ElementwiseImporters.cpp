@@ -13,24 +13,19 @@ namespace {
 template <typename OpTy>
 NodeImportFn unary() {
   return [](NodeContext &ctx, SmallVectorImpl<Value> &results) {
-    results.push_back(OpTy::create(ctx.builder, ctx.loc, ctx.input(0)));
-    return success();
+    return ctx.emit<OpTy>(results, ctx.input(0));
   };
 }
 
 template <typename OpTy>
 NodeImportFn binary() {
   return [](NodeContext &ctx, SmallVectorImpl<Value> &results) {
-    if (!ctx.input(1))
-      return ctx.fail("the second input is missing");
     RankedTensorType lhs = ctx.inputType(0), rhs = ctx.inputType(1);
     if (lhs.getElementType() != rhs.getElementType())
       return ctx.fail("operand element types differ");
     if (failed(broadcastShapes(lhs.getShape(), rhs.getShape())))
       return ctx.fail("operand shapes do not broadcast");
-    results.push_back(
-        OpTy::create(ctx.builder, ctx.loc, ctx.input(0), ctx.input(1)));
-    return success();
+    return ctx.emit<OpTy>(results, ctx.input(0), ctx.input(1));
   };
 }
 
@@ -55,11 +50,10 @@ LogicalResult importClip(NodeContext &ctx, SmallVectorImpl<Value> &results) {
     }
   }
   Builder &b = ctx.builder;
-  results.push_back(ClipOp::create(ctx.builder, ctx.loc, ctx.input(0),
+  return ctx.emit<ClipOp>(results, ctx.input(0),
                                    low ? b.getF64FloatAttr(*low) : FloatAttr(),
                                    high ? b.getF64FloatAttr(*high)
-                                        : FloatAttr()));
-  return success();
+                                        : FloatAttr());
 }
 
 /// Identity, and Dropout at inference (its mask output is refused).
@@ -75,14 +69,14 @@ LogicalResult importIdentity(NodeContext &ctx,
 
 void mlir::tessel::onnx_import::registerElementwiseImporters(
     ImporterRegistry &registry) {
-  registry.add("Add", binary<AddOp>(), 7);
-  registry.add("Sub", binary<SubOp>(), 7);
-  registry.add("Mul", binary<MulOp>(), 7);
-  registry.add("Div", binary<DivOp>(), 7);
-  registry.add("Relu", unary<ReluOp>());
-  registry.add("Sigmoid", unary<SigmoidOp>());
-  registry.add("Tanh", unary<TanhOp>());
-  registry.add("Clip", importClip);
-  registry.add("Identity", importIdentity);
-  registry.add("Dropout", importIdentity, 7);
+  registry.add("Add", binary<AddOp>(), {2, 2}, 7);
+  registry.add("Sub", binary<SubOp>(), {2, 2}, 7);
+  registry.add("Mul", binary<MulOp>(), {2, 2}, 7);
+  registry.add("Div", binary<DivOp>(), {2, 2}, 7);
+  registry.add("Relu", unary<ReluOp>(), {1, 1});
+  registry.add("Sigmoid", unary<SigmoidOp>(), {1, 1});
+  registry.add("Tanh", unary<TanhOp>(), {1, 1});
+  registry.add("Clip", importClip, {1, 3});
+  registry.add("Identity", importIdentity, {1, 1});
+  registry.add("Dropout", importIdentity, {1, 3}, 7);
 }

@@ -251,13 +251,25 @@ void GraphImporter::importNode(OpBuilder &builder, int index) {
                                       " is not a ranked tensor");
       return poisonOutputs();
     }
-  if (inputs.empty() || !inputs.front()) {
-    if (node.op_type() != "Constant") {
-      issue(name, node.op_type(), "the first input is missing");
+  const OpImporter *importer = ImporterRegistry::get().lookup(node.op_type());
+  Arity arity = importer->inputs;
+  if (inputs.size() < arity.min || inputs.size() > arity.max) {
+    std::string expected =
+        arity.max == kVariadic ? "at least " + std::to_string(arity.min)
+        : arity.min == arity.max
+            ? std::to_string(arity.min)
+            : std::to_string(arity.min) + " to " + std::to_string(arity.max);
+    issue(name, node.op_type(),
+          "expects " + expected + " inputs, has " +
+              std::to_string(inputs.size()));
+    return poisonOutputs();
+  }
+  for (unsigned i = 0; i < arity.min; ++i)
+    if (!inputs[i]) {
+      issue(name, node.op_type(),
+            "input " + std::to_string(i) + " is required but empty");
       return poisonOutputs();
     }
-  }
-  const OpImporter *importer = ImporterRegistry::get().lookup(node.op_type());
   SmallVector<Value> results;
   if (failed(importer->fn(nodeCtx, results))) {
     issue(name, node.op_type(),

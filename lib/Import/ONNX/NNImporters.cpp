@@ -10,14 +10,12 @@ using namespace mlir::tessel::onnx_import;
 
 namespace {
 
-Value reshape(NodeContext &ctx, Value input, ArrayRef<int64_t> shape) {
-  return ReshapeOp::create(ctx.builder, ctx.loc, input,
-                           ctx.builder.getDenseI64ArrayAttr(shape));
+FailureOr<Value> reshape(NodeContext &ctx, Value input,
+                         ArrayRef<int64_t> shape) {
+  return ctx.build<ReshapeOp>(input, ctx.builder.getDenseI64ArrayAttr(shape));
 }
 
 LogicalResult importGemm(NodeContext &ctx, SmallVectorImpl<Value> &results) {
-  if (!ctx.input(1))
-    return ctx.fail("the second input is missing");
   RankedTensorType a = ctx.inputType(0), b = ctx.inputType(1);
   if (a.getRank() != 2 || b.getRank() != 2)
     return ctx.fail("A and B must be 2-D");
@@ -45,19 +43,15 @@ LogicalResult importGemm(NodeContext &ctx, SmallVectorImpl<Value> &results) {
                       llvm::Twine(n));
   }
   Builder &bld = ctx.builder;
-  auto gemm = GemmOp::create(
-      ctx.builder, ctx.loc, ctx.input(0), ctx.input(1), ctx.input(2),
+  return ctx.emit<GemmOp>(
+      results, ctx.input(0), ctx.input(1), ctx.input(2),
       bld.getF32FloatAttr(ctx.floatAttr("alpha", 1.0f)),
       bld.getF32FloatAttr(ctx.floatAttr("beta", 1.0f)),
       bld.getBoolAttr(transA), bld.getBoolAttr(transB));
-  results.push_back(gemm);
-  return success();
 }
 
 /// ONNX MatMul promotes 1-D operands to matrices and drops the added dim.
 LogicalResult importMatMul(NodeContext &ctx, SmallVectorImpl<Value> &results) {
-  if (!ctx.input(1))
-    return ctx.fail("the second input is missing");
   Value lhs = ctx.input(0), rhs = ctx.input(1);
   RankedTensorType lt = ctx.inputType(0), rt = ctx.inputType(1);
   if (lt.getRank() == 0 || rt.getRank() == 0)
@@ -65,10 +59,18 @@ LogicalResult importMatMul(NodeContext &ctx, SmallVectorImpl<Value> &results) {
   if (lt.getElementType() != rt.getElementType())
     return ctx.fail("operand element types differ");
   bool lhsVector = lt.getRank() == 1, rhsVector = rt.getRank() == 1;
-  if (lhsVector)
-    lhs = reshape(ctx, lhs, {1, lt.getDimSize(0)});
-  if (rhsVector)
-    rhs = reshape(ctx, rhs, {rt.getDimSize(0), 1});
+  if (lhsVector) {
+    FailureOr<Value> matrix = reshape(ctx, lhs, {1, lt.getDimSize(0)});
+    if (failed(matrix))
+      return failure();
+    lhs = *matrix;
+  }
+  if (rhsVector) {
+    FailureOr<Value> matrix = reshape(ctx, rhs, {rt.getDimSize(0), 1});
+    if (failed(matrix))
+      return failure();
+    rhs = *matrix;
+  }
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   if (lhsType.getShape().back() != rhsType.getShape()[rhsType.getRank() - 2])
@@ -76,18 +78,21 @@ LogicalResult importMatMul(NodeContext &ctx, SmallVectorImpl<Value> &results) {
   if (failed(broadcastShapes(lhsType.getShape().drop_back(2),
                              rhsType.getShape().drop_back(2))))
     return ctx.fail("batch dimensions do not broadcast");
-  Value product = MatMulOp::create(ctx.builder, ctx.loc, lhs, rhs);
-  if (lhsVector || rhsVector) {
-    SmallVector<int64_t> shape(
-        cast<RankedTensorType>(product.getType()).getShape());
-    if (rhsVector)
-      shape.pop_back();
-    if (lhsVector)
-      shape.erase(shape.end() - (rhsVector ? 1 : 2));
-    product = reshape(ctx, product, shape);
+  FailureOr<Value> product = ctx.build<MatMulOp>(lhs, rhs);
+  if (failed(product))
+    return failure();
+  if (!lhsVector && !rhsVector) {
+    results.push_back(*product);
+    return success();
   }
-  results.push_back(product);
-  return success();
+  SmallVector<int64_t> shape(
+      cast<RankedTensorType>(product->getType()).getShape());
+  if (rhsVector)
+    shape.pop_back();
+  if (lhsVector)
+    shape.erase(shape.end() - (rhsVector ? 1 : 2));
+  return ctx.emit<ReshapeOp>(results, *product,
+                             ctx.builder.getDenseI64ArrayAttr(shape));
 }
 
 /// Reads kernel_shape/strides/dilations for a 2-D window op.
@@ -128,8 +133,6 @@ LogicalResult checkWindowFits(NodeContext &ctx, RankedTensorType input,
 }
 
 LogicalResult importConv(NodeContext &ctx, SmallVectorImpl<Value> &results) {
-  if (!ctx.input(1))
-    return ctx.fail("the second input is missing");
   RankedTensorType x = ctx.inputType(0), w = ctx.inputType(1);
   if (w.getRank() != x.getRank())
     return ctx.fail("input and weight ranks differ");
@@ -160,11 +163,9 @@ LogicalResult importConv(NodeContext &ctx, SmallVectorImpl<Value> &results) {
       return ctx.fail("bias must have one element per output channel");
   }
   Builder &b = ctx.builder;
-  results.push_back(Conv2DOp::create(
-      ctx.builder, ctx.loc, ctx.input(0), ctx.input(1), ctx.input(2),
+  return ctx.emit<Conv2DOp>(results, ctx.input(0), ctx.input(1), ctx.input(2),
       b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(pads),
-      b.getDenseI64ArrayAttr(dilations), b.getI64IntegerAttr(group)));
-  return success();
+      b.getDenseI64ArrayAttr(dilations), b.getI64IntegerAttr(group));
 }
 
 LogicalResult importMaxPool(NodeContext &ctx,
@@ -183,11 +184,9 @@ LogicalResult importMaxPool(NodeContext &ctx,
                              ceilMode)))
     return failure();
   Builder &b = ctx.builder;
-  results.push_back(MaxPool2DOp::create(
-      ctx.builder, ctx.loc, ctx.input(0), b.getDenseI64ArrayAttr(*kernel),
+  return ctx.emit<MaxPool2DOp>(results, ctx.input(0), b.getDenseI64ArrayAttr(*kernel),
       b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(pads),
-      b.getDenseI64ArrayAttr(dilations), b.getBoolAttr(ceilMode)));
-  return success();
+      b.getDenseI64ArrayAttr(dilations), b.getBoolAttr(ceilMode));
 }
 
 LogicalResult importAveragePool(NodeContext &ctx,
@@ -206,21 +205,17 @@ LogicalResult importAveragePool(NodeContext &ctx,
                              ceilMode)))
     return failure();
   Builder &b = ctx.builder;
-  results.push_back(AvgPool2DOp::create(
-      ctx.builder, ctx.loc, ctx.input(0), b.getDenseI64ArrayAttr(*kernel),
+  return ctx.emit<AvgPool2DOp>(results, ctx.input(0), b.getDenseI64ArrayAttr(*kernel),
       b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(pads),
       b.getBoolAttr(ceilMode),
-      b.getBoolAttr(ctx.intAttr("count_include_pad", 0) != 0)));
-  return success();
+      b.getBoolAttr(ctx.intAttr("count_include_pad", 0) != 0));
 }
 
 LogicalResult importGlobalAveragePool(NodeContext &ctx,
                                       SmallVectorImpl<Value> &results) {
   if (ctx.inputType(0).getRank() < 3)
     return ctx.fail("input must have rank >= 3");
-  results.push_back(
-      GlobalAveragePoolOp::create(ctx.builder, ctx.loc, ctx.input(0)));
-  return success();
+  return ctx.emit<GlobalAveragePoolOp>(results, ctx.input(0));
 }
 
 /// Softmax-13 works along one axis; earlier versions coerce the input to 2-D
@@ -239,29 +234,31 @@ LogicalResult importSoftmax(NodeContext &ctx,
     return ctx.fail("axis is out of range");
   Builder &b = ctx.builder;
   if (ctx.opset >= 13 || *axis == rank - 1) {
-    results.push_back(SoftmaxOp::create(ctx.builder, ctx.loc, ctx.input(0),
-                                        b.getI64IntegerAttr(*axis)));
-    return success();
+    return ctx.emit<SoftmaxOp>(results, ctx.input(0),
+                                        b.getI64IntegerAttr(*axis));
   }
   int64_t rows = 1, cols = 1;
   for (int64_t i = 0; i < rank; ++i)
     (i < *axis ? rows : cols) *= x.getDimSize(i);
-  Value flat = reshape(ctx, ctx.input(0), {rows, cols});
-  Value soft =
-      SoftmaxOp::create(ctx.builder, ctx.loc, flat, b.getI64IntegerAttr(1));
-  results.push_back(reshape(ctx, soft, x.getShape()));
-  return success();
+  FailureOr<Value> flat = reshape(ctx, ctx.input(0), {rows, cols});
+  if (failed(flat))
+    return failure();
+  FailureOr<Value> soft = ctx.build<SoftmaxOp>(*flat, b.getI64IntegerAttr(1));
+  if (failed(soft))
+    return failure();
+  return ctx.emit<ReshapeOp>(results, *soft,
+                             b.getDenseI64ArrayAttr(x.getShape()));
 }
 
 } // namespace
 
 void mlir::tessel::onnx_import::registerNNImporters(
     ImporterRegistry &registry) {
-  registry.add("Gemm", importGemm);
-  registry.add("MatMul", importMatMul);
-  registry.add("Conv", importConv);
-  registry.add("MaxPool", importMaxPool);
-  registry.add("AveragePool", importAveragePool);
-  registry.add("GlobalAveragePool", importGlobalAveragePool);
-  registry.add("Softmax", importSoftmax);
+  registry.add("Gemm", importGemm, {2, 3});
+  registry.add("MatMul", importMatMul, {2, 2});
+  registry.add("Conv", importConv, {2, 3});
+  registry.add("MaxPool", importMaxPool, {1, 1});
+  registry.add("AveragePool", importAveragePool, {1, 1});
+  registry.add("GlobalAveragePool", importGlobalAveragePool, {1, 1});
+  registry.add("Softmax", importSoftmax, {1, 1});
 }

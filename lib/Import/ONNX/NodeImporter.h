@@ -10,6 +10,7 @@
 #define TESSEL_LIB_IMPORT_ONNX_NODEIMPORTER_H
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringMap.h"
@@ -63,6 +64,46 @@ public:
   std::string stringAttr(llvm::StringRef name, llvm::StringRef fallback) const;
   std::optional<SmallVector<int64_t>> intsAttr(llvm::StringRef name) const;
 
+  /// Creates `OpTy` from its builder arguments (those after the location),
+  /// running the op's type inference before the op is used: operands the op
+  /// rejects fail the node with the op's own message, where the inferring
+  /// builder would abort the process.
+  template <typename OpTy, typename... Args>
+  FailureOr<Value> build(Args &&...args) {
+    MLIRContext *ctx = builder.getContext();
+    std::string message;
+    ScopedDiagnosticHandler capture(ctx, [&](Diagnostic &diag) {
+      if (message.empty())
+        message = diag.str();
+      return success();
+    });
+    auto op = OpTy::create(builder, loc, NoneType::get(ctx),
+                           std::forward<Args>(args)...);
+    SmallVector<Type, 1> types;
+    if (failed(OpTy::inferReturnTypes(
+            ctx, loc, op->getOperands(), op->getRawDictionaryAttrs(),
+            op->getPropertiesStorage(), op->getRegions(), types)) ||
+        types.size() != 1) {
+      op->erase();
+      (void)fail(message.empty() ? "the operands are invalid for " +
+                                       OpTy::getOperationName().str()
+                                 : message);
+      return mlir::failure();
+    }
+    op->getResult(0).setType(types.front());
+    return op->getResult(0);
+  }
+
+  /// `build`, appending the result to `results`.
+  template <typename OpTy, typename... Args>
+  LogicalResult emit(SmallVectorImpl<Value> &results, Args &&...args) {
+    FailureOr<Value> value = build<OpTy>(std::forward<Args>(args)...);
+    if (mlir::failed(value))
+      return mlir::failure();
+    results.push_back(*value);
+    return mlir::success();
+  }
+
   /// Records why the node cannot be imported and returns failure.
   LogicalResult fail(const llvm::Twine &reason) {
     failure = reason.str();
@@ -75,9 +116,17 @@ public:
 using NodeImportFn =
     std::function<LogicalResult(NodeContext &, SmallVectorImpl<Value> &)>;
 
+/// How many inputs a node may have: the first `min` are required (non-empty
+/// names), at most `max` may be given.
+struct Arity {
+  unsigned min, max;
+};
+inline constexpr unsigned kVariadic = ~0u;
+
 /// The importers known for one op type, valid for opsets [minOpset, maxOpset].
 struct OpImporter {
   NodeImportFn fn;
+  Arity inputs;
   int64_t minOpset = 1;
   int64_t maxOpset = 21;
 };
@@ -85,9 +134,9 @@ struct OpImporter {
 /// Op type -> importer, for the default ONNX domain.
 class ImporterRegistry {
 public:
-  void add(llvm::StringRef opType, NodeImportFn fn, int64_t minOpset = 1,
-           int64_t maxOpset = 21) {
-    ops[opType] = OpImporter{std::move(fn), minOpset, maxOpset};
+  void add(llvm::StringRef opType, NodeImportFn fn, Arity inputs,
+           int64_t minOpset = 1, int64_t maxOpset = 21) {
+    ops[opType] = OpImporter{std::move(fn), inputs, minOpset, maxOpset};
   }
   const OpImporter *lookup(llvm::StringRef opType) const {
     auto it = ops.find(opType);

@@ -12,9 +12,10 @@ using namespace mlir::tessel::onnx_import;
 
 namespace {
 
-Value reshape(NodeContext &ctx, Value input, ArrayRef<int64_t> shape) {
-  return ReshapeOp::create(ctx.builder, ctx.loc, input,
-                           ctx.builder.getDenseI64ArrayAttr(shape));
+LogicalResult reshapeInput(NodeContext &ctx, ArrayRef<int64_t> shape,
+                           SmallVectorImpl<Value> &results) {
+  return ctx.emit<ReshapeOp>(results, ctx.input(0),
+                             ctx.builder.getDenseI64ArrayAttr(shape));
 }
 
 LogicalResult importConstant(NodeContext &ctx,
@@ -52,8 +53,7 @@ LogicalResult importConstant(NodeContext &ctx,
                     "' is not supported (sparse and string constants are "
                     "not)");
   }
-  results.push_back(ConstantOp::create(ctx.builder, ctx.loc, value));
-  return success();
+  return ctx.emit<ConstantOp>(results, value);
 }
 
 /// Reshape with a constant shape: 0 copies the input's extent (unless
@@ -89,8 +89,7 @@ LogicalResult importReshape(NodeContext &ctx,
     return ctx.fail("cannot reshape " + llvm::Twine(x.getNumElements()) +
                     " elements into " + llvm::Twine(known));
   }
-  results.push_back(reshape(ctx, ctx.input(0), *shape));
-  return success();
+  return reshapeInput(ctx, *shape, results);
 }
 
 LogicalResult importFlatten(NodeContext &ctx,
@@ -105,8 +104,7 @@ LogicalResult importFlatten(NodeContext &ctx,
   int64_t rows = 1, cols = 1;
   for (int64_t i = 0; i < rank; ++i)
     (i < axis ? rows : cols) *= x.getDimSize(i);
-  results.push_back(reshape(ctx, ctx.input(0), {rows, cols}));
-  return success();
+  return reshapeInput(ctx, {rows, cols}, results);
 }
 
 /// Squeeze and Unsqueeze: axes as an attribute before opset 13, an input
@@ -142,8 +140,7 @@ LogicalResult importSqueeze(NodeContext &ctx,
   for (int64_t i = 0; i < x.getRank(); ++i)
     if (!drop[i])
       shape.push_back(x.getDimSize(i));
-  results.push_back(reshape(ctx, ctx.input(0), shape));
-  return success();
+  return reshapeInput(ctx, shape, results);
 }
 
 LogicalResult importUnsqueeze(NodeContext &ctx,
@@ -164,8 +161,7 @@ LogicalResult importUnsqueeze(NodeContext &ctx,
   int64_t next = 0;
   for (int64_t i = 0; i < rank; ++i)
     shape.push_back(inserted[i] ? 1 : x.getDimSize(next++));
-  results.push_back(reshape(ctx, ctx.input(0), shape));
-  return success();
+  return reshapeInput(ctx, shape, results);
 }
 
 LogicalResult importTranspose(NodeContext &ctx,
@@ -185,9 +181,8 @@ LogicalResult importTranspose(NodeContext &ctx,
       return ctx.fail("perm is not a permutation");
     seen[p] = true;
   }
-  results.push_back(TransposeOp::create(ctx.builder, ctx.loc, ctx.input(0),
-                                        ctx.builder.getDenseI64ArrayAttr(perm)));
-  return success();
+  return ctx.emit<TransposeOp>(results, ctx.input(0),
+                                        ctx.builder.getDenseI64ArrayAttr(perm));
 }
 
 LogicalResult importConcat(NodeContext &ctx, SmallVectorImpl<Value> &results) {
@@ -207,20 +202,19 @@ LogicalResult importConcat(NodeContext &ctx, SmallVectorImpl<Value> &results) {
         return ctx.fail("input shapes differ outside the concatenation axis");
     inputs.push_back(ctx.input(i));
   }
-  results.push_back(ConcatOp::create(ctx.builder, ctx.loc, inputs,
-                                     ctx.builder.getI64IntegerAttr(*axis)));
-  return success();
+  return ctx.emit<ConcatOp>(results, inputs,
+                                     ctx.builder.getI64IntegerAttr(*axis));
 }
 
 } // namespace
 
 void mlir::tessel::onnx_import::registerTensorImporters(
     ImporterRegistry &registry) {
-  registry.add("Constant", importConstant);
-  registry.add("Reshape", importReshape, 5);
-  registry.add("Flatten", importFlatten);
-  registry.add("Squeeze", importSqueeze);
-  registry.add("Unsqueeze", importUnsqueeze);
-  registry.add("Transpose", importTranspose);
-  registry.add("Concat", importConcat, 4);
+  registry.add("Constant", importConstant, {0, 0});
+  registry.add("Reshape", importReshape, {2, 2}, 5);
+  registry.add("Flatten", importFlatten, {1, 1});
+  registry.add("Squeeze", importSqueeze, {1, 2});
+  registry.add("Unsqueeze", importUnsqueeze, {1, 2});
+  registry.add("Transpose", importTranspose, {1, 1});
+  registry.add("Concat", importConcat, {1, kVariadic}, 4);
 }
