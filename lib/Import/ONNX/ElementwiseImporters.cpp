@@ -59,8 +59,19 @@ LogicalResult importClip(NodeContext &ctx, SmallVectorImpl<Value> &results) {
 /// Identity, and Dropout at inference (its mask output is refused).
 LogicalResult importIdentity(NodeContext &ctx,
                              SmallVectorImpl<Value> &results) {
-  if (ctx.node.op_type() == "Dropout" && ctx.hasOutput(1))
-    return ctx.fail("Dropout's mask output is not supported");
+  if (ctx.node.op_type() == "Dropout") {
+    if (ctx.hasOutput(1))
+      return ctx.fail("Dropout's mask output is not supported");
+    // From opset 12 the third input switches training mode on: random
+    // dropout, which an inference compiler must not silently skip.
+    if (ctx.input(2)) {
+      std::optional<double> training = ctx.constantScalar(2);
+      if (!training)
+        return ctx.fail("Dropout's training_mode must be a constant");
+      if (*training != 0)
+        return ctx.fail("Dropout in training mode is not supported");
+    }
+  }
   results.push_back(ctx.input(0));
   return success();
 }
