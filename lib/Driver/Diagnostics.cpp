@@ -33,10 +33,10 @@ TesselDiagnosticHandler::TesselDiagnosticHandler(MLIRContext *ctx,
                                                  llvm::raw_ostream &os)
     : ScopedDiagnosticHandler(ctx), file(std::move(file)), os(os) {
   setHandler([this](Diagnostic &diag) {
-    const char *severity = nullptr;
+    std::string severity;
     switch (diag.getSeverity()) {
     case DiagnosticSeverity::Error:
-      severity = "error";
+      severity = ::tessel::errorTag(::tessel::ErrorCode::Lowering);
       ++errorCount;
       break;
     case DiagnosticSeverity::Warning:
@@ -64,7 +64,8 @@ TesselDiagnosticHandler::TesselDiagnosticHandler(MLIRContext *ctx,
 
 void mlir::tessel::printImportError(llvm::raw_ostream &os, llvm::StringRef file,
                                     const ImportError &error) {
-  os << file << ": error: " << error.message << "\n";
+  os << file << ": " << ::tessel::errorTag(error.code) << ": " << error.message
+     << "\n";
   for (const ImportIssue &issue : error.issues)
     os << "  " << issue.node << " (" << issue.opType << "): " << issue.reason
        << "\n";

@@ -1,4 +1,5 @@
-//===- Report.cpp - tessel-compile --report --------------------------------===//
+//===- Report.cpp - tessel-compile --report
+//--------------------------------===//
 
 #include "Report.h"
 
@@ -53,31 +54,28 @@ LogicalResult CompileReport::write(llvm::StringRef path,
       nodes.push_back(n);
     for (const std::string &t : k.opTypes)
       types.push_back(t);
-    kernelArray.push_back(
-        Object{{"op", k.op}, {"nodes", std::move(nodes)},
-               {"onnx_op_types", std::move(types)}});
+    kernelArray.push_back(Object{{"op", k.op},
+                                 {"nodes", std::move(nodes)},
+                                 {"onnx_op_types", std::move(types)}});
   }
-  Object root{
-      {"schema_version", kSchemaVersion},
-      {"compiler",
-       Object{{"name", "tessel"},
-              {"version", compilerVersion},
-              {"llvm_version", llvmVersion},
-              {"flags", flags},
-              {"input", input},
-              {"output", output},
-              {"total_seconds", total}}},
-      {"target",
-       Object{{"kind", "cpu"},
-              {"triple", triple},
-              {"cpu", cpu},
-              {"features", features}}},
-      {"phases", std::move(phaseArray)},
-      {"kernels", std::move(kernelArray)},
-      {"memory",
-       Object{{"recorded", memoryRecorded},
-              {"workspace_bytes", static_cast<int64_t>(workspaceBytes)},
-              {"weights_bytes", static_cast<int64_t>(weightsBytes)}}}};
+  Object root{{"schema_version", kSchemaVersion},
+              {"compiler", Object{{"name", "tessel"},
+                                  {"version", compilerVersion},
+                                  {"llvm_version", llvmVersion},
+                                  {"flags", flags},
+                                  {"input", input},
+                                  {"output", output},
+                                  {"total_seconds", total}}},
+              {"target", Object{{"kind", "cpu"},
+                                {"triple", triple},
+                                {"cpu", cpu},
+                                {"features", features}}},
+              {"phases", std::move(phaseArray)},
+              {"kernels", std::move(kernelArray)},
+              {"memory",
+               Object{{"recorded", memoryRecorded},
+                      {"workspace_bytes", static_cast<int64_t>(workspaceBytes)},
+                      {"weights_bytes", static_cast<int64_t>(weightsBytes)}}}};
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
   if (ec) {

@@ -22,8 +22,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <chrono>
@@ -55,10 +55,10 @@ cl::opt<std::string>
               cl::desc("LLVM CPU name (znver4, skylake-avx512, haswell, "
                        "x86-64...) or 'host'"),
               cl::cat(category));
-cl::opt<std::string> targetFeatures(
-    "target-features", cl::init(""),
-    cl::desc("Extra LLVM target features, e.g. +avx2,-avx512f"),
-    cl::cat(category));
+cl::opt<std::string>
+    targetFeatures("target-features", cl::init(""),
+                   cl::desc("Extra LLVM target features, e.g. +avx2,-avx512f"),
+                   cl::cat(category));
 cl::opt<char> optLevel("O", cl::Prefix, cl::init('2'),
                        cl::desc("Optimisation level: -O0, -O1, -O2, -O3"),
                        cl::cat(category));
@@ -71,10 +71,10 @@ cl::opt<std::string>
               cl::desc("Stop after a phase and print its IR: import, graph, "
                        "linalg, llvm"),
               cl::cat(category));
-cl::opt<std::string> compileFrom(
-    "compile-from", cl::value_desc("phase"),
-    cl::desc("The phase an .mlir input is at (default: import)"),
-    cl::cat(category));
+cl::opt<std::string>
+    compileFrom("compile-from", cl::value_desc("phase"),
+                cl::desc("The phase an .mlir input is at (default: import)"),
+                cl::cat(category));
 cl::opt<std::string> emitKind("emit", cl::init("so"),
                               cl::desc("Final output: llvm-ir, obj or so"),
                               cl::cat(category));
@@ -82,10 +82,19 @@ cl::opt<std::string> reportFile("report", cl::value_desc("file.json"),
                                 cl::desc("Write a JSON compilation report"),
                                 cl::cat(category));
 
-/// A usage error: the format of every Tessel error, exit code 2.
+using ::tessel::ErrorCode;
+
+/// Prints `<where>: error[E<code>]: <message>` and returns `exitCode`.
+int reportError(llvm::StringRef where, ErrorCode code,
+                const llvm::Twine &message, int exitCode = 1) {
+  llvm::errs() << where << ": " << ::tessel::errorTag(code) << ": " << message
+               << "\n";
+  return exitCode;
+}
+
+/// A usage error: exit code 2.
 int usageError(const llvm::Twine &message) {
-  llvm::errs() << "tessel-compile: error: " << message << "\n";
-  return 2;
+  return reportError("tessel-compile", ErrorCode::Usage, message, 2);
 }
 
 /// Parses NAME=1x3x224x224 (NAME may itself contain '=' or 'x').
@@ -163,8 +172,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     return usageError("unknown --emit kind '" + emitKind +
                       "' (llvm-ir, obj, so)");
   ImportOptions importOptions;
-  importOptions.defaultModelName =
-      llvm::sys::path::stem(inputFile).str();
+  importOptions.defaultModelName = llvm::sys::path::stem(inputFile).str();
   for (const std::string &spec : inputShapes) {
     std::string error;
     if (failed(parseInputShape(spec, importOptions, error)))
@@ -199,8 +207,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
       return 0;
     std::string error;
     if (failed(report.write(reportFile, error))) {
-      llvm::errs() << "tessel-compile: error: " << error << "\n";
-      return 1;
+      return reportError("tessel-compile", ErrorCode::OutputFile, error);
     }
     return 0;
   };
@@ -213,8 +220,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     std::string errorMessage;
     auto file = openInputFile(inputFile, &errorMessage);
     if (!file) {
-      llvm::errs() << inputFile << ": error: " << errorMessage << "\n";
-      return 1;
+      return reportError(inputFile, ErrorCode::FileUnreadable, errorMessage);
     }
     sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
     SourceMgrDiagnosticHandler sourceDiagnostics(sourceMgr, &context);
@@ -231,7 +237,8 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   }
   if (failed(verify(*module)))
     return 1;
-  report.phases.push_back({std::string(getPhaseName(from)), secondsSince(start)});
+  report.phases.push_back(
+      {std::string(getPhaseName(from)), secondsSince(start)});
 
   // Phases 2..4: one pass manager per phase, so each is timed on its own.
   PipelineOptions pipelineOptions;
@@ -248,8 +255,8 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
                   pipelineOptions);
     if (failed(pm.run(*module))) {
       if (diagnostics.getErrorCount() == 0)
-        llvm::errs() << inputFile << ": error: the " << getPhaseName(phase)
-                     << " phase failed\n";
+        reportError(inputFile, ErrorCode::Lowering,
+                    "the " + getPhaseName(phase) + " phase failed");
       return 1;
     }
     report.phases.push_back(
@@ -263,8 +270,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     std::string path = outputFile.empty() ? "-" : outputFile.getValue();
     auto output = openOutputFile(path, &errorMessage);
     if (!output) {
-      llvm::errs() << "tessel-compile: error: " << errorMessage << "\n";
-      return 1;
+      return reportError("tessel-compile", ErrorCode::OutputFile, errorMessage);
     }
     module->print(output->os());
     output->os() << "\n";
@@ -297,8 +303,9 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   report.phases.push_back({"llvm-opt", secondsSince(start)});
 
   start = std::chrono::steady_clock::now();
-  std::string extension =
-      emitKind == "so" ? "so" : emitKind == "obj" ? "o" : "ll";
+  std::string extension = emitKind == "so"    ? "so"
+                          : emitKind == "obj" ? "o"
+                                              : "ll";
   std::string path =
       outputFile.empty() ? defaultOutput(inputFile, extension) : outputFile;
   report.output = path;
@@ -306,8 +313,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     std::string errorMessage;
     auto output = openOutputFile(path, &errorMessage);
     if (!output) {
-      llvm::errs() << "tessel-compile: error: " << errorMessage << "\n";
-      return 1;
+      return reportError("tessel-compile", ErrorCode::OutputFile, errorMessage);
     }
     llvmModule->print(output->os(), nullptr);
     output->keep();
@@ -318,24 +324,20 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   llvm::SmallString<128> tempObject;
   if (emitKind == "so") {
     if (llvm::sys::fs::createTemporaryFile("tessel", "o", tempObject)) {
-      llvm::errs() << "tessel-compile: error: cannot create a temporary file\n";
-      return 1;
+      return reportError("tessel-compile", ErrorCode::OutputFile,
+                         "cannot create a temporary file");
     }
     objectPath = tempObject.str().str();
   }
-  if (failed(emitObjectFile(*llvmModule, **machine, objectPath, error))) {
-    llvm::errs() << inputFile << ": error: " << error << "\n";
-    return 1;
-  }
+  if (failed(emitObjectFile(*llvmModule, **machine, objectPath, error)))
+    return reportError(inputFile, ErrorCode::Target, error);
   report.phases.push_back({"codegen", secondsSince(start)});
   if (emitKind == "so") {
     start = std::chrono::steady_clock::now();
     LogicalResult linked = linkSharedObject(objectPath, path, error);
     llvm::sys::fs::remove(objectPath);
-    if (failed(linked)) {
-      llvm::errs() << inputFile << ": error: " << error << "\n";
-      return 1;
-    }
+    if (failed(linked))
+      return reportError(inputFile, ErrorCode::Target, error);
     report.phases.push_back({"link", secondsSince(start)});
   }
   return finishReport();

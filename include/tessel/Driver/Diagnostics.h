@@ -2,9 +2,10 @@
 //
 // Every error a user sees reads
 //
-//   <file>: error: <what is wrong>
+//   <file>: error[E<code>]: <what is wrong>
 //     <node name> (<op type>): <reason>
 //
+// (codes in tessel/Support/ErrorCodes.h, documented in docs/errors.md)
 // with one indented line per offending ONNX node, recovered from the op's
 // location (`loc(fused<"OpType">["node name"])`).
 //
@@ -30,7 +31,8 @@ struct NodeOrigin {
 };
 std::optional<NodeOrigin> getNodeOrigin(Location loc);
 
-/// Prints MLIR diagnostics in Tessel's format while alive.
+/// Prints MLIR diagnostics in Tessel's format while alive. Errors raised
+/// while compiling carry E0020 (an op cannot be compiled).
 class TesselDiagnosticHandler : public ScopedDiagnosticHandler {
 public:
   TesselDiagnosticHandler(MLIRContext *ctx, std::string file,

@@ -23,6 +23,7 @@
 using namespace mlir;
 using namespace mlir::tessel;
 using namespace mlir::tessel::onnx_import;
+using ::tessel::ErrorCode;
 
 static constexpr int64_t kMaxOpset = 21;
 
@@ -67,9 +68,19 @@ private:
     return node.name().empty() ? node.op_type() + "#" + std::to_string(index)
                                : node.name();
   }
-  void issue(std::string node, std::string opType, std::string reason) {
-    error.issues.push_back({std::move(node), std::move(opType),
-                            std::move(reason)});
+  /// Records a problem; the first one recorded gives the headline its code.
+  void issue(std::string node, std::string opType, std::string reason,
+             ErrorCode code = ErrorCode::InvalidNode) {
+    if (error.issues.empty())
+      error.code = code;
+    error.issues.push_back(
+        {std::move(node), std::move(opType), std::move(reason), code});
+  }
+  OwningOpRef<ModuleOp> fail(ErrorCode code, const Twine &message) {
+    if (error.issues.empty())
+      error.code = code;
+    error.message = message.str();
+    return nullptr;
   }
   OwningOpRef<ModuleOp> fail(const Twine &message) {
     error.message = message.str();
@@ -99,8 +110,8 @@ bool GraphImporter::checkOperators() {
     const onnx::NodeProto &node = graph->node(i);
     std::string reason;
     if (!isDefaultDomain(node.domain())) {
-      reason = "operator '" + node.op_type() + "' of domain '" +
-               node.domain() + "' is not supported";
+      reason = "operator '" + node.op_type() + "' of domain '" + node.domain() +
+               "' is not supported";
     } else if (const OpImporter *op = registry.lookup(node.op_type())) {
       if (opset < op->minOpset || opset > op->maxOpset)
         reason = "operator '" + node.op_type() + "' is supported for opsets " +
@@ -112,7 +123,8 @@ bool GraphImporter::checkOperators() {
                std::to_string(opset) + ") is not supported";
     }
     if (!reason.empty())
-      issue(nodeName(i), node.op_type(), reason);
+      issue(nodeName(i), node.op_type(), reason,
+            ErrorCode::UnsupportedOperator);
   }
   if (error.issues.empty())
     return true;
@@ -130,7 +142,8 @@ bool GraphImporter::checkNames() {
     if (name.empty())
       return;
     if (!defined.insert(name).second)
-      issue(node, opType, "value '" + name + "' is defined more than once");
+      issue(node, opType, "value '" + name + "' is defined more than once",
+            ErrorCode::MalformedGraph);
   };
   for (const onnx::TensorProto &init : graph->initializer())
     define(init.name(), init.name(), "initializer");
@@ -145,8 +158,10 @@ bool GraphImporter::checkNames() {
     for (const std::string &in : node.input())
       if (!in.empty() && !defined.contains(in))
         issue(nodeName(i), node.op_type(),
-              "input '" + in + "' is not defined before this node (missing "
-                               "initializer, or nodes out of order)");
+              "input '" + in +
+                  "' is not defined before this node (missing "
+                  "initializer, or nodes out of order)",
+              ErrorCode::MalformedGraph);
     for (const std::string &out : node.output())
       define(out, nodeName(i), node.op_type());
   }
@@ -154,11 +169,13 @@ bool GraphImporter::checkNames() {
   llvm::StringSet<> outputs;
   for (const onnx::ValueInfoProto &out : graph->output()) {
     if (!defined.contains(out.name()))
-      issue(out.name(), "output", "graph output '" + out.name() +
-                                      "' is not produced by any node");
+      issue(out.name(), "output",
+            "graph output '" + out.name() + "' is not produced by any node",
+            ErrorCode::MalformedGraph);
     else if (!outputs.insert(out.name()).second)
       issue(out.name(), "output",
-            "graph output '" + out.name() + "' is listed more than once");
+            "graph output '" + out.name() + "' is listed more than once",
+            ErrorCode::MalformedGraph);
   }
   if (error.issues.empty())
     return true;
@@ -170,7 +187,8 @@ FailureOr<RankedTensorType>
 GraphImporter::inputType(const onnx::ValueInfoProto &info) {
   const std::string &name = info.name();
   if (!info.type().has_tensor_type()) {
-    issue(name, "input", "input '" + name + "' is not a tensor");
+    issue(name, "input", "input '" + name + "' is not a tensor",
+          ErrorCode::UnsupportedType);
     return failure();
   }
   const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
@@ -178,25 +196,30 @@ GraphImporter::inputType(const onnx::ValueInfoProto &info) {
   if (!element) {
     issue(name, "input",
           "input '" + name + "' has unsupported element type " +
-              elementTypeName(tensor.elem_type()));
+              elementTypeName(tensor.elem_type()),
+          ErrorCode::UnsupportedType);
     return failure();
   }
   SmallVector<int64_t> shape;
   auto given = options.inputShapes.find(name);
   if (given != options.inputShapes.end()) {
     shape = given->second;
-    if (tensor.has_shape() && tensor.shape().dim_size() !=
-                                  static_cast<int>(shape.size())) {
+    if (tensor.has_shape() &&
+        tensor.shape().dim_size() != static_cast<int>(shape.size())) {
       issue(name, "input",
             "--input-shape gives " + std::to_string(shape.size()) +
                 " dimensions for input '" + name + "', the model declares " +
-                std::to_string(tensor.shape().dim_size()));
+                std::to_string(tensor.shape().dim_size()),
+            ErrorCode::InputShape);
       return failure();
     }
   } else if (!tensor.has_shape()) {
     issue(name, "input",
-          "input '" + name + "' has no declared shape; give one with "
-                             "--input-shape " + name + "=<d0>x<d1>...");
+          "input '" + name +
+              "' has no declared shape; give one with "
+              "--input-shape " +
+              name + "=<d0>x<d1>...",
+          ErrorCode::InputShape);
     return failure();
   } else {
     for (int d = 0; d < tensor.shape().dim_size(); ++d) {
@@ -208,7 +231,8 @@ GraphImporter::inputType(const onnx::ValueInfoProto &info) {
               "input '" + name + "' has a dynamic dimension " +
                   std::to_string(d) + symbol +
                   "; give a static shape with --input-shape " + name +
-                  "=<d0>x<d1>...");
+                  "=<d0>x<d1>...",
+              ErrorCode::InputShape);
         return failure();
       }
       shape.push_back(dim.dim_value());
@@ -219,7 +243,8 @@ GraphImporter::inputType(const onnx::ValueInfoProto &info) {
     if (d < 0 || llvm::MulOverflow(count, d, count) ||
         count > (int64_t(1) << 40)) {
       issue(name, "input",
-            "input '" + name + "' has an invalid or too large shape");
+            "input '" + name + "' has an invalid or too large shape",
+            ErrorCode::InputShape);
       return failure();
     }
   return RankedTensorType::get(shape, element);
@@ -247,8 +272,8 @@ void GraphImporter::importNode(OpBuilder &builder, int index) {
   NodeContext nodeCtx(builder, loc, node, inputs, opset);
   for (auto [i, v] : llvm::enumerate(inputs))
     if (v && !isa<RankedTensorType>(v.getType())) {
-      issue(name, node.op_type(), "input " + std::to_string(i) +
-                                      " is not a ranked tensor");
+      issue(name, node.op_type(),
+            "input " + std::to_string(i) + " is not a ranked tensor");
       return poisonOutputs();
     }
   const OpImporter *importer = ImporterRegistry::get().lookup(node.op_type());
@@ -323,7 +348,8 @@ OwningOpRef<ModuleOp> GraphImporter::build() {
         known += (known.empty() ? "" : ", ") + n;
       issue(entry.getKey().str(), "input",
             "--input-shape names '" + entry.getKey().str() +
-                "', which is not a graph input (inputs: " + known + ")");
+                "', which is not a graph input (inputs: " + known + ")",
+            ErrorCode::InputShape);
     }
   if (!error.issues.empty())
     return fail("the model's inputs cannot be imported");
@@ -342,7 +368,7 @@ OwningOpRef<ModuleOp> GraphImporter::build() {
     std::string message;
     FailureOr<ElementsAttr> value = convertTensor(ctx, init, message);
     if (failed(value)) {
-      issue(init.name(), "initializer", message);
+      issue(init.name(), "initializer", message, ErrorCode::UnsupportedType);
       poisoned.insert(init.name());
       continue;
     }
@@ -367,9 +393,9 @@ OwningOpRef<ModuleOp> GraphImporter::build() {
         issue(out.name(), "output",
               "output '" + out.name() + "' is declared as " +
                   elementTypeName(declared.elem_type()) +
-                  " but computed with a different element type");
-      if (declared.has_shape() &&
-          declared.shape().dim_size() == type.getRank())
+                  " but computed with a different element type",
+              ErrorCode::MalformedGraph);
+      if (declared.has_shape() && declared.shape().dim_size() == type.getRank())
         for (int d = 0; d < type.getRank(); ++d)
           if (declared.shape().dim(d).has_dim_value() &&
               declared.shape().dim(d).dim_value() != type.getDimSize(d) &&
@@ -377,7 +403,8 @@ OwningOpRef<ModuleOp> GraphImporter::build() {
             issue(out.name(), "output",
                   "output '" + out.name() + "' is declared with shape " +
                       "different from the computed " +
-                      formatShape(type.getShape()));
+                      formatShape(type.getShape()),
+                  ErrorCode::MalformedGraph);
             break;
           }
     }
@@ -399,38 +426,43 @@ OwningOpRef<ModuleOp> GraphImporter::build() {
 
 OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model) {
   if (!model.has_graph() || model.opset_import_size() == 0)
-    return fail("not an ONNX model: it has no graph or no opset_import");
+    return fail(ErrorCode::NotOnnx,
+                "not an ONNX model: it has no graph or no opset_import");
   graph = &model.graph();
   for (const onnx::OperatorSetIdProto &id : model.opset_import())
     if (isDefaultDomain(id.domain()))
       opset = id.version();
   if (opset <= 0)
-    return fail("the model imports no default-domain ONNX opset");
+    return fail(ErrorCode::UnsupportedOpset,
+                "the model imports no default-domain ONNX opset");
   if (opset > kMaxOpset)
-    return fail("the model uses opset " + Twine(opset) +
-                ", newer than Tessel supports (" + Twine(kMaxOpset) +
-                "); re-export it for opset " + Twine(kMaxOpset) +
-                " or older");
+    return fail(ErrorCode::UnsupportedOpset,
+                "the model uses opset " + Twine(opset) +
+                    ", newer than Tessel supports (" + Twine(kMaxOpset) +
+                    "); re-export it for opset " + Twine(kMaxOpset) +
+                    " or older");
   if (graph->output_size() == 0)
-    return fail("the model's graph has no outputs");
+    return fail(ErrorCode::MalformedGraph, "the model's graph has no outputs");
   if (!checkOperators())
     return nullptr;
   if (!checkNames())
     return nullptr;
   if (model.ir_version() <= kCheckerMaxIrVersion && opset <= kCheckerMaxOpset)
     if (std::optional<std::string> complaint = runOnnxChecker(model))
-      return fail("the model is not valid ONNX: " + *complaint);
+      return fail(ErrorCode::MalformedGraph,
+                  "the model is not valid ONNX: " + *complaint);
   return build();
 }
 
-OwningOpRef<ModuleOp> mlir::tessel::importOnnxBytes(llvm::StringRef bytes,
-                                                    MLIRContext *ctx,
-                                                    const ImportOptions &options,
-                                                    ImportError &error) {
+OwningOpRef<ModuleOp>
+mlir::tessel::importOnnxBytes(llvm::StringRef bytes, MLIRContext *ctx,
+                              const ImportOptions &options,
+                              ImportError &error) {
   ctx->loadDialect<TesselDialect, func::FuncDialect>();
   onnx::ModelProto model;
   if (bytes.size() > static_cast<size_t>(INT_MAX) ||
       !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    error.code = ErrorCode::NotOnnx;
     error.message = "not a valid ONNX model (the protobuf does not parse; "
                     "the file may be truncated or not ONNX)";
     return nullptr;
@@ -446,6 +478,7 @@ OwningOpRef<ModuleOp> mlir::tessel::importOnnxFile(llvm::StringRef path,
       llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);
   if (!buffer) {
+    error.code = ErrorCode::FileUnreadable;
     error.message = "cannot read the file: " + buffer.getError().message();
     return nullptr;
   }

@@ -8,6 +8,8 @@
 #ifndef TESSEL_IMPORT_ONNX_IMPORTONNX_H
 #define TESSEL_IMPORT_ONNX_IMPORTONNX_H
 
+#include "tessel/Support/ErrorCodes.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -31,10 +33,12 @@ struct ImportIssue {
   std::string node;   ///< node name, or `<OpType>#<index>` when unnamed
   std::string opType; ///< ONNX op type; "input"/"output" for graph values
   std::string reason;
+  ::tessel::ErrorCode code = ::tessel::ErrorCode::InvalidNode;
 };
 
-/// Why an import failed: a headline and every offending node.
+/// Why an import failed: a coded headline and every offending node.
 struct ImportError {
+  ::tessel::ErrorCode code = ::tessel::ErrorCode::Internal;
   std::string message;
   std::vector<ImportIssue> issues;
 };
