@@ -16,6 +16,11 @@ ctest --test-dir "$build" --output-on-failure 2>&1 | tee "$logs/ctest.log"
 ctest_rc=${PIPESTATUS[0]}
 TESSEL_BUILD_DIR="$build" python3 -m pytest -q "$root/python/tests" 2>&1 | tee "$logs/pytest.log"
 pytest_rc=${PIPESTATUS[0]}
+# The ONNX conformance suite against its expected-failure list: a test that
+# fails outside the list, a listed test that passes, a crash or a timeout fails.
+python3 "$root/scripts/onnx_conformance.py" --build "$build" --jobs "$(nproc)" --quiet \
+  --xfail "$root/test/conformance/expected-failures.txt" --check 2>&1 | tee "$logs/conformance.log"
+conf_rc=${PIPESTATUS[0]}
 
 count() { grep -E "^ *$1: *[0-9]+" "$2" | grep -oE '[0-9]+' | head -n 1; }
 lit_pass=$(count Passed "$logs/lit.log"); lit_pass=${lit_pass:-0}
@@ -33,12 +38,15 @@ py_count() { echo "$py_summary" | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+' | he
 py_pass=$(py_count passed); py_pass=${py_pass:-0}
 py_fail=$(py_count failed); py_err=$(py_count 'errors?')
 py_fail=$((${py_fail:-0} + ${py_err:-0}))
-passed=$((lit_pass + ct_total - ct_fail + py_pass))
-failed=$((lit_fail + ct_fail + py_fail))
-if [ "$lit_rc" -ne 0 ] || [ "$ctest_rc" -ne 0 ] || [ "$pytest_rc" -ne 0 ]; then
+conf_pass=$(grep -oE 'conformance-check: [0-9]+ passed' "$logs/conformance.log" | grep -oE '[0-9]+')
+conf_fail=$(grep -oE 'conformance-check: [0-9]+ passed, [0-9]+ failed' "$logs/conformance.log" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+')
+conf_pass=${conf_pass:-0}; conf_fail=${conf_fail:-0}
+passed=$((lit_pass + ct_total - ct_fail + py_pass + conf_pass))
+failed=$((lit_fail + ct_fail + py_fail + conf_fail))
+if [ "$lit_rc" -ne 0 ] || [ "$ctest_rc" -ne 0 ] || [ "$pytest_rc" -ne 0 ] || [ "$conf_rc" -ne 0 ]; then
   [ "$failed" -eq 0 ] && failed=1
 fi
 echo "lit: ${lit_pass} passed, ${lit_fail} failed; ctest: $((ct_total - ct_fail)) passed, ${ct_fail} failed;" \
-  "pytest: ${py_pass} passed, ${py_fail} failed"
+  "pytest: ${py_pass} passed, ${py_fail} failed; conformance: ${conf_pass} as expected, ${conf_fail} not"
 echo "tests: ${passed} passed, ${failed} failed"
 [ "$failed" -eq 0 ]

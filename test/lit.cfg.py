@@ -16,6 +16,7 @@ config.test_exec_root = os.path.join(config.tessel_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tessel_src", config.tessel_src_root))
+config.substitutions.append(("%tessel_build", config.tessel_obj_root))
 config.substitutions.append(
     ("%llvm_include", os.path.join(os.path.dirname(config.llvm_tools_dir), "include")))
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
