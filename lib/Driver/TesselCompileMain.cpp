@@ -17,6 +17,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -78,6 +79,11 @@ cl::opt<std::string>
 cl::opt<std::string> emitKind("emit", cl::init("so"),
                               cl::desc("Final output: llvm-ir, obj or so"),
                               cl::cat(category));
+cl::opt<bool> checkOnly(
+    "check",
+    cl::desc("Only check that the model is supported: list every unsupported "
+             "operator, type and dynamic dimension; exit 0 if supported"),
+    cl::cat(category));
 cl::opt<std::string> reportFile("report", cl::value_desc("file.json"),
                                 cl::desc("Write a JSON compilation report"),
                                 cl::cat(category));
@@ -183,6 +189,13 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     return usageError("--compile-from needs an .mlir input");
   Phase from = startAt.value_or(Phase::Import);
   Phase to = stopAt.value_or(Phase::LLVM);
+  if (checkOnly) {
+    if (stopAt || startAt || !outputFile.empty())
+      return usageError("--check takes no -o, --compile-to or --compile-from");
+    // Lowering to linalg is where element types meet the code generator;
+    // nothing is generated.
+    to = Phase::Linalg;
+  }
   if (to < from)
     return usageError("--compile-to is earlier than --compile-from");
 
@@ -237,6 +250,13 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   }
   if (failed(verify(*module)))
     return 1;
+  llvm::StringSet<> nodeNames;
+  module->walk([&](Operation *op) {
+    if (std::optional<NodeOrigin> origin = getNodeOrigin(op->getLoc()))
+      if (origin->opType != "initializer")
+        nodeNames.insert(origin->name);
+  });
+  size_t importedNodes = nodeNames.size();
   report.phases.push_back(
       {std::string(getPhaseName(from)), secondsSince(start)});
 
@@ -263,6 +283,12 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
         {std::string(getPhaseName(phase)), secondsSince(start)});
     if (phase == Phase::Linalg)
       report.recordKernels(*module);
+  }
+
+  if (checkOnly) {
+    llvm::outs() << inputFile << ": supported: " << importedNodes
+                 << " ONNX nodes import and lower\n";
+    return 0;
   }
 
   if (stopAt) {

@@ -88,6 +88,8 @@ private:
   }
 
   bool checkOperators();
+  /// The headline for the collected issues.
+  std::string summarizeIssues() const;
   bool checkNames();
   FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &info);
   OwningOpRef<ModuleOp> build();
@@ -100,9 +102,42 @@ private:
   int64_t opset = 0;
   llvm::StringMap<Value> values;
   llvm::StringSet<> poisoned;
+  /// Indices of nodes whose operator cannot be imported.
+  llvm::DenseSet<int> unsupported;
 };
 
 } // namespace
+
+std::string GraphImporter::summarizeIssues() const {
+  size_t ops = 0, inputs = 0, nodes = 0;
+  for (const ImportIssue &i : error.issues) {
+    if (i.code == ErrorCode::UnsupportedOperator)
+      ++ops;
+    else if (i.opType == "input")
+      ++inputs;
+    else
+      ++nodes;
+  }
+  auto plural = [](size_t n, const char *one, const char *many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  if (ops == error.issues.size())
+    return plural(ops, "node uses an operator", "nodes use operators") +
+           " that Tessel does not support";
+  if (inputs == error.issues.size())
+    return "the model's inputs cannot be imported";
+  if (nodes == error.issues.size())
+    return plural(nodes, "node", "nodes") + " of the model cannot be imported";
+  std::string parts;
+  auto add = [&](size_t n, const char *one, const char *many) {
+    if (n)
+      parts += (parts.empty() ? "" : ", ") + plural(n, one, many);
+  };
+  add(ops, "unsupported operator", "unsupported operators");
+  add(inputs, "input problem", "input problems");
+  add(nodes, "node that cannot be imported", "nodes that cannot be imported");
+  return "the model cannot be imported: " + parts;
+}
 
 bool GraphImporter::checkOperators() {
   const ImporterRegistry &registry = ImporterRegistry::get();
@@ -122,17 +157,13 @@ bool GraphImporter::checkOperators() {
       reason = "operator '" + node.op_type() + "' (opset " +
                std::to_string(opset) + ") is not supported";
     }
-    if (!reason.empty())
+    if (!reason.empty()) {
       issue(nodeName(i), node.op_type(), reason,
             ErrorCode::UnsupportedOperator);
+      unsupported.insert(i);
+    }
   }
-  if (error.issues.empty())
-    return true;
-  error.message = std::to_string(error.issues.size()) +
-                  (error.issues.size() == 1 ? " node uses an operator"
-                                            : " nodes use operators") +
-                  " that Tessel does not support";
-  return false;
+  return unsupported.empty();
 }
 
 bool GraphImporter::checkNames() {
@@ -257,6 +288,8 @@ void GraphImporter::importNode(OpBuilder &builder, int index) {
     for (const std::string &out : node.output())
       poisoned.insert(out);
   };
+  if (unsupported.contains(index))
+    return poisonOutputs(); // already reported
   SmallVector<Value> inputs;
   for (const std::string &in : node.input()) {
     if (in.empty()) {
@@ -336,8 +369,10 @@ OwningOpRef<ModuleOp> GraphImporter::build() {
       continue;
     inputNameSet.insert(in.name());
     FailureOr<RankedTensorType> type = inputType(in);
-    if (failed(type))
+    if (failed(type)) {
+      poisoned.insert(in.name());
       continue;
+    }
     inputTypes.push_back(*type);
     inputNames.push_back(in.name());
   }
@@ -351,8 +386,6 @@ OwningOpRef<ModuleOp> GraphImporter::build() {
                 "', which is not a graph input (inputs: " + known + ")",
             ErrorCode::InputShape);
     }
-  if (!error.issues.empty())
-    return fail("the model's inputs cannot be imported");
 
   auto func = func::FuncOp::create(builder, unknown, "main",
                                    builder.getFunctionType(inputTypes, {}));
@@ -412,9 +445,7 @@ OwningOpRef<ModuleOp> GraphImporter::build() {
     resultTypes.push_back(type);
   }
   if (!error.issues.empty())
-    return fail(std::to_string(error.issues.size()) +
-                (error.issues.size() == 1 ? " node" : " nodes") +
-                " of the model cannot be imported");
+    return fail(summarizeIssues());
 
   func::ReturnOp::create(builder, unknown, results);
   func.setFunctionType(builder.getFunctionType(inputTypes, resultTypes));
@@ -443,11 +474,13 @@ OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model) {
                     " or older");
   if (graph->output_size() == 0)
     return fail(ErrorCode::MalformedGraph, "the model's graph has no outputs");
-  if (!checkOperators())
-    return nullptr;
   if (!checkNames())
     return nullptr;
-  if (model.ir_version() <= kCheckerMaxIrVersion && opset <= kCheckerMaxOpset)
+  // Unsupported operators are reported together with every other problem
+  // the rest of the import finds (input shapes, types, invalid nodes).
+  bool operatorsKnown = checkOperators();
+  if (operatorsKnown && model.ir_version() <= kCheckerMaxIrVersion &&
+      opset <= kCheckerMaxOpset)
     if (std::optional<std::string> complaint = runOnnxChecker(model))
       return fail(ErrorCode::MalformedGraph,
                   "the model is not valid ONNX: " + *complaint);
