@@ -106,7 +106,7 @@ def test_compile_garbage(tmp_path, build_dir):
     with pytest.raises(tessel.TesselError) as error:
         tessel.compile(garbage, tmp_path / "garbage.so")
     assert error.value.code_name == "compile error"
-    assert error.value.message.startswith(f"{garbage}: error: not a valid ONNX model")
+    assert error.value.message.startswith(f"{garbage}: error[E0002]: not a valid ONNX model")
     assert not (tmp_path / "garbage.so").exists()
 
 

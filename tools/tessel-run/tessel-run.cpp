@@ -58,7 +58,10 @@ outputs.
   --rtol R, --atol A         tolerances: an element matches when
                              |actual - expected| <= A + R * |expected|
                              (defaults: R = 1e-3, A = 1e-5)
-  --threads N                threads for the session (default 0: all cores)
+  --threads N                the session's thread budget: the most threads a
+                             parallel loop of the model may use (default 0:
+                             all cores; capped at the runtime's pool,
+                             TESSEL_NUM_THREADS or the cores)
   --quiet                    do not print output values
   --help                     print this help
 

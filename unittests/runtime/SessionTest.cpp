@@ -135,7 +135,7 @@ TEST_F(AddSessionTest, RejectsNullAndMisalignedData) {
   EXPECT_EQ(run().message, "input 'a': expected float32[2,3], got float32[?]");
 }
 
-TEST_F(AddSessionTest, ConcurrentRunsAreSerialized) {
+TEST_F(AddSessionTest, ConcurrentRunsOnOneSessionAgree) {
   std::vector<std::thread> threads;
   std::vector<StatusResult> results(4);
   std::vector<std::vector<float>> sums(4, std::vector<float>(6));

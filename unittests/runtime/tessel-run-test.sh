@@ -3,10 +3,12 @@
 # printed outputs, diagnostics, --output-dir and --expected.
 #
 # usage: tessel-run-test.sh TESSEL_RUN ADD_SO ADD345_SO AND_SO FAILS_SO
-#                           ONNX_NAME_SO ONNX_NODE_TESTS WORK_DIR
+#                           ONNX_NAME_SO ONNX_NODE_TESTS WORK_DIR PARALLEL_SO
+# (ctest runs it with TESSEL_NUM_THREADS=4: a pool of 4 threads.)
 set -u
 
 run=$1 add=$2 add345=$3 andso=$4 fails=$5 onnxname=$6 suite=$7 work=$8
+parallel=$9
 failures=0
 
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
@@ -66,6 +68,31 @@ check named 0 "$run" "$add" --input b=b.npy --input a=a.npy &&
   contains named out.txt 'y: float32[2,3] = [1.5, 2.5, 3.5, 4.5, 5.5, 6.5]'
 check quiet 0 "$run" "$add" --input a.npy --input b.npy --quiet --threads 1 &&
   if [ -s out.txt ]; then echo "FAIL: quiet: printed output"; failures=$((failures + 1)); fi
+
+# --threads is the session's thread budget: the add fixture's parallel loop
+# gives the same sum on any count, and the parallel fixture reports what it
+# was told (info[0]: services->num_threads, capped at the pool's 4 threads;
+# info[1]: the chunks of [0, 1000) at grain 1, 4 per thread).
+for threads in 1 2 3 0; do
+  check "threads-$threads" 0 "$run" "$add" --input a.npy b.npy --threads "$threads" &&
+    contains "threads-$threads" out.txt 'y: float32[2,3] = [1.5, 2.5, 3.5, 4.5, 5.5, 6.5]'
+done
+# params.npy: int64[4] {begin 0, end 1000, grain 1, mode 0}; the header dict
+# is 57 bytes, padded to 128 bytes in all.
+{
+  printf '\223NUMPY\001\000\166\000'
+  printf "{'descr': '<i8', 'fortran_order': False, 'shape': (4,), }"
+  printf '%60s\n' ''
+  printf '\000\000\000\000\000\000\000\000\350\003\000\000\000\000\000\000'
+  printf '\001\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000'
+} >params.npy
+check parallel-1 0 "$run" "$parallel" --input params.npy --threads 1 &&
+  contains parallel-1 out.txt 'info: int64[8] = [1, 1, 1, 1, 1, 0, 0, 0]'
+check parallel-3 0 "$run" "$parallel" --input params.npy --threads 3 &&
+  contains parallel-3 out.txt 'info: int64[8] = [3, 12,' &&
+  contains parallel-3 out.txt 'visits: int32[4096] = [1, 1, 1, 1, 1, 1, 1, 1, ...]'
+check parallel-9 0 "$run" "$parallel" --input params.npy --threads 9 &&
+  contains parallel-9 out.txt 'info: int64[8] = [4, 16,'
 
 # exists NAME FILE: FILE was written.
 exists() {

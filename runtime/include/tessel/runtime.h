@@ -1,18 +1,22 @@
 /*===- tessel/runtime.h - The Tessel runtime C API -----------------*- C -*-===*
  *
  * Loads compiled Tessel artifacts (`model.so`, see tessel/abi.h), inspects
- * their inputs and outputs, and runs them.
+ * their inputs and outputs, and runs them, synchronously or on streams.
  *
  * Conventions:
  *  - Every fallible function returns a `tessel_status`: NULL on success,
  *    otherwise an error object owned by the caller, to be released with
  *    tessel_status_free(). Output parameters are written only on success.
- *  - Handles (`tessel_model`, `tessel_session`) are opaque. Each function
+ *  - Handles (`tessel_model`, `tessel_session`, `tessel_stream`,
+ *    `tessel_event`) are opaque. Each function
  *    states who owns what it takes and returns; "borrowed" means the caller
  *    must not free it and must not use it past the stated lifetime.
  *  - No function throws, aborts or calls exit() on bad input.
  *  - Thread-safety is stated per function. Functions that only read a handle
- *    may be called concurrently on the same handle.
+ *    may be called concurrently on the same handle. No release function may
+ *    race with another call on the same handle.
+ *  - Compiled code runs on the calling thread (tessel_session_run) or on the
+ *    runtime's thread pool (streams); its parallel loops use that same pool.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -179,52 +183,187 @@ TESSEL_API void tessel_tensor_free(tessel_tensor_view *view);
  * Sessions
  *===----------------------------------------------------------------------===*/
 
-/* The state needed to run a model: its workspace and its threads. A session
- * holds a reference to its model. */
+/* The state needed to run a model: its workspaces and its thread budget. A
+ * session holds a reference to its model. */
 typedef struct tessel_session tessel_session;
 
 /* Options for tessel_session_create(). Set `struct_size` to
  * sizeof(tessel_session_options); fields are only ever appended. */
 typedef struct tessel_session_options {
   uint32_t struct_size;
-  int32_t num_threads; /* 0: all cores available to the process */
+  /* The most threads one parallel loop of this session's runs may occupy,
+   * the thread running the model included; 0: all cores available to the
+   * process. Capped at tessel_runtime_num_threads(). */
+  int32_t num_threads;
 } tessel_session_options;
 
 /* Creates a session for `model` and stores it in `*out_session`. `options`
  * may be NULL (defaults) and is borrowed for the call only. The session takes
  * its own reference to `model`, so the caller may release its reference
- * afterwards. Allocates the model's workspace. The caller owns the session
- * and releases it with tessel_session_release(). Errors:
+ * afterwards. Allocates one workspace for the model. The caller owns the
+ * session and releases it with tessel_session_release(). Errors:
  * TESSEL_INVALID_ARGUMENT, TESSEL_OUT_OF_MEMORY. Thread-safe. */
 TESSEL_API tessel_status tessel_session_create(
     tessel_model *model, const tessel_session_options *options,
     tessel_session **out_session);
 
-/* Releases `session` (NULL is a no-op) and its reference to the model. Must
- * not race with a tessel_session_run() on the same session. */
+/* Drops the caller's ownership of `session` (NULL is a no-op). Runs already
+ * queued on streams keep the session (and its model) alive until they have
+ * run; the session is destroyed after the last of them. Must not race with
+ * a tessel_session_run() or tessel_run_async() on the same session. */
 TESSEL_API void tessel_session_release(tessel_session *session);
 
-/* Returns the number of threads the session was created for (>= 1), or 0
- * when `session` is NULL. Thread-safe. */
+/* Returns the number of threads the session was created for (>= 1; 0 in
+ * the options resolved to the cores), or 0 when `session` is NULL. What
+ * compiled code is told (`services->num_threads`) is this capped at
+ * tessel_runtime_num_threads(). Thread-safe. */
 TESSEL_API int32_t tessel_session_num_threads(const tessel_session *session);
 
-/* Runs the model once, synchronously. `inputs` and `outputs` hold one view
- * per graph input (output), in descriptor order; all are borrowed for the
- * call only and their buffers stay owned by the caller. Before any compiled
- * code runs, checks the counts and each view's dtype, rank, shape,
+/* Runs the model once, synchronously, on the calling thread (its parallel
+ * loops also use the runtime's thread pool). `inputs` and `outputs` hold one
+ * view per graph input (output), in descriptor order; all are borrowed for
+ * the call only and their buffers stay owned by the caller. Before any
+ * compiled code runs, checks the counts and each view's dtype, rank, shape,
  * size_bytes (exactly the dense size) and data alignment against the
  * descriptor. Output buffers are written; input buffers are only read.
  * Errors: TESSEL_INVALID_ARGUMENT (a mismatch; the message names the
  * tensor), TESSEL_RUNTIME_ERROR (the entry returned non-zero; outputs are
- * then unspecified).
+ * then unspecified), TESSEL_OUT_OF_MEMORY (no workspace could be allocated).
  *
- * Thread-safe: concurrent runs on one session are serialized (they share
- * the workspace); use one session per thread to run in parallel. */
+ * Thread-safe: concurrent runs on one session (from threads or streams) run
+ * in parallel, each with a workspace of its own; the session allocates one
+ * more workspace whenever more runs overlap than it has workspaces, and
+ * keeps them until it is destroyed. */
 TESSEL_API tessel_status tessel_session_run(tessel_session *session,
                                             const tessel_tensor_view *inputs,
                                             size_t num_inputs,
                                             const tessel_tensor_view *outputs,
                                             size_t num_outputs);
+
+/*===----------------------------------------------------------------------===*
+ * The thread pool
+ *===----------------------------------------------------------------------===*/
+
+/* Returns the number of worker threads of the runtime's thread pool (>= 1):
+ * the environment variable TESSEL_NUM_THREADS when it holds an integer in
+ * [1, 1024] at the first call into the runtime that needs it, otherwise the
+ * cores the process may run on (its CPU affinity). Streams and the parallel
+ * loops of compiled code share this one pool, which is started on first use
+ * and lives as long as the process. Starts nothing. Thread-safe. */
+TESSEL_API int32_t tessel_runtime_num_threads(void);
+
+/*===----------------------------------------------------------------------===*
+ * Streams
+ *===----------------------------------------------------------------------===*/
+
+/* An in-order queue of work served by the runtime's thread pool: the items
+ * queued on one stream run one after another, in the order they were
+ * queued; items of different streams may run at the same time. */
+typedef struct tessel_stream tessel_stream;
+
+/* Options for tessel_stream_create(). Set `struct_size` to
+ * sizeof(tessel_stream_options); fields are only ever appended. */
+typedef struct tessel_stream_options {
+  uint32_t struct_size;
+  uint32_t flags; /* reserved: must be 0 */
+} tessel_stream_options;
+
+/* Creates a stream and stores it in `*out_stream`; starts the thread pool if
+ * it is not running. `options` may be NULL (defaults) and is borrowed for the
+ * call only. The caller owns the stream and releases it with
+ * tessel_stream_release(). Errors: TESSEL_INVALID_ARGUMENT (NULL
+ * `out_stream`, bad options), TESSEL_RUNTIME_ERROR (the pool could not start
+ * any thread), TESSEL_OUT_OF_MEMORY. Thread-safe. */
+TESSEL_API tessel_status tessel_stream_create(
+    const tessel_stream_options *options, tessel_stream **out_stream);
+
+/* Waits until all work queued on `stream` has run (as
+ * tessel_stream_synchronize() does, discarding any error), then destroys the
+ * stream and drops its references to the sessions of the runs it held. NULL
+ * is a no-op. Must not race with another call on the same stream. */
+TESSEL_API void tessel_stream_release(tessel_stream *stream);
+
+/* Blocks until every item queued on `stream` before this call has run.
+ * Returns the first error of a run on this stream since the previous
+ * synchronize (or since the stream was created), and forgets it: a second
+ * synchronize returns NULL unless a later run failed. When several runs
+ * failed, the message of the first says how many more did. A failed run does
+ * not stop the stream: later items still run. Errors:
+ * TESSEL_INVALID_ARGUMENT (NULL `stream`), and the codes of
+ * tessel_session_run (the message is the same as the synchronous run's).
+ * Thread-safe. */
+TESSEL_API tessel_status tessel_stream_synchronize(tessel_stream *stream);
+
+/* Queues one run of `session` on `stream` and returns at once. The arguments
+ * are checked now, exactly as tessel_session_run() checks them, with the same
+ * errors (plus TESSEL_INVALID_ARGUMENT for a NULL `stream`); when the check
+ * fails nothing is queued. The views are borrowed for the call only (they
+ * may be freed or reused when it returns), but the buffers their `data`
+ * points at must stay valid, and the inputs unchanged, until the run has
+ * happened: until a tessel_stream_synchronize() on `stream`, or an event
+ * recorded after the run completes. The stream holds a reference to
+ * `session` until the run has happened, so the caller may release the
+ * session at once. Errors of the run itself (TESSEL_RUNTIME_ERROR,
+ * TESSEL_OUT_OF_MEMORY) are reported by tessel_stream_synchronize().
+ * Thread-safe; runs queued concurrently from several threads on one stream
+ * run in the order the runtime received them. */
+TESSEL_API tessel_status tessel_run_async(tessel_session *session,
+                                          tessel_stream *stream,
+                                          const tessel_tensor_view *inputs,
+                                          size_t num_inputs,
+                                          const tessel_tensor_view *outputs,
+                                          size_t num_outputs);
+
+/*===----------------------------------------------------------------------===*
+ * Events
+ *===----------------------------------------------------------------------===*/
+
+/* A marker in a stream's queue, as in CUDA: recording it captures the work
+ * queued on a stream so far, and it completes when that work has run. An
+ * event that was never recorded counts as complete. */
+typedef struct tessel_event tessel_event;
+
+/* Creates an event, not yet recorded, and stores it in `*out_event`. The
+ * caller owns the event and releases it with tessel_event_release().
+ * Errors: TESSEL_INVALID_ARGUMENT (NULL `out_event`), TESSEL_OUT_OF_MEMORY.
+ * Thread-safe. */
+TESSEL_API tessel_status tessel_event_create(tessel_event **out_event);
+
+/* Destroys `event` (NULL is a no-op). Streams that wait on it, and the
+ * stream it was recorded on, are not affected: they keep what they need.
+ * Must not race with another call on the same event. */
+TESSEL_API void tessel_event_release(tessel_event *event);
+
+/* Records `event` on `stream`: from now on the event stands for the work
+ * queued on `stream` so far, and completes when that work has run (at once
+ * when there is none). Recording again moves the event to the new point;
+ * waits queued earlier keep waiting for the point they captured. Neither
+ * handle is retained past the call. Errors: TESSEL_INVALID_ARGUMENT (a NULL
+ * handle), TESSEL_OUT_OF_MEMORY. Thread-safe. */
+TESSEL_API tessel_status tessel_event_record(tessel_event *event,
+                                             tessel_stream *stream);
+
+/* Makes the work queued on `stream` after this call wait until `event` (as
+ * last recorded before this call) has completed; returns at once. An event
+ * never recorded, or already complete, is satisfied at once (as in CUDA). The
+ * stream does not need `event` to stay alive. Errors:
+ * TESSEL_INVALID_ARGUMENT (a NULL handle), TESSEL_OUT_OF_MEMORY.
+ * Thread-safe. */
+TESSEL_API tessel_status tessel_stream_wait_event(tessel_stream *stream,
+                                                  tessel_event *event);
+
+/* Stores in `*out_ready` 1 when `event` has completed (or was never
+ * recorded), 0 otherwise; never blocks. Errors of the work it covers are
+ * reported by the stream's tessel_stream_synchronize(), not here. Errors:
+ * TESSEL_INVALID_ARGUMENT (a NULL argument). Thread-safe. */
+TESSEL_API tessel_status tessel_event_query(tessel_event *event,
+                                            int32_t *out_ready);
+
+/* Blocks until `event` (as last recorded before this call) has completed;
+ * returns at once when it was never recorded. Errors of the work it covers
+ * are reported by the stream's tessel_stream_synchronize(), not here.
+ * Errors: TESSEL_INVALID_ARGUMENT (NULL `event`). Thread-safe. */
+TESSEL_API tessel_status tessel_event_synchronize(tessel_event *event);
 
 #ifdef __cplusplus
 } /* extern "C" */

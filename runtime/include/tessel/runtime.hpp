@@ -9,6 +9,11 @@
 //   if (tessel::Status s = tessel::Model::load("model.so", model); !s.ok())
 //     std::cerr << s.message() << "\n";
 //
+//   tessel::Stream stream;
+//   tessel::Stream::create(stream);
+//   session.runAsync(stream, inputs, outputs);   // returns at once
+//   tessel::Status s = stream.synchronize();      // the run's error, if any
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TESSEL_RUNTIME_HPP
@@ -141,6 +146,97 @@ private:
   tessel_tensor_view tensor{};
 };
 
+/// Owns a tessel_stream: an in-order queue of runs served by the runtime's
+/// thread pool. Destroying it waits for the work queued on it.
+class Stream {
+public:
+  Stream() = default;
+  Stream(Stream &&other) noexcept
+      : stream(std::exchange(other.stream, nullptr)) {}
+  Stream &operator=(Stream &&other) noexcept {
+    if (this != &other) {
+      tessel_stream_release(stream);
+      stream = std::exchange(other.stream, nullptr);
+    }
+    return *this;
+  }
+  Stream(const Stream &) = delete;
+  Stream &operator=(const Stream &) = delete;
+  ~Stream() { tessel_stream_release(stream); }
+
+  /// Creates a stream into `out` (replacing, after waiting for, what it
+  /// held).
+  static Status create(Stream &out) {
+    tessel_stream *created = nullptr;
+    Status status(tessel_stream_create(nullptr, &created));
+    if (status.ok())
+      out = Stream(created);
+    return status;
+  }
+
+  bool valid() const { return stream != nullptr; }
+  tessel_stream *get() const { return stream; }
+
+  /// Waits for the work queued so far; the first error since the last call.
+  Status synchronize() { return Status(tessel_stream_synchronize(stream)); }
+
+private:
+  explicit Stream(tessel_stream *stream) : stream(stream) {}
+  tessel_stream *stream = nullptr;
+};
+
+/// Owns a tessel_event: a marker in a stream (see tessel_event_record).
+class Event {
+public:
+  Event() = default;
+  Event(Event &&other) noexcept : event(std::exchange(other.event, nullptr)) {}
+  Event &operator=(Event &&other) noexcept {
+    if (this != &other) {
+      tessel_event_release(event);
+      event = std::exchange(other.event, nullptr);
+    }
+    return *this;
+  }
+  Event(const Event &) = delete;
+  Event &operator=(const Event &) = delete;
+  ~Event() { tessel_event_release(event); }
+
+  /// Creates an event, not yet recorded, into `out`.
+  static Status create(Event &out) {
+    tessel_event *created = nullptr;
+    Status status(tessel_event_create(&created));
+    if (status.ok())
+      out = Event(created);
+    return status;
+  }
+
+  bool valid() const { return event != nullptr; }
+  tessel_event *get() const { return event; }
+
+  /// Marks the work queued on `stream` so far.
+  Status record(const Stream &stream) {
+    return Status(tessel_event_record(event, stream.get()));
+  }
+  /// Makes work queued on `stream` from now on wait for this event.
+  Status waitOn(const Stream &stream) const {
+    return Status(tessel_stream_wait_event(stream.get(), event));
+  }
+  /// Sets `ready` without blocking.
+  Status query(bool &ready) const {
+    int32_t flag = 0;
+    Status status(tessel_event_query(event, &flag));
+    if (status.ok())
+      ready = flag != 0;
+    return status;
+  }
+  /// Blocks until the event has completed.
+  Status synchronize() const { return Status(tessel_event_synchronize(event)); }
+
+private:
+  explicit Event(tessel_event *event) : event(event) {}
+  tessel_event *event = nullptr;
+};
+
 /// Owns a tessel_session.
 class Session {
 public:
@@ -184,6 +280,22 @@ public:
   Status run(const std::vector<tessel_tensor_view> &inputs,
              const std::vector<tessel_tensor_view> &outputs) {
     return run(inputs.data(), inputs.size(), outputs.data(), outputs.size());
+  }
+
+  /// Queues one run on `stream` and returns at once; the buffers the views
+  /// point at must live until it has run (see tessel_run_async). Argument
+  /// errors come back now; errors of the run from stream.synchronize().
+  Status runAsync(const Stream &stream, const tessel_tensor_view *inputs,
+                  size_t numInputs, const tessel_tensor_view *outputs,
+                  size_t numOutputs) {
+    return Status(tessel_run_async(session, stream.get(), inputs, numInputs,
+                                   outputs, numOutputs));
+  }
+  Status runAsync(const Stream &stream,
+                  const std::vector<tessel_tensor_view> &inputs,
+                  const std::vector<tessel_tensor_view> &outputs) {
+    return runAsync(stream, inputs.data(), inputs.size(), outputs.data(),
+                    outputs.size());
   }
 
 private:

@@ -1,30 +1,152 @@
 //===- parallel.cpp - The runtime's parallel_for service ------------------===//
 //
-// The serial executor: one chunk, the whole range, on the calling thread.
-// This satisfies the contract in abi.h (disjoint chunks covering the range,
-// each at least `grain` long except the last).
+// A parallel_for splits [begin, end) into at most kChunksPerThread chunks per
+// thread it may use (never shorter than `grain`), posts `numThreads - 1`
+// helper tasks to the pool's urgent queue, and works through the chunks
+// itself, starting with the first. Threads claim chunks from one atomic
+// counter, so a helper that starts late (its worker was busy with other
+// streams) finds less or nothing left to do, and the caller never waits for
+// a helper that has not started: it only waits for chunks already claimed,
+// which are running. That is why a worker that runs stream work may call
+// parallelFor without risk of deadlock, and why nested calls (from inside a
+// chunk) simply run inline.
 //
 //===----------------------------------------------------------------------===//
 
 #include "parallel.h"
 
+#include "thread_pool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 #include <sched.h>
 #include <thread>
 
 namespace tessel::runtime {
 
+namespace {
+
+/// More chunks than threads balance the load when some threads start late
+/// or run slower.
+constexpr uint64_t kChunksPerThread = 4;
+
+/// How deep this thread is inside parallel_for chunks.
+thread_local int chunkDepth = 0;
+
+void runInline(tessel_parallel_body body, void *bodyCtx, int64_t begin,
+               int64_t end) {
+  ++chunkDepth;
+  body(bodyCtx, begin, end);
+  --chunkDepth;
+}
+
+/// One parallel_for in flight, shared by its caller and its helper tasks.
+struct ForJob {
+  int64_t begin = 0;
+  int64_t end = 0;
+  uint64_t chunkSize = 1;
+  uint64_t numChunks = 0;
+  tessel_parallel_body body = nullptr;
+  void *bodyCtx = nullptr;
+
+  std::atomic<uint64_t> nextChunk{1}; // chunk 0 is the caller's
+  std::atomic<uint64_t> unfinished{0};
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool allDone = false; // guarded by `mutex`
+
+  void runChunk(uint64_t index) {
+    int64_t chunkBegin = int64_t(uint64_t(begin) + index * chunkSize);
+    int64_t chunkEnd = index + 1 == numChunks
+                           ? end
+                           : int64_t(uint64_t(chunkBegin) + chunkSize);
+    runInline(body, bodyCtx, chunkBegin, chunkEnd);
+    if (unfinished.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      std::lock_guard<std::mutex> lock(mutex);
+      allDone = true;
+      finished.notify_all();
+    }
+  }
+
+  /// Claims and runs chunks until none are left.
+  void work() {
+    for (;;) {
+      uint64_t index = nextChunk.fetch_add(1, std::memory_order_relaxed);
+      if (index >= numChunks)
+        return;
+      runChunk(index);
+    }
+  }
+
+  void waitUntilDone() {
+    if (unfinished.load(std::memory_order_acquire) == 0)
+      return;
+    std::unique_lock<std::mutex> lock(mutex);
+    finished.wait(lock, [&] { return allDone; });
+  }
+};
+
+} // namespace
+
 void parallelFor(void *runtimeCtx, int64_t begin, int64_t end, int64_t grain,
-                 tessel_parallel_body body, void *bodyCtx) {
-  (void)runtimeCtx;
-  (void)grain;
+                 tessel_parallel_body body, void *bodyCtx) noexcept {
   if (!body || begin >= end)
     return;
-  body(bodyCtx, begin, end);
+  int32_t numThreads =
+      runtimeCtx ? static_cast<ParallelContext *>(runtimeCtx)->numThreads : 1;
+  uint64_t length = uint64_t(end) - uint64_t(begin);
+  uint64_t minChunk = grain < 1 ? 1 : uint64_t(grain);
+  if (chunkDepth > 0 || numThreads <= 1 || length <= minChunk) {
+    runInline(body, bodyCtx, begin, end);
+    return;
+  }
+
+  uint64_t maxChunks = uint64_t(numThreads) * kChunksPerThread;
+  uint64_t chunkSize =
+      std::max(minChunk, length / maxChunks + (length % maxChunks != 0));
+  uint64_t numChunks = length / chunkSize + (length % chunkSize != 0);
+  if (numChunks <= 1) {
+    runInline(body, bodyCtx, begin, end);
+    return;
+  }
+
+  std::shared_ptr<ForJob> job;
+  try {
+    job = std::make_shared<ForJob>();
+  } catch (...) {
+    runInline(body, bodyCtx, begin, end);
+    return;
+  }
+  job->begin = begin;
+  job->end = end;
+  job->chunkSize = chunkSize;
+  job->numChunks = numChunks;
+  job->body = body;
+  job->bodyCtx = bodyCtx;
+  job->unfinished.store(numChunks, std::memory_order_relaxed);
+
+  uint64_t helpers =
+      std::min<uint64_t>(uint64_t(numThreads) - 1, numChunks - 1);
+  try {
+    ThreadPool &pool = ThreadPool::get();
+    for (uint64_t i = 0; i < helpers; ++i)
+      if (!pool.submit([job] { job->work(); }, /*urgent=*/true))
+        break;
+  } catch (...) {
+    // Out of memory: the helpers that were queued help; the caller does the
+    // rest.
+  }
+  job->runChunk(0);
+  job->work();
+  job->waitUntilDone();
 }
 
 int32_t parallelForConcurrency(int32_t requestedThreads) {
-  (void)requestedThreads;
-  return 1;
+  int32_t poolSize = ThreadPool::configuredSize();
+  return std::max(1, std::min(requestedThreads, poolSize));
 }
 
 int32_t availableCores() {

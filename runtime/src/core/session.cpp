@@ -1,5 +1,7 @@
 //===- session.cpp - Sessions: checking tensors and calling the entry -----===//
 
+#include "session.h"
+
 #include "model.h"
 #include "parallel.h"
 #include "shape.h"
@@ -14,20 +16,11 @@
 
 using namespace tessel::runtime;
 
-struct tessel_session {
-  tessel_model *model = nullptr; // one reference, dropped on release
-  int32_t numThreads = 1;
-  void *workspace = nullptr; // posix_memalign'ed, NULL when size is 0
-  tessel_runtime_services services{};
-  std::mutex runMutex; // guards the workspace and the pointer tables
-  std::vector<void *> inputPointers;
-  std::vector<void *> outputPointers;
-
-  ~tessel_session() {
+tessel_session::~tessel_session() {
+  for (void *workspace : freeWorkspaces)
     std::free(workspace);
-    tessel_model_release(model);
-  }
-};
+  tessel_model_release(model);
+}
 
 namespace {
 
@@ -82,7 +75,91 @@ tessel_status checkViews(const tessel_tensor_view *views, size_t count,
   return nullptr;
 }
 
+tessel_status allocateWorkspace(const tessel_session *session,
+                                const tessel_model *model, void *&workspace) {
+  if (posix_memalign(&workspace, session->workspaceAlignment,
+                     session->workspaceBytes) == 0)
+    return nullptr;
+  workspace = nullptr;
+  return makeStatus(TESSEL_OUT_OF_MEMORY,
+                    "cannot allocate the " +
+                        std::to_string(model->desc->workspace_size) +
+                        "-byte workspace of '" + model->path + "'");
+}
+
+/// Takes a free workspace or allocates one; NULL when the model has none.
+tessel_status acquireWorkspace(tessel_session *session, void *&workspace) {
+  workspace = nullptr;
+  if (session->workspaceBytes == 0)
+    return nullptr;
+  {
+    std::lock_guard<std::mutex> lock(session->workspaceMutex);
+    if (!session->freeWorkspaces.empty()) {
+      workspace = session->freeWorkspaces.back();
+      session->freeWorkspaces.pop_back();
+      return nullptr;
+    }
+  }
+  return allocateWorkspace(session, session->model, workspace);
+}
+
+void releaseWorkspace(tessel_session *session, void *workspace) {
+  if (!workspace)
+    return;
+  try {
+    std::lock_guard<std::mutex> lock(session->workspaceMutex);
+    session->freeWorkspaces.push_back(workspace);
+    return;
+  } catch (...) {
+  }
+  std::free(workspace); // could not keep it
+}
+
 } // namespace
+
+namespace tessel::runtime {
+
+void retainSession(tessel_session *session) {
+  session->refCount.fetch_add(1, std::memory_order_relaxed);
+}
+
+void releaseSession(tessel_session *session) {
+  if (session->refCount.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    delete session;
+}
+
+tessel_status checkRunArguments(const tessel_session *session,
+                                const tessel_tensor_view *inputs,
+                                size_t numInputs,
+                                const tessel_tensor_view *outputs,
+                                size_t numOutputs) {
+  const tessel_model_desc *desc = session->model->desc;
+  if (tessel_status status = checkViews(inputs, numInputs, desc->inputs,
+                                        desc->num_inputs, "input"))
+    return status;
+  return checkViews(outputs, numOutputs, desc->outputs, desc->num_outputs,
+                    "output");
+}
+
+tessel_status runEntry(tessel_session *session,
+                       const std::vector<void *> &pointers) {
+  const tessel_model_desc *desc = session->model->desc;
+  void *workspace = nullptr;
+  if (tessel_status status = acquireWorkspace(session, workspace))
+    return status;
+  int32_t result = desc->entry(&session->services, pointers.data(),
+                               pointers.data() + desc->num_inputs, workspace);
+  releaseWorkspace(session, workspace);
+  if (result != 0)
+    return makeStatus(
+        TESSEL_RUNTIME_ERROR,
+        "'" + session->model->path + "': entry " +
+            quoted(desc->entry_name ? desc->entry_name : "(unnamed)") +
+            " failed with code " + std::to_string(result));
+  return nullptr;
+}
+
+} // namespace tessel::runtime
 
 extern "C" {
 
@@ -117,24 +194,25 @@ tessel_status tessel_session_create(tessel_model *model,
     auto session = std::make_unique<tessel_session>();
     session->numThreads = numThreads == 0 ? availableCores() : numThreads;
     if (desc->workspace_size > 0) {
-      size_t alignment = desc->workspace_alignment > kBufferAlignment
-                             ? size_t(desc->workspace_alignment)
-                             : kBufferAlignment;
-      size_t size = size_t(desc->workspace_size);
-      size = (size + alignment - 1) / alignment * alignment;
-      if (posix_memalign(&session->workspace, alignment, size) != 0) {
-        session->workspace = nullptr;
-        return makeStatus(TESSEL_OUT_OF_MEMORY,
-                          "cannot allocate the " +
-                              std::to_string(desc->workspace_size) +
-                              "-byte workspace of '" + model->path + "'");
-      }
+      session->workspaceAlignment = desc->workspace_alignment > kBufferAlignment
+                                        ? size_t(desc->workspace_alignment)
+                                        : kBufferAlignment;
+      size_t alignment = session->workspaceAlignment;
+      session->workspaceBytes = (size_t(desc->workspace_size) + alignment - 1) /
+                                alignment * alignment;
+      // One workspace up front, so that a session that cannot hold one
+      // fails here rather than at its first run.
+      session->freeWorkspaces.reserve(1);
+      void *workspace = nullptr;
+      if (tessel_status status =
+              allocateWorkspace(session.get(), model, workspace))
+        return status;
+      session->freeWorkspaces.push_back(workspace);
     }
-    session->inputPointers.resize(desc->num_inputs);
-    session->outputPointers.resize(desc->num_outputs);
     session->services.struct_size = sizeof(tessel_runtime_services);
-    session->services.num_threads = parallelForConcurrency(session->numThreads);
-    session->services.runtime_ctx = session.get();
+    session->parallel.numThreads = parallelForConcurrency(session->numThreads);
+    session->services.num_threads = session->parallel.numThreads;
+    session->services.runtime_ctx = &session->parallel;
     session->services.parallel_for = parallelFor;
     tessel_model_retain(model);
     session->model = model;
@@ -143,7 +221,10 @@ tessel_status tessel_session_create(tessel_model *model,
   });
 }
 
-void tessel_session_release(tessel_session *session) { delete session; }
+void tessel_session_release(tessel_session *session) {
+  if (session)
+    releaseSession(session);
+}
 
 int32_t tessel_session_num_threads(const tessel_session *session) {
   return session ? session->numThreads : 0;
@@ -158,29 +239,16 @@ tessel_status tessel_session_run(tessel_session *session,
     if (!session)
       return makeStatus(TESSEL_INVALID_ARGUMENT,
                         "tessel_session_run: session is NULL");
-    const tessel_model_desc *desc = session->model->desc;
-    if (tessel_status status = checkViews(inputs, num_inputs, desc->inputs,
-                                          desc->num_inputs, "input"))
+    if (tessel_status status = checkRunArguments(session, inputs, num_inputs,
+                                                 outputs, num_outputs))
       return status;
-    if (tessel_status status = checkViews(outputs, num_outputs, desc->outputs,
-                                          desc->num_outputs, "output"))
-      return status;
-
-    std::lock_guard<std::mutex> lock(session->runMutex);
+    std::vector<void *> pointers;
+    pointers.reserve(num_inputs + num_outputs);
     for (size_t i = 0; i < num_inputs; ++i)
-      session->inputPointers[i] = inputs[i].data;
+      pointers.push_back(inputs[i].data);
     for (size_t i = 0; i < num_outputs; ++i)
-      session->outputPointers[i] = outputs[i].data;
-    int32_t result =
-        desc->entry(&session->services, session->inputPointers.data(),
-                    session->outputPointers.data(), session->workspace);
-    if (result != 0)
-      return makeStatus(
-          TESSEL_RUNTIME_ERROR,
-          "'" + session->model->path + "': entry " +
-              quoted(desc->entry_name ? desc->entry_name : "(unnamed)") +
-              " failed with code " + std::to_string(result));
-    return nullptr;
+      pointers.push_back(outputs[i].data);
+    return runEntry(session, pointers);
   });
 }
 

@@ -1,0 +1,61 @@
+//===- session.h - Sessions and their runs ----------------------*- C++ -*-===//
+//
+// Internal to the runtime library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_RUNTIME_CORE_SESSION_H
+#define TESSEL_RUNTIME_CORE_SESSION_H
+
+#include "parallel.h"
+
+#include "tessel/runtime.h"
+
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+/// Reference counted: the creator holds one reference (dropped by
+/// tessel_session_release) and every run queued on a stream holds another.
+struct tessel_session {
+  std::atomic<int64_t> refCount{1};
+  tessel_model *model = nullptr; // one reference, dropped on destruction
+  int32_t numThreads = 1;        // as requested (0 resolved to the cores)
+  tessel::runtime::ParallelContext parallel;
+  tessel_runtime_services services{}; // immutable after creation
+
+  /// Workspaces not in use by a run. A run takes one (allocating a new one
+  /// when none is free) and gives it back, so concurrent runs never share a
+  /// workspace; the session keeps as many as runs ever overlapped.
+  std::mutex workspaceMutex;
+  std::vector<void *> freeWorkspaces;
+  size_t workspaceBytes = 0; // rounded up to `workspaceAlignment`
+  size_t workspaceAlignment = 0;
+
+  ~tessel_session();
+};
+
+namespace tessel::runtime {
+
+/// Adds a reference to `session`.
+void retainSession(tessel_session *session);
+/// Drops a reference; the last one destroys the session.
+void releaseSession(tessel_session *session);
+
+/// Checks the views of a run against the session's model, as
+/// tessel_session_run documents.
+tessel_status checkRunArguments(const tessel_session *session,
+                                const tessel_tensor_view *inputs,
+                                size_t numInputs,
+                                const tessel_tensor_view *outputs,
+                                size_t numOutputs);
+
+/// Calls the model's entry on checked arguments: `pointers` holds the input
+/// data pointers followed by the output data pointers. Takes a workspace
+/// for the duration of the call. Thread-safe.
+tessel_status runEntry(tessel_session *session,
+                       const std::vector<void *> &pointers);
+
+} // namespace tessel::runtime
+
+#endif // TESSEL_RUNTIME_CORE_SESSION_H

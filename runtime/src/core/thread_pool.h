@@ -1,0 +1,65 @@
+//===- thread_pool.h - The runtime's one thread pool ------------*- C++ -*-===//
+//
+// Internal to the runtime library. One pool per process, created on first
+// use and never destroyed (its threads may still be serving a stream the
+// application forgot to release when the process exits; the library is
+// linked with -z nodelete so it is never unloaded under them).
+//
+// Two queues feed the workers: urgent tasks (helpers of a parallel_for that
+// is already running) are taken before normal ones (stream work), so an
+// operator in flight gets idle threads before new operators start.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_RUNTIME_CORE_THREAD_POOL_H
+#define TESSEL_RUNTIME_CORE_THREAD_POOL_H
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace tessel::runtime {
+
+class ThreadPool {
+public:
+  /// A unit of work. It must not throw (a task that does is stopped there;
+  /// the worker survives).
+  using Task = std::function<void()>;
+
+  /// The process's pool, started on first call with configuredSize()
+  /// workers. Thread-safe.
+  static ThreadPool &get();
+
+  /// The number of workers the pool has or will have: TESSEL_NUM_THREADS
+  /// when it holds an integer in [1, kMaxThreads], else the cores this
+  /// process may run on. Computed once. Thread-safe; starts nothing.
+  static int32_t configuredSize();
+
+  /// The number of workers actually running (fewer than configuredSize()
+  /// only when the system refused to create threads).
+  int32_t size() const { return int32_t(workers.size()); }
+
+  /// Queues `task`. Returns false, with `task` not queued, when the pool has
+  /// no workers or memory runs out. Never throws.
+  bool submit(Task task, bool urgent) noexcept;
+
+  static constexpr int32_t kMaxThreads = 1024;
+
+private:
+  explicit ThreadPool(int32_t numWorkers);
+  void workerLoop();
+
+  std::mutex mutex;
+  std::condition_variable wakeUp;
+  std::deque<Task> urgentTasks;
+  std::deque<Task> normalTasks;
+  std::vector<std::thread> workers;
+};
+
+} // namespace tessel::runtime
+
+#endif // TESSEL_RUNTIME_CORE_THREAD_POOL_H
