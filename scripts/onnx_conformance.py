@@ -202,6 +202,9 @@ def main():
                     help="exit 1 on unexpected failures, unexpected passes, crashes, timeouts")
     ap.add_argument("--write-xfail", help="write the non-passing tests as an expected-failure "
                     "file, with each one's diagnostic as the reason")
+    ap.add_argument("--prune-xfail", action="store_true",
+                    help="with --xfail: remove the listed tests that pass now (the only "
+                         "way the list changes; new failures are never added)")
     ap.add_argument("--quiet", action="store_true", help="print only the summary")
     args = ap.parse_args()
 
@@ -250,6 +253,17 @@ def main():
                 if r["status"] in ("mismatch", "refused", "error"):
                     reason = r["reason"].replace("\n", " ")
                     f.write(f"{r['suite']}/{r['name']} {r['status']}: {reason[:400]}\n")
+
+    if args.prune_xfail:
+        if not args.xfail:
+            sys.exit("onnx_conformance: --prune-xfail needs --xfail")
+        passing = {f"{r['suite']}/{r['name']}" for r in results if r["status"] == "pass"}
+        with open(args.xfail, encoding="utf-8") as f:
+            lines = f.readlines()
+        kept = [l for l in lines if l.split(" ", 1)[0].strip() not in passing]
+        with open(args.xfail, "w", encoding="utf-8") as f:
+            f.writelines(kept)
+        print(f"conformance: removed {len(lines) - len(kept)} passing tests from {args.xfail}")
 
     if not args.check:
         return 0

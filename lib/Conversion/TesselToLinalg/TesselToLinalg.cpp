@@ -21,6 +21,7 @@ void mlir::tessel::populateTesselToLinalgPatterns(RewritePatternSet &patterns) {
   populatePoolingToLinalgPatterns(patterns);
   populateSoftmaxToLinalgPatterns(patterns);
   populateDataMovementToLinalgPatterns(patterns);
+  populateIndexingToLinalgPatterns(patterns);
 }
 
 namespace {

@@ -35,6 +35,7 @@ const ImporterRegistry &ImporterRegistry::get() {
     registerElementwiseImporters(r);
     registerNNImporters(r);
     registerTensorImporters(r);
+    registerIndexingImporters(r);
     return r;
   }();
   return registry;

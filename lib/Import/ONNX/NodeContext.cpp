@@ -17,6 +17,33 @@ ElementsAttr NodeContext::constantInput(size_t i) const {
   return {};
 }
 
+Value NodeContext::foldToConstant(Operation *op) {
+  bool allConstant = llvm::all_of(op->getOperands(), [](Value v) {
+    return v.getDefiningOp<ConstantOp>() != nullptr;
+  });
+  SmallVector<OpFoldResult> folded;
+  if (!allConstant || op->getNumResults() != 1 || failed(op->fold(folded)) ||
+      folded.size() != 1)
+    return op->getResult(0);
+  Value result = op->getResult(0);
+  if (auto value = dyn_cast<Value>(folded.front())) {
+    // Folded to one of its operands, or in place.
+    if (value != result) {
+      op->erase();
+      return value;
+    }
+    return result;
+  }
+  auto attr = dyn_cast_or_null<ElementsAttr>(cast<Attribute>(folded.front()));
+  if (!attr || attr.getType() != result.getType())
+    return result;
+  builder.setInsertionPoint(op);
+  Value constant = ConstantOp::create(builder, op->getLoc(), attr);
+  op->erase();
+  builder.setInsertionPointAfterValue(constant);
+  return constant;
+}
+
 std::optional<SmallVector<int64_t>> NodeContext::constantInts(size_t i) const {
   ElementsAttr value = constantInput(i);
   if (!value || !isa<IntegerType>(value.getElementType()))

@@ -91,8 +91,12 @@ public:
       return mlir::failure();
     }
     op->getResult(0).setType(types.front());
-    return op->getResult(0);
+    return foldToConstant(op);
   }
+
+  /// Replaces `op` by a constant when its operands are constants it folds
+  /// (the shape computations exporters emit); returns its value either way.
+  Value foldToConstant(Operation *op);
 
   /// `build`, appending the result to `results`.
   template <typename OpTy, typename... Args>
@@ -151,6 +155,7 @@ private:
 void registerElementwiseImporters(ImporterRegistry &registry);
 void registerNNImporters(ImporterRegistry &registry);
 void registerTensorImporters(ImporterRegistry &registry);
+void registerIndexingImporters(ImporterRegistry &registry);
 
 /// The MLIR element type of an ONNX TensorProto data type, or null.
 Type convertElementType(MLIRContext *ctx, int32_t onnxType);

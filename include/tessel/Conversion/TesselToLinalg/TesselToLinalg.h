@@ -14,6 +14,7 @@ void populateConvolutionToLinalgPatterns(RewritePatternSet &patterns);
 void populatePoolingToLinalgPatterns(RewritePatternSet &patterns);
 void populateSoftmaxToLinalgPatterns(RewritePatternSet &patterns);
 void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns);
+void populateIndexingToLinalgPatterns(RewritePatternSet &patterns);
 
 /// All of the above.
 void populateTesselToLinalgPatterns(RewritePatternSet &patterns);

@@ -47,6 +47,7 @@ def Tessel_ReshapeOp : Tessel_Op<"reshape", [Pure, InferTypeOpAdaptor]> {
   let results = (outs Tessel_Tensor:$result);
   let assemblyFormat =
       "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 def Tessel_TransposeOp : Tessel_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
@@ -76,6 +77,119 @@ def Tessel_ConcatOp : Tessel_Op<"concat", [Pure, InferTypeOpAdaptor]> {
   let results = (outs Tessel_Tensor:$result);
   let assemblyFormat =
       "$inputs attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def Tessel_IndexTensor : RankedTensorOf<[I32, I64]>;
+
+def Tessel_GatherOp : Tessel_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Takes slices of `input` along `axis` at `indices`";
+  let description = [{
+    ONNX Gather: the result shape is `input.shape[:axis] + indices.shape +
+    input.shape[axis+1:]`. Negative indices count from the end. ONNX leaves
+    out-of-range indices undefined; Tessel clamps them into range, so a bad
+    index never reads outside the tensor.
+
+    ```mlir
+    %y = tessel.gather %emb, %ids {axis = 0 : i64} : (tensor<100x16xf32>, tensor<1x8xi64>) -> tensor<1x8x16xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_Tensor:$input, Tessel_IndexTensor:$indices,
+                       I64Attr:$axis);
+  let results = (outs Tessel_Tensor:$result);
+  let assemblyFormat =
+      "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def Tessel_GatherElementsOp : Tessel_Op<"gather_elements",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "Picks one element per index along `axis`";
+  let description = [{
+    ONNX GatherElements: `result[p] = input[p with p[axis] = indices[p]]`; the
+    result has the indices' shape. Indices are clamped like `tessel.gather`.
+
+    ```mlir
+    %y = tessel.gather_elements %x, %i {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_Tensor:$input, Tessel_IndexTensor:$indices,
+                       I64Attr:$axis);
+  let results = (outs Tessel_Tensor:$result);
+  let assemblyFormat =
+      "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+def Tessel_SliceOp : Tessel_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+  let summary = "A strided window: result[i] = input[starts + i * steps]";
+  let description = [{
+    One entry per dimension in each list; `sizes` is the result shape.
+    Steps may be negative (walking backwards from `starts`), never zero. ONNX
+    Slice and Split import as this op with their bounds resolved.
+
+    ```mlir
+    %y = tessel.slice %x {starts = array<i64: 0, 3>, sizes = array<i64: 2, 2>, steps = array<i64: 1, -1>}
+        : (tensor<2x4xf32>) -> tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_Tensor:$input, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$steps);
+  let results = (outs Tessel_Tensor:$result);
+  let assemblyFormat =
+      "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def Tessel_BroadcastToOp : Tessel_Op<"broadcast_to",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "Broadcasts the input to `shape` (numpy rules)";
+  let description = [{
+    `shape` is the result shape: the input must broadcast to exactly it.
+    ONNX Expand imports as this op, with the bidirectional broadcast of the
+    input shape and Expand's shape resolved into `shape`.
+
+    ```mlir
+    %y = tessel.broadcast_to %x {shape = array<i64: 2, 3>} : (tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs Tessel_Tensor:$result);
+  let assemblyFormat =
+      "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def Tessel_TileOp : Tessel_Op<"tile", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Repeats the input `repeats[i]` times along each dimension";
+  let description = [{
+    ```mlir
+    %y = tessel.tile %x {repeats = array<i64: 2, 1>} : (tensor<2x3xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_Tensor:$input, DenseI64ArrayAttr:$repeats);
+  let results = (outs Tessel_Tensor:$result);
+  let assemblyFormat =
+      "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Tessel_PadOp : Tessel_Op<"pad", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Pads every dimension with a constant, a reflection or the edge";
+  let description = [{
+    `pads` is `[begin_0, ..., begin_n-1, end_0, ..., end_n-1]`, all >= 0.
+    `mode` is "constant" (with `value`), "reflect" (mirror without repeating
+    the edge) or "edge" (repeat the edge).
+
+    ```mlir
+    %y = tessel.pad %x {pads = array<i64: 0, 1, 0, 1>, mode = "reflect"} : (tensor<2x3xf32>) -> tensor<2x5xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_Tensor:$input, DenseI64ArrayAttr:$pads,
+                       DefaultValuedAttr<StrAttr, "\"constant\"">:$mode,
+                       DefaultValuedAttr<F64Attr, "0.0">:$value);
+  let results = (outs Tessel_Tensor:$result);
+  let assemblyFormat =
+      "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
 }
 
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELDATAMOVEMENTOPS_TD

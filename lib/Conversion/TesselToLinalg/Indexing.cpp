@@ -1,0 +1,263 @@
+//===- Indexing.cpp - Gathers, slices, pads, tiles to linalg --------------===//
+//
+// Ops whose result element reads an input element at a computed position.
+// Each becomes a linalg.generic over the result whose body computes the
+// position (from linalg.index and, for gathers, the index operand) and reads
+// it with tensor.extract; slices with positive steps become views.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+#include "tessel/Conversion/TesselToLinalg/TesselToLinalg.h"
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// An index operand value as `index`, negative values counted from the end
+/// of `extent`, clamped into [0, extent - 1].
+Value normalizeIndex(OpBuilder &b, Location loc, Value raw, int64_t extent) {
+  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
+  Value zero = indexConstant(b, loc, 0);
+  Value isNegative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+  Value wrapped = arith::AddIOp::create(b, loc, i, indexConstant(b, loc, extent));
+  i = arith::SelectOp::create(b, loc, isNegative, wrapped, i);
+  i = arith::MaxSIOp::create(b, loc, i, zero);
+  return arith::MinSIOp::create(b, loc, i, indexConstant(b, loc, extent - 1));
+}
+
+/// A parallel generic producing `type`, reading `inputs` through `maps`, whose
+/// body returns the element from `body(builder, loc, inputElements)`.
+Value buildIndexed(OpBuilder &b, Location loc, RankedTensorType type,
+                   ValueRange inputs, ArrayRef<AffineMap> maps,
+                   function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  Value init =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  SmallVector<AffineMap> allMaps(maps);
+  allMaps.push_back(b.getMultiDimIdentityMap(type.getRank()));
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, type, inputs, init, allMaps, iterators,
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(nb, l, body(nb, l, args.drop_back()));
+             })
+      .getResult(0);
+}
+
+SmallVector<Value> loopIndices(OpBuilder &b, Location loc, int64_t rank) {
+  SmallVector<Value> indices;
+  for (int64_t d = 0; d < rank; ++d)
+    indices.push_back(linalg::IndexOp::create(b, loc, d));
+  return indices;
+}
+
+struct GatherLowering : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    int64_t axis = op.getAxis();
+    int64_t idxRank =
+        cast<RankedTensorType>(op.getIndices().getType()).getRank();
+    MLIRContext *ctx = op.getContext();
+    SmallVector<AffineExpr> idxExprs;
+    for (int64_t d = 0; d < idxRank; ++d)
+      idxExprs.push_back(getAffineDimExpr(axis + d, ctx));
+    AffineMap idxMap = AffineMap::get(type.getRank(), 0, idxExprs, ctx);
+    Value input = op.getInput();
+    Value result = buildIndexed(
+        rewriter, op.getLoc(), type, op.getIndices(), idxMap,
+        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          SmallVector<Value> loops = loopIndices(b, loc, type.getRank());
+          SmallVector<Value> coords(loops.begin(), loops.begin() + axis);
+          coords.push_back(
+              normalizeIndex(b, loc, args[0], inputType.getDimSize(axis)));
+          coords.append(loops.begin() + axis + idxRank, loops.end());
+          return tensor::ExtractOp::create(b, loc, input, coords);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct GatherElementsLowering : OpRewritePattern<GatherElementsOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GatherElementsOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    int64_t axis = op.getAxis();
+    Value input = op.getInput();
+    Value result = buildIndexed(
+        rewriter, op.getLoc(), type, op.getIndices(),
+        rewriter.getMultiDimIdentityMap(type.getRank()),
+        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          SmallVector<Value> coords = loopIndices(b, loc, type.getRank());
+          coords[axis] =
+              normalizeIndex(b, loc, args[0], inputType.getDimSize(axis));
+          return tensor::ExtractOp::create(b, loc, input, coords);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Positive steps: a strided view. Otherwise each element reads
+/// input[start + i * step].
+struct SliceLowering : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    ArrayRef<int64_t> starts = op.getStarts(), steps = op.getSteps();
+    if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
+      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+          op, type, op.getInput(), ValueRange{}, ValueRange{}, ValueRange{},
+          starts, type.getShape(), steps);
+      return success();
+    }
+    Value input = op.getInput();
+    Value result = buildIndexed(
+        rewriter, op.getLoc(), type, {}, {},
+        [&](OpBuilder &b, Location loc, ValueRange) -> Value {
+          SmallVector<Value> coords = loopIndices(b, loc, type.getRank());
+          for (auto [d, c] : llvm::enumerate(coords)) {
+            Value scaled = arith::MulIOp::create(
+                b, loc, c, indexConstant(b, loc, steps[d]));
+            c = arith::AddIOp::create(b, loc, scaled,
+                                      indexConstant(b, loc, starts[d]));
+          }
+          return tensor::ExtractOp::create(b, loc, input, coords);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct BroadcastToLowering : OpRewritePattern<BroadcastToOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BroadcastToOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, buildElementwise(rewriter, op.getLoc(),
+                             cast<RankedTensorType>(op.getType()),
+                             op.getInput(),
+                             [](OpBuilder &, Location, ValueRange args) {
+                               return args[0];
+                             }));
+    return success();
+  }
+};
+
+/// Tiling reads input[i mod extent] in each dimension.
+struct TileLowering : OpRewritePattern<TileOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(TileOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    if (type.getNumElements() == 0) {
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, type.getShape(),
+                                                   type.getElementType());
+      return success();
+    }
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      exprs.push_back(getAffineDimExpr(d, op.getContext()) %
+                      inputType.getDimSize(d));
+    AffineMap map = AffineMap::get(type.getRank(), 0, exprs, op.getContext());
+    rewriter.replaceOp(op, buildIndexed(rewriter, op.getLoc(), type,
+                                        op.getInput(), map,
+                                        [](OpBuilder &, Location,
+                                           ValueRange args) { return args[0]; }));
+    return success();
+  }
+};
+
+/// Constant padding is tensor.pad; reflect and edge read a mirrored or
+/// clamped position.
+struct PadLowering : OpRewritePattern<PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(PadOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    int64_t rank = type.getRank();
+    ArrayRef<int64_t> pads = op.getPads();
+    if (op.getMode() == "constant") {
+      Type element = type.getElementType();
+      TypedAttr value;
+      if (isa<FloatType>(element))
+        value = rewriter.getFloatAttr(element, op.getValue().convertToDouble());
+      else
+        value = rewriter.getIntegerAttr(
+            element, static_cast<int64_t>(op.getValue().convertToDouble()));
+      SmallVector<OpFoldResult> low, high;
+      for (int64_t d = 0; d < rank; ++d) {
+        low.push_back(rewriter.getIndexAttr(pads[d]));
+        high.push_back(rewriter.getIndexAttr(pads[rank + d]));
+      }
+      Value scalar = arith::ConstantOp::create(rewriter, loc, value);
+      rewriter.replaceOpWithNewOp<tensor::PadOp>(op, type, op.getInput(), low,
+                                                 high, scalar);
+      return success();
+    }
+    bool reflect = op.getMode() == "reflect";
+    Value input = op.getInput();
+    Value result = buildIndexed(
+        rewriter, loc, type, {}, {},
+        [&](OpBuilder &b, Location l, ValueRange) -> Value {
+          SmallVector<Value> coords = loopIndices(b, l, rank);
+          for (auto [d, c] : llvm::enumerate(coords)) {
+            int64_t extent = inputType.getDimSize(d);
+            Value zero = indexConstant(b, l, 0);
+            Value last = indexConstant(b, l, extent - 1);
+            Value j = arith::SubIOp::create(b, l, c,
+                                            indexConstant(b, l, pads[d]));
+            if (reflect) {
+              // j < 0 -> -j; j > last -> 2 * last - j.
+              Value negated = arith::SubIOp::create(b, l, zero, j);
+              j = arith::MaxSIOp::create(b, l, j, negated);
+              Value mirrored = arith::SubIOp::create(
+                  b, l, indexConstant(b, l, 2 * (extent - 1)), j);
+              j = arith::MinSIOp::create(b, l, j, mirrored);
+            } else {
+              j = arith::MaxSIOp::create(b, l, j, zero);
+              j = arith::MinSIOp::create(b, l, j, last);
+            }
+            c = j;
+          }
+          return tensor::ExtractOp::create(b, l, input, coords);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tessel::populateIndexingToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<GatherLowering, GatherElementsLowering, SliceLowering,
+               BroadcastToLowering, TileLowering, PadLowering>(
+      patterns.getContext());
+}

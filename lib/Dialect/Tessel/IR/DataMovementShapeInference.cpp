@@ -1,0 +1,167 @@
+//===- DataMovementShapeInference.cpp - Types of data-movement ops --------===//
+
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+static std::string formatList(ArrayRef<int64_t> values) {
+  std::string s = "[";
+  for (auto [i, v] : llvm::enumerate(values))
+    s += (i ? ", " : "") + std::to_string(v);
+  return s + "]";
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto x = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  auto idx = dyn_cast<RankedTensorType>(adaptor.getIndices().getType());
+  int64_t axis = adaptor.getAxis();
+  if (!x || !idx || x.getRank() == 0 || axis < 0 || axis >= x.getRank())
+    return emitOptionalError(loc, "axis ", axis, " is out of range");
+  if (x.getDimSize(axis) == 0 && idx.getNumElements() != 0)
+    return emitOptionalError(loc, "cannot gather from an empty dimension");
+  SmallVector<int64_t> shape(x.getShape().take_front(axis));
+  llvm::append_range(shape, idx.getShape());
+  llvm::append_range(shape, x.getShape().drop_front(axis + 1));
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult GatherElementsOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  auto x = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  auto idx = dyn_cast<RankedTensorType>(adaptor.getIndices().getType());
+  int64_t axis = adaptor.getAxis();
+  if (!x || !idx || x.getRank() != idx.getRank() || x.getRank() == 0)
+    return emitOptionalError(loc, "input and indices must have one rank >= 1");
+  if (axis < 0 || axis >= x.getRank())
+    return emitOptionalError(loc, "axis ", axis, " is out of range");
+  for (int64_t d = 0; d < x.getRank(); ++d)
+    if (d != axis && idx.getDimSize(d) > x.getDimSize(d))
+      return emitOptionalError(loc, "indices extent ", idx.getDimSize(d),
+                               " exceeds the input's ", x.getDimSize(d),
+                               " in dimension ", d);
+  if (x.getDimSize(axis) == 0 && idx.getNumElements() != 0)
+    return emitOptionalError(loc, "cannot gather from an empty dimension");
+  types.push_back(RankedTensorType::get(idx.getShape(), x.getElementType()));
+  return success();
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  auto x = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> starts = adaptor.getStarts(), sizes = adaptor.getSizes(),
+                    steps = adaptor.getSteps();
+  if (!x || static_cast<int64_t>(starts.size()) != x.getRank() ||
+      sizes.size() != starts.size() || steps.size() != starts.size())
+    return emitOptionalError(loc, "starts, sizes and steps need one entry per "
+                                  "dimension");
+  for (int64_t d = 0; d < x.getRank(); ++d) {
+    int64_t extent = x.getDimSize(d);
+    if (steps[d] == 0 || sizes[d] < 0)
+      return emitOptionalError(loc, "dimension ", d,
+                               ": steps must be non-zero and sizes >= 0");
+    if (sizes[d] == 0)
+      continue;
+    int64_t last;
+    if (starts[d] < 0 || starts[d] >= extent ||
+        llvm::MulOverflow(sizes[d] - 1, steps[d], last) ||
+        llvm::AddOverflow(starts[d], last, last) || last < 0 ||
+        last >= extent)
+      return emitOptionalError(loc, "dimension ", d, ": the slice from ",
+                               starts[d], " by ", steps[d], " for ", sizes[d],
+                               " elements leaves the extent ", extent);
+  }
+  types.push_back(RankedTensorType::get(sizes, x.getElementType()));
+  return success();
+}
+
+LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &types) {
+  auto x = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> shape = adaptor.getShape();
+  FailureOr<SmallVector<int64_t>> result =
+      x ? broadcastShapes(x.getShape(), shape)
+        : FailureOr<SmallVector<int64_t>>(failure());
+  if (failed(result) || ArrayRef<int64_t>(*result) != shape)
+    return emitOptionalError(loc, "the input does not broadcast to ",
+                             formatList(shape));
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult TileOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  auto x = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> repeats = adaptor.getRepeats();
+  if (!x || static_cast<int64_t>(repeats.size()) != x.getRank())
+    return emitOptionalError(loc, "repeats needs one entry per dimension");
+  SmallVector<int64_t> shape;
+  int64_t count = 1;
+  for (auto [extent, r] : llvm::zip(x.getShape(), repeats)) {
+    int64_t d;
+    if (r < 0 || llvm::MulOverflow(extent, r, d) ||
+        llvm::MulOverflow(count, d, count) || count > (int64_t(1) << 40))
+      return emitOptionalError(loc, "repeats ", formatList(repeats),
+                               " are negative or too large");
+    shape.push_back(d);
+  }
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  auto x = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> pads = adaptor.getPads();
+  if (!x || static_cast<int64_t>(pads.size()) != 2 * x.getRank())
+    return emitOptionalError(loc, "pads needs two entries per dimension");
+  SmallVector<int64_t> shape;
+  int64_t count = 1;
+  for (int64_t d = 0; d < x.getRank(); ++d) {
+    int64_t begin = pads[d], end = pads[x.getRank() + d], extent;
+    if (begin < 0 || end < 0 ||
+        llvm::AddOverflow(x.getDimSize(d), begin, extent) ||
+        llvm::AddOverflow(extent, end, extent) ||
+        llvm::MulOverflow(count, extent, count) || count > (int64_t(1) << 40))
+      return emitOptionalError(loc, "pads ", formatList(pads),
+                               " are negative or too large");
+    shape.push_back(extent);
+  }
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult PadOp::verify() {
+  StringRef mode = getMode();
+  if (mode != "constant" && mode != "reflect" && mode != "edge")
+    return emitOpError() << "unknown mode '" << mode
+                         << "' (constant, reflect, edge)";
+  auto x = cast<RankedTensorType>(getInput().getType());
+  ArrayRef<int64_t> pads = getPads();
+  for (int64_t d = 0; d < x.getRank(); ++d) {
+    int64_t extent = x.getDimSize(d);
+    int64_t most = std::max(pads[d], pads[x.getRank() + d]);
+    if (mode == "reflect" && most > 0 && most >= extent)
+      return emitOpError() << "reflect padding of " << most
+                           << " needs an extent above it, dimension " << d
+                           << " has " << extent;
+    if (mode == "edge" && most > 0 && extent == 0)
+      return emitOpError() << "edge padding of an empty dimension " << d;
+  }
+  return success();
+}

@@ -1,0 +1,173 @@
+//===- Folders.cpp - Constant folding of data-movement ops ----------------===//
+//
+// Shape computations that exporters emit (Shape -> Gather -> Concat ->
+// Reshape) fold to constants through these, at import and in canonicalize.
+// Folding copies data, so it is limited to small constants.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+/// Constants larger than this are not copied by folding.
+static constexpr int64_t kMaxFoldElements = 1 << 16;
+
+static DenseElementsAttr getFoldable(Attribute attr) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
+  if (!dense || dense.getNumElements() > kMaxFoldElements)
+    return {};
+  return dense;
+}
+
+/// Row-major strides of `shape`.
+static SmallVector<int64_t> getStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+/// Builds the `type`-shaped constant whose element at multi-index `idx` is
+/// `source[map(idx)]`, with `map` returning a linear index into `source`.
+static DenseElementsAttr
+gatherElements(DenseElementsAttr source, RankedTensorType type,
+               function_ref<int64_t(ArrayRef<int64_t>)> map) {
+  if (type.getNumElements() > kMaxFoldElements)
+    return {};
+  SmallVector<Attribute> values(source.getValues<Attribute>());
+  SmallVector<Attribute> result;
+  result.reserve(type.getNumElements());
+  SmallVector<int64_t> idx(type.getRank(), 0);
+  for (int64_t n = 0; n < type.getNumElements(); ++n) {
+    result.push_back(values[map(idx)]);
+    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+      if (++idx[d] < type.getDimSize(d))
+        break;
+      idx[d] = 0;
+    }
+  }
+  return DenseElementsAttr::get(type, result);
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto producer = getInput().getDefiningOp<ReshapeOp>()) {
+    // reshape(reshape(x)) is one reshape; update in place.
+    getInputMutable().assign(producer.getInput());
+    return getResult();
+  }
+  if (DenseElementsAttr dense = getFoldable(adaptor.getInput()))
+    return dense.reshape(cast<ShapedType>(getType()));
+  return {};
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
+  if (getInputs().size() == 1)
+    return getInputs().front();
+  auto type = cast<RankedTensorType>(getType());
+  SmallVector<DenseElementsAttr> parts;
+  for (Attribute attr : adaptor.getInputs()) {
+    DenseElementsAttr dense = getFoldable(attr);
+    if (!dense)
+      return {};
+    parts.push_back(dense);
+  }
+  if (type.getNumElements() > kMaxFoldElements)
+    return {};
+  // Row-major: for each index of the dims before `axis`, each input's block.
+  int64_t axis = getAxis(), outer = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= type.getDimSize(d);
+  SmallVector<SmallVector<Attribute>> values;
+  SmallVector<int64_t> blocks;
+  for (DenseElementsAttr part : parts) {
+    values.emplace_back(part.getValues<Attribute>());
+    blocks.push_back(outer ? part.getNumElements() / std::max<int64_t>(outer, 1)
+                           : 0);
+  }
+  SmallVector<Attribute> result;
+  for (int64_t o = 0; o < outer; ++o)
+    for (auto [vals, block] : llvm::zip(values, blocks))
+      for (int64_t i = 0; i < block; ++i)
+        result.push_back(vals[o * block + i]);
+  return DenseElementsAttr::get(type, result);
+}
+
+OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
+  DenseElementsAttr data = getFoldable(adaptor.getInput());
+  DenseElementsAttr indices = getFoldable(adaptor.getIndices());
+  if (!data || !indices)
+    return {};
+  auto inputType = cast<RankedTensorType>(getInput().getType());
+  int64_t axis = getAxis(), extent = inputType.getDimSize(axis);
+  int64_t idxRank = cast<RankedTensorType>(getIndices().getType()).getRank();
+  SmallVector<int64_t> idxValues;
+  for (APInt v : indices.getValues<APInt>())
+    idxValues.push_back(v.getSExtValue());
+  SmallVector<int64_t> idxStrides =
+      getStrides(cast<RankedTensorType>(getIndices().getType()).getShape());
+  SmallVector<int64_t> inStrides = getStrides(inputType.getShape());
+  return gatherElements(
+      data, cast<RankedTensorType>(getType()), [&](ArrayRef<int64_t> idx) {
+        int64_t linear = 0, which = 0;
+        for (int64_t d = 0; d < idxRank; ++d)
+          which += idx[axis + d] * idxStrides[d];
+        int64_t i = idxValues[which];
+        i = std::clamp<int64_t>(i < 0 ? i + extent : i, 0, extent - 1);
+        for (int64_t d = 0; d < axis; ++d)
+          linear += idx[d] * inStrides[d];
+        linear += i * inStrides[axis];
+        for (int64_t d = axis + 1; d < inputType.getRank(); ++d)
+          linear += idx[d - 1 + idxRank] * inStrides[d];
+        return linear;
+      });
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType() &&
+      llvm::all_of(getStarts(), [](int64_t s) { return s == 0; }) &&
+      llvm::all_of(getSteps(), [](int64_t s) { return s == 1; }))
+    return getInput();
+  DenseElementsAttr data = getFoldable(adaptor.getInput());
+  if (!data)
+    return {};
+  auto inputType = cast<RankedTensorType>(getInput().getType());
+  SmallVector<int64_t> strides = getStrides(inputType.getShape());
+  ArrayRef<int64_t> starts = getStarts(), steps = getSteps();
+  return gatherElements(data, cast<RankedTensorType>(getType()),
+                        [&](ArrayRef<int64_t> idx) {
+                          int64_t linear = 0;
+                          for (size_t d = 0; d < idx.size(); ++d)
+                            linear += (starts[d] + idx[d] * steps[d]) *
+                                      strides[d];
+                          return linear;
+                        });
+}
+
+OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  auto data = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
+  if (!data)
+    return {};
+  auto type = cast<RankedTensorType>(getType());
+  if (data.isSplat())
+    return DenseElementsAttr::get(type, data.getSplatValue<Attribute>());
+  if (!getFoldable(data))
+    return {};
+  auto inputType = cast<RankedTensorType>(getInput().getType());
+  SmallVector<int64_t> strides = getStrides(inputType.getShape());
+  int64_t offset = type.getRank() - inputType.getRank();
+  return gatherElements(data, type, [&](ArrayRef<int64_t> idx) {
+    int64_t linear = 0;
+    for (int64_t d = 0; d < inputType.getRank(); ++d)
+      if (inputType.getDimSize(d) != 1)
+        linear += idx[d + offset] * strides[d];
+    return linear;
+  });
+}
