@@ -102,7 +102,7 @@ LogicalResult readWindow(NodeContext &ctx, RankedTensorType input,
                          SmallVectorImpl<int64_t> &dilations,
                          SmallVectorImpl<int64_t> &pads) {
   if (input.getRank() != 4)
-    return ctx.fail("only 2-D spatial inputs (NCHW) are supported; input has "
+    return ctx.fail("only 1-D and 2-D spatial inputs are supported; input has "
                     "rank " +
                     llvm::Twine(input.getRank()));
   auto s = ctx.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1});
@@ -137,7 +137,7 @@ LogicalResult importConv(NodeContext &ctx, SmallVectorImpl<Value> &results) {
   if (w.getRank() != x.getRank())
     return ctx.fail("input and weight ranks differ");
   if (x.getRank() != 4)
-    return ctx.fail("only 2-D spatial inputs (NCHW) are supported; input has "
+    return ctx.fail("only 1-D and 2-D spatial inputs are supported; input has "
                     "rank " +
                     llvm::Twine(x.getRank()));
   if (w.getElementType() != x.getElementType() ||
@@ -250,15 +250,70 @@ LogicalResult importSoftmax(NodeContext &ctx,
                              b.getDenseI64ArrayAttr(x.getShape()));
 }
 
+/// A 1-D window op (Conv, MaxPool, AveragePool on [N, C, W]) runs as its
+/// 2-D form on [N, C, 1, W]: the inputs gain a unit height, the spatial
+/// attributes a leading entry for it (kernel 1, stride 1, no padding), and
+/// the result loses the height again.
+NodeImportFn as2D(NodeImportFn importer2D) {
+  return [importer2D](NodeContext &ctx, SmallVectorImpl<Value> &results) {
+    if (ctx.inputType(0).getRank() != 3)
+      return importer2D(ctx, results);
+    // Every tensor input of these ops with a spatial extent (x, and Conv's
+    // weight) gets the unit height; Conv's bias (1-D) stays.
+    SmallVector<Value> inputs;
+    for (auto [i, v] : llvm::enumerate(ctx.inputs)) {
+      RankedTensorType t = v ? dyn_cast<RankedTensorType>(v.getType())
+                             : RankedTensorType();
+      if (!t || t.getRank() != 3) {
+        inputs.push_back(v);
+        continue;
+      }
+      FailureOr<Value> raised = reshape(
+          ctx, v, {t.getDimSize(0), t.getDimSize(1), 1, t.getDimSize(2)});
+      if (failed(raised))
+        return failure();
+      inputs.push_back(*raised);
+    }
+    onnx::NodeProto node = ctx.node;
+    for (onnx::AttributeProto &a : *node.mutable_attribute()) {
+      auto prepend = [&](int64_t value) {
+        auto *ints = a.mutable_ints();
+        ints->Add(value);
+        std::rotate(ints->begin(), ints->end() - 1, ints->end());
+      };
+      if (a.name() == "kernel_shape" || a.name() == "strides" ||
+          a.name() == "dilations") {
+        prepend(1);
+      } else if (a.name() == "pads" && a.ints_size() == 2) {
+        int64_t begin = a.ints(0), end = a.ints(1);
+        a.clear_ints();
+        for (int64_t v : {int64_t(0), begin, int64_t(0), end})
+          a.add_ints(v);
+      }
+    }
+    NodeContext ctx2D(ctx.builder, ctx.loc, node, inputs, ctx.opset);
+    SmallVector<Value> results2D;
+    if (failed(importer2D(ctx2D, results2D))) {
+      ctx.failure = ctx2D.failure;
+      return failure();
+    }
+    auto type = cast<RankedTensorType>(results2D.front().getType());
+    return ctx.emit<ReshapeOp>(
+        results, results2D.front(),
+        ctx.builder.getDenseI64ArrayAttr(
+            {type.getDimSize(0), type.getDimSize(1), type.getDimSize(3)}));
+  };
+}
+
 } // namespace
 
 void mlir::tessel::onnx_import::registerNNImporters(
     ImporterRegistry &registry) {
   registry.add("Gemm", importGemm, {2, 3});
   registry.add("MatMul", importMatMul, {2, 2});
-  registry.add("Conv", importConv, {2, 3});
-  registry.add("MaxPool", importMaxPool, {1, 1});
-  registry.add("AveragePool", importAveragePool, {1, 1});
+  registry.add("Conv", as2D(importConv), {2, 3});
+  registry.add("MaxPool", as2D(importMaxPool), {1, 1});
+  registry.add("AveragePool", as2D(importAveragePool), {1, 1});
   registry.add("GlobalAveragePool", importGlobalAveragePool, {1, 1});
   registry.add("Softmax", importSoftmax, {1, 1});
 }
