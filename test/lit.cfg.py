@@ -47,6 +47,15 @@ for module in ("onnx", "numpy", "onnxruntime"):
                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
         lit_config.fatal("the Python module '%s' is missing for %s; run scripts/setup.sh"
                          % (module, python))
+# Hardware the tests may depend on (artifacts compiled for other CPUs).
+try:
+    with open("/proc/cpuinfo") as f:
+        flags = next((l.split(":", 1)[1].split() for l in f if l.startswith("flags")), [])
+except OSError:
+    flags = []
+if "avx512f" in flags:
+    config.available_features.add("host-avx512f")
+
 node_tests = "/usr/share/libonnx-testdata/data/node"
 if not os.path.isdir(node_tests):
     lit_config.fatal("the ONNX test suite is missing (%s); run scripts/setup.sh" % node_tests)

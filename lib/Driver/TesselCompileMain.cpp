@@ -316,7 +316,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     return usageError(error);
   report.triple = (*machine)->getTargetTriple().str();
   report.cpu = (*machine)->getTargetCPU().str();
-  report.features = (*machine)->getTargetFeatureString().str();
+  report.features = getEnabledTargetFeatures(**machine);
 
   llvm::LLVMContext llvmContext;
   ArtifactInfo info{version, flags};

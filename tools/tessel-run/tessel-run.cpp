@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Support/ErrorCodes.h"
 #include "tessel/runtime.hpp"
 #include "tessel/tensor_io.hpp"
 
@@ -81,15 +82,34 @@ struct Options {
   bool help = false;
 };
 
-int report(const std::string &file, const std::string &what, int code) {
-  std::fprintf(stderr, "%s: error: %s\n", file.c_str(), what.c_str());
-  return code;
+using ::tessel::ErrorCode;
+
+/// Prints `<file>: error[E<code>]: <what>` and returns `exitCode`.
+int report(const std::string &file, const std::string &what, int exitCode,
+           ErrorCode code) {
+  std::fprintf(stderr, "%s: %s: %s\n", file.c_str(),
+               ::tessel::errorTag(code).c_str(), what.c_str());
+  return exitCode;
 }
 
-int usageError(const std::string &what) {
-  report(kToolName, what, kExitUsage);
+int usageError(const std::string &what,
+               ErrorCode code = ErrorCode::Usage) {
+  report(kToolName, what, kExitUsage, code);
   std::fprintf(stderr, "Run 'tessel-run --help' for usage.\n");
   return kExitUsage;
+}
+
+/// The error code of a failure to load an artifact.
+ErrorCode loadErrorCode(const Status &status) {
+  switch (status.code()) {
+  case TESSEL_NOT_FOUND:
+  case TESSEL_IO_ERROR:
+    return ErrorCode::FileUnreadable;
+  case TESSEL_INCOMPATIBLE:
+    return ErrorCode::IncompatibleArtifact;
+  default:
+    return ErrorCode::InvalidArtifact;
+  }
 }
 
 bool parseTolerance(const std::string &flag, const std::string &text,
@@ -336,14 +356,14 @@ int readChecked(const std::string &file, const tessel_tensor_desc &desc,
                 const char *kind, io::HostTensor &tensor) {
   std::string error;
   if (!io::readTensorFile(file, tensor, error))
-    return report(file, error, kExitUsage);
+    return report(file, error, kExitUsage, ErrorCode::TensorFile);
   std::string expected = describe(desc);
   std::string got = io::formatTensorType(tensor.dtype, tensor.shape);
   if (expected != got)
     return report(file,
                   std::string(kind) + " " + quoted(desc.name) + " expects " +
                       expected + ", got " + got,
-                  kExitUsage);
+                  kExitUsage, ErrorCode::TensorMismatch);
   return kExitOk;
 }
 
@@ -366,7 +386,7 @@ int createOutputDir(const std::string &dir) {
     return report(dir,
                   "cannot create the output directory" +
                       (code ? ": " + code.message() : std::string()),
-                  kExitUsage);
+                  kExitUsage, ErrorCode::OutputFile);
   return kExitOk;
 }
 
@@ -389,7 +409,7 @@ int writeOutputs(const std::string &dir,
                   : io::writeTensorProto(path, outputs[i].view(),
                                          descs[i]->name, error);
     if (!ok)
-      return report(path, error, kExitUsage);
+      return report(path, error, kExitUsage, ErrorCode::OutputFile);
   }
   return kExitOk;
 }
@@ -397,7 +417,8 @@ int writeOutputs(const std::string &dir,
 int run(const Options &options) {
   Model model;
   if (Status status = Model::load(options.model, model); !status.ok())
-    return report(options.model, status.message(), kExitRuntime);
+    return report(options.model, status.message(), kExitRuntime,
+                  loadErrorCode(status));
 
   std::vector<const tessel_tensor_desc *> inputDescs, outputDescs;
   for (size_t i = 0; i < model.numInputs(); ++i)
@@ -411,7 +432,7 @@ int run(const Options &options) {
                  inputFiles, error) ||
       !bindFiles(options.expected, outputDescs, "output", /*requireAll=*/false,
                  expectedFiles, error))
-    return usageError(error);
+    return usageError(error, ErrorCode::TensorMismatch);
 
   std::vector<io::HostTensor> inputs(inputDescs.size());
   for (size_t i = 0; i < inputDescs.size(); ++i)
@@ -435,7 +456,8 @@ int run(const Options &options) {
   Session session;
   if (Status status = Session::create(model, session, options.threads);
       !status.ok())
-    return report(options.model, status.message(), kExitRuntime);
+    return report(options.model, status.message(), kExitRuntime,
+                  ErrorCode::RunFailed);
   std::vector<Tensor> outputs(outputDescs.size());
   std::vector<tessel_tensor_view> inputViews, outputViews;
   for (io::HostTensor &input : inputs)
@@ -443,11 +465,13 @@ int run(const Options &options) {
   for (size_t i = 0; i < outputDescs.size(); ++i) {
     if (Status status = Tensor::alloc(*outputDescs[i], outputs[i]);
         !status.ok())
-      return report(options.model, status.message(), kExitRuntime);
+      return report(options.model, status.message(), kExitRuntime,
+                    ErrorCode::RunFailed);
     outputViews.push_back(outputs[i].view());
   }
   if (Status status = session.run(inputViews, outputViews); !status.ok())
-    return report(options.model, status.message(), kExitRuntime);
+    return report(options.model, status.message(), kExitRuntime,
+                  ErrorCode::RunFailed);
 
   if (!options.quiet)
     for (size_t i = 0; i < outputDescs.size(); ++i)
@@ -466,7 +490,8 @@ int run(const Options &options) {
     io::Comparison comparison;
     if (!io::compareTensors(outputs[i].view(), expected[i]->view(),
                             options.rtol, options.atol, comparison, error))
-      return report(*expectedFiles[i], error, kExitUsage);
+      return report(*expectedFiles[i], error, kExitUsage,
+                    ErrorCode::TensorMismatch);
     std::printf("%s: max_abs_err=%.3g max_rel_err=%.3g mismatches=%lld/%lld "
                 "(rtol=%g, atol=%g) %s\n",
                 outputDescs[i]->name, comparison.maxAbsError,
@@ -499,9 +524,10 @@ int main(int argc, char **argv) {
     std::fflush(stdout);
     return code;
   } catch (const std::bad_alloc &) {
-    return report(kToolName, "out of memory", kExitRuntime);
+    return report(kToolName, "out of memory", kExitRuntime,
+                  ErrorCode::RunFailed);
   } catch (const std::exception &e) {
     return report(kToolName, std::string("internal error: ") + e.what(),
-                  kExitRuntime);
+                  kExitRuntime, ErrorCode::Internal);
   }
 }

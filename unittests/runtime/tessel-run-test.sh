@@ -105,7 +105,7 @@ exists() {
 check output-dir 0 "$run" "$add" --input a.npy b.npy --output-dir out/sub &&
   exists output-dir out/sub/y.npy
 check output-dir-is-a-file 2 "$run" "$add" --input a.npy b.npy --output-dir a.npy &&
-  contains output-dir-is-a-file err.txt 'a.npy: error: cannot create the output directory' &&
+  contains output-dir-is-a-file err.txt 'a.npy: error[E0031]: cannot create the output directory' &&
   if [ -s out.txt ]; then echo "FAIL: output-dir-is-a-file: ran the model"; failures=$((failures + 1)); fi
 check expected-ok 0 "$run" "$add" --input a.npy b.npy --expected out/sub/y.npy &&
   contains expected-ok out.txt 'y: max_abs_err=0 max_rel_err=0 mismatches=0/6 (rtol=0.001, atol=1e-05) OK'
@@ -114,28 +114,28 @@ check expected-mismatch 1 "$run" "$add" --input a.npy b.npy --expected y=a.npy -
 check expected-tolerance 0 "$run" "$add" --input a.npy b.npy --expected a.npy --atol=0.5 --rtol=0 --quiet &&
   contains expected-tolerance out.txt 'mismatches=0/6 (rtol=0, atol=0.5) OK'
 check expected-type 2 "$run" "$add" --input a.npy b.npy --expected a24.npy &&
-  contains expected-type err.txt "a24.npy: error: output 'y' expects float32[2,3], got float32[2,4]"
+  contains expected-type err.txt "a24.npy: error[E0041]: output 'y' expects float32[2,3], got float32[2,4]"
 
 check onnx-name 0 "$run" "$onnxname" --input a.npy b.npy --output-dir names &&
   contains onnx-name out.txt '/fc1/Gemm_output_0: float32[2,3]' &&
   exists onnx-name names/_fc1_Gemm_output_0.npy
 
 check wrong-shape 2 "$run" "$add" --input a24.npy b.npy &&
-  contains wrong-shape err.txt "a24.npy: error: input 'a' expects float32[2,3], got float32[2,4]"
+  contains wrong-shape err.txt "a24.npy: error[E0041]: input 'a' expects float32[2,3], got float32[2,4]"
 check wrong-dtype 2 "$run" "$add" --input a.npy b=i32.npy &&
-  contains wrong-dtype err.txt "i32.npy: error: input 'b' expects float32[2,3], got int32[2,3]"
+  contains wrong-dtype err.txt "i32.npy: error[E0041]: input 'b' expects float32[2,3], got int32[2,3]"
 check unknown-name 2 "$run" "$add" --input c=a.npy b.npy &&
-  contains unknown-name err.txt "tessel-run: error: 'c' is not an input of the model; its inputs are: 'a' float32[2,3], 'b' float32[2,3]"
+  contains unknown-name err.txt "tessel-run: error[E0041]: 'c' is not an input of the model; its inputs are: 'a' float32[2,3], 'b' float32[2,3]"
 check missing-input 2 "$run" "$add" --input a.npy &&
-  contains missing-input err.txt "tessel-run: error: missing input 'b' float32[2,3]"
+  contains missing-input err.txt "tessel-run: error[E0041]: missing input 'b' float32[2,3]"
 check too-many-inputs 2 "$run" "$add" --input a.npy b.npy a.npy &&
   contains too-many-inputs err.txt 'too many input files'
 check twice 2 "$run" "$add" --input a=a.npy a=b.npy &&
   contains twice err.txt "input 'a' is given twice"
 check garbage 2 "$run" "$add" --input garbage.pb b.npy &&
-  contains garbage err.txt 'garbage.pb: error: not a .npy file, and not an ONNX TensorProto'
+  contains garbage err.txt 'garbage.pb: error[E0040]: not a .npy file, and not an ONNX TensorProto'
 check missing-file 2 "$run" "$add" --input nothere.npy b.npy &&
-  contains missing-file err.txt 'nothere.npy: error: cannot open file: No such file or directory'
+  contains missing-file err.txt 'nothere.npy: error[E0040]: cannot open file: No such file or directory'
 check bad-option 2 "$run" "$add" --frobnicate && contains bad-option err.txt "unknown option '--frobnicate'"
 check bad-rtol 2 "$run" "$add" --input a.npy b.npy --rtol abc &&
   contains bad-rtol err.txt "--rtol expects a non-negative number, got 'abc'"
@@ -146,9 +146,9 @@ check empty-input-flag 2 "$run" "$add" --input --quiet &&
 check no-model 2 "$run" --input a.npy && contains no-model err.txt 'no model given'
 
 check missing-model 3 "$run" nothere.so --input a.npy &&
-  contains missing-model err.txt "nothere.so: error: cannot open 'nothere.so': No such file or directory"
+  contains missing-model err.txt "nothere.so: error[E0001]: cannot open 'nothere.so': No such file or directory"
 check not-a-model 3 "$run" a.npy --input a.npy &&
-  contains not-a-model err.txt "a.npy: error: 'a.npy' is not an ELF shared object"
+  contains not-a-model err.txt "a.npy: error[E0050]: 'a.npy' is not an ELF shared object"
 check entry-fails 3 "$run" "$fails" --input a.npy b.npy &&
   contains entry-fails err.txt "entry 'add_entry' failed with code 7"
 
@@ -164,7 +164,7 @@ if [ -d "$suite/test_add/test_data_set_0" ]; then
     contains onnx-and out.txt 'and: bool[3,4] = [true, true, true, true, true, false, true, false, ...]' &&
     contains onnx-and out.txt 'and: max_abs_err=0 max_rel_err=0 mismatches=0/12'
   check onnx-wrong-file 2 "$run" "$andso" --input "$suite/test_relu/test_data_set_0/input_0.pb" "$d/input_1.pb" &&
-    contains onnx-wrong-file err.txt "input_0.pb: error: input 'x' expects bool[3,4], got float32[3,4,5]"
+    contains onnx-wrong-file err.txt "input_0.pb: error[E0041]: input 'x' expects bool[3,4], got float32[3,4,5]"
 else
   echo "note: the ONNX test suite is not at $suite; skipping its cases"
 fi

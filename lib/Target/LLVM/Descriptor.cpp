@@ -17,6 +17,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 
 #include <cstddef>
 
@@ -131,6 +132,16 @@ LogicalResult checkLayout(const llvm::DataLayout &layout,
 
 } // namespace
 
+std::string
+mlir::tessel::getEnabledTargetFeatures(const llvm::TargetMachine &machine) {
+  const llvm::MCSubtargetInfo *sti = machine.getMCSubtargetInfo();
+  std::string features;
+  for (const llvm::SubtargetFeatureKV &kv : sti->getAllProcessorFeatures())
+    if (sti->getFeatureBits().test(kv.Value))
+      features += (features.empty() ? "+" : ",+") + std::string(kv.Key);
+  return features;
+}
+
 std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
     ModuleOp module, llvm::LLVMContext &llvmContext,
     llvm::TargetMachine &machine, const ArtifactInfo &info,
@@ -214,7 +225,7 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
       b.string(info.compileFlags, "tessel_compile_flags"),
       b.string("cpu", "tessel_target"),
       b.string(tm.getTargetCPU(), "tessel_target_cpu"),
-      b.string(tm.getTargetFeatureString(), "tessel_target_features"),
+      b.string(getEnabledTargetFeatures(tm), "tessel_target_features"),
       llvm::ConstantInt::get(b.i32, signature->inputs.size()),
       llvm::ConstantInt::get(b.i32, signature->outputs.size()),
       b.tensorTable(signature->inputs, "tessel_inputs"),

@@ -59,6 +59,11 @@ FailureOr<ModelSignature> readSignature(ModuleOp module);
 FailureOr<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const CpuTarget &target, std::string &error);
 
+/// Every feature the generated code may use, the CPU's implied ones
+/// included, as "+f1,+f2,...": what the descriptor records, so the runtime can
+/// refuse a host that lacks one.
+std::string getEnabledTargetFeatures(const llvm::TargetMachine &machine);
+
 /// Translates an LLVM-dialect module (with `tessel.signature`) to LLVM IR and
 /// adds the descriptor and `tessel_model_v1`. Returns null after emitting an
 /// error on `module`. `weightsBytes`, if given, receives the size of the
