@@ -119,6 +119,19 @@ void releaseWorkspace(tessel_session *session, void *workspace) {
 
 namespace tessel::runtime {
 
+std::vector<void *> collectDataPointers(
+    const tessel_tensor_view *inputs, size_t numInputs,
+    const tessel_tensor_view *outputs, size_t numOutputs) {
+  std::vector<void *> pointers;
+  pointers.reserve(numInputs + numOutputs);
+  for (size_t i = 0; i < numInputs; ++i)
+    pointers.push_back(inputs[i].data);
+  for (size_t i = 0; i < numOutputs; ++i)
+    pointers.push_back(outputs[i].data);
+  return pointers;
+}
+
+
 void retainSession(tessel_session *session) {
   session->refCount.fetch_add(1, std::memory_order_relaxed);
 }
@@ -242,12 +255,8 @@ tessel_status tessel_session_run(tessel_session *session,
     if (tessel_status status = checkRunArguments(session, inputs, num_inputs,
                                                  outputs, num_outputs))
       return status;
-    std::vector<void *> pointers;
-    pointers.reserve(num_inputs + num_outputs);
-    for (size_t i = 0; i < num_inputs; ++i)
-      pointers.push_back(inputs[i].data);
-    for (size_t i = 0; i < num_outputs; ++i)
-      pointers.push_back(outputs[i].data);
+    std::vector<void *> pointers =
+        collectDataPointers(inputs, num_inputs, outputs, num_outputs);
     return runEntry(session, pointers);
   });
 }

@@ -50,6 +50,12 @@ tessel_status checkRunArguments(const tessel_session *session,
                                 const tessel_tensor_view *outputs,
                                 size_t numOutputs);
 
+/// The data pointers of a run: inputs, then outputs (the entry's order).
+std::vector<void *> collectDataPointers(const tessel_tensor_view *inputs,
+                                        size_t numInputs,
+                                        const tessel_tensor_view *outputs,
+                                        size_t numOutputs);
+
 /// Calls the model's entry on checked arguments: `pointers` holds the input
 /// data pointers followed by the output data pointers. Takes a workspace
 /// for the duration of the call. Thread-safe.

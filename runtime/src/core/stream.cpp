@@ -300,12 +300,8 @@ tessel_status tessel_run_async(tessel_session *session, tessel_stream *stream,
     if (tessel_status status = checkRunArguments(session, inputs, num_inputs,
                                                  outputs, num_outputs))
       return status;
-    std::vector<void *> pointers;
-    pointers.reserve(num_inputs + num_outputs);
-    for (size_t i = 0; i < num_inputs; ++i)
-      pointers.push_back(inputs[i].data);
-    for (size_t i = 0; i < num_outputs; ++i)
-      pointers.push_back(outputs[i].data);
+    std::vector<void *> pointers =
+        collectDataPointers(inputs, num_inputs, outputs, num_outputs);
     return stream->stream->enqueueRun(session, std::move(pointers));
   });
 }
