@@ -29,9 +29,9 @@ Value mlir::tessel::buildElementwise(OpBuilder &b, Location loc,
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps;
   for (Value input : inputs)
-    maps.push_back(getBroadcastMap(
-        ctx, cast<RankedTensorType>(input.getType()).getShape(),
-        resultType.getShape()));
+    maps.push_back(
+        getBroadcastMap(ctx, cast<RankedTensorType>(input.getType()).getShape(),
+                        resultType.getShape()));
   maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
   Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
                                        resultType.getElementType());
@@ -81,4 +81,79 @@ TypedAttr mlir::tessel::getLowestAttr(Type type) {
   auto floatType = cast<FloatType>(type);
   return FloatAttr::get(
       type, llvm::APFloat::getInf(floatType.getFloatSemantics(), true));
+}
+
+Value mlir::tessel::buildScalar(OpBuilder &b, Location loc, Type type,
+                                double value) {
+  if (isa<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+Value mlir::tessel::computeWide(
+    OpBuilder &b, Location loc, Value x,
+    llvm::function_ref<Value(OpBuilder &, Location, Value)> fn) {
+  Type type = x.getType();
+  if (!type.isF16() && !type.isBF16())
+    return fn(b, loc, x);
+  Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+  return arith::TruncFOp::create(b, loc, type, fn(b, loc, wide));
+}
+
+bool mlir::tessel::isUnsignedInteger(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    type = shaped.getElementType();
+  auto intType = dyn_cast<IntegerType>(type);
+  return intType && intType.isUnsigned();
+}
+
+Value mlir::tessel::convertScalar(OpBuilder &b, Location loc, Value x,
+                                  Type from, Type to) {
+  auto toSignless = [&](Type t) -> Type {
+    if (auto intType = dyn_cast<IntegerType>(t))
+      return b.getIntegerType(intType.getWidth());
+    return t;
+  };
+  Type target = toSignless(to);
+  Type source = x.getType();
+  if (source == target)
+    return x;
+  auto fromFloat = dyn_cast<FloatType>(source);
+  auto toFloat = dyn_cast<FloatType>(target);
+  // Bool is 0 or 1 whatever the other side: zero-extend, unsigned-convert.
+  bool fromBool = source.isInteger(1);
+  bool fromUnsigned = fromBool || isUnsignedInteger(from);
+  if (target.isInteger(1)) {
+    Value zero = buildScalar(b, loc, source, 0);
+    if (fromFloat)
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x, zero);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
+  }
+  if (fromFloat && toFloat) {
+    if (fromFloat.getWidth() < toFloat.getWidth())
+      return arith::ExtFOp::create(b, loc, target, x);
+    if (fromFloat.getWidth() > toFloat.getWidth())
+      return arith::TruncFOp::create(b, loc, target, x);
+    // f16 <-> bf16: through f32.
+    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+    return arith::TruncFOp::create(b, loc, target, wide);
+  }
+  if (fromFloat) {
+    if (isUnsignedInteger(to))
+      return arith::FPToUIOp::create(b, loc, target, x);
+    return arith::FPToSIOp::create(b, loc, target, x);
+  }
+  if (toFloat) {
+    if (fromUnsigned)
+      return arith::UIToFPOp::create(b, loc, target, x);
+    return arith::SIToFPOp::create(b, loc, target, x);
+  }
+  unsigned fromWidth = source.getIntOrFloatBitWidth();
+  unsigned toWidth = target.getIntOrFloatBitWidth();
+  if (fromWidth > toWidth)
+    return arith::TruncIOp::create(b, loc, target, x);
+  if (fromUnsigned)
+    return arith::ExtUIOp::create(b, loc, target, x);
+  return arith::ExtSIOp::create(b, loc, target, x);
 }

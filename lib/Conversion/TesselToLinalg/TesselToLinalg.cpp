@@ -16,6 +16,11 @@ using namespace mlir::tessel;
 
 void mlir::tessel::populateTesselToLinalgPatterns(RewritePatternSet &patterns) {
   populateElementwiseToLinalgPatterns(patterns);
+  populateMathToLinalgPatterns(patterns);
+  populateActivationToLinalgPatterns(patterns);
+  populateBinaryMathToLinalgPatterns(patterns);
+  populateLogicToLinalgPatterns(patterns);
+  populateCastToLinalgPatterns(patterns);
   populateContractionToLinalgPatterns(patterns);
   populateConvolutionToLinalgPatterns(patterns);
   populatePoolingToLinalgPatterns(patterns);

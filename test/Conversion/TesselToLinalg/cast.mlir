@@ -1,0 +1,20 @@
+// RUN: tessel-opt %s --tessel-convert-tessel-to-linalg --split-input-file | FileCheck %s
+
+// ONNX Cast: floats to integers truncate, bool is 0/1, anything to bool is
+// `!= 0`.
+
+// CHECK-LABEL: func.func @casts
+// CHECK: arith.fptosi %{{.+}} : f32 to i32
+// CHECK: arith.extsi %{{.+}} : i32 to i64
+// CHECK: arith.cmpi ne, %{{.+}}, %{{.+}} : i64
+// CHECK: arith.uitofp %{{.+}} : i1 to f16
+// CHECK: arith.extf %{{.+}} : f16 to f32
+// CHECK: arith.truncf %{{.+}} : f32 to bf16
+func.func @casts(%x: tensor<4xf32>) -> tensor<4xbf16> {
+  %0 = tessel.cast %x to i32 : tensor<4xf32> -> tensor<4xi32>
+  %1 = tessel.cast %0 to i64 : tensor<4xi32> -> tensor<4xi64>
+  %2 = tessel.cast %1 to i1 : tensor<4xi64> -> tensor<4xi1>
+  %3 = tessel.cast %2 to f16 : tensor<4xi1> -> tensor<4xf16>
+  %4 = tessel.cast %3 to bf16 : tensor<4xf16> -> tensor<4xbf16>
+  return %4 : tensor<4xbf16>
+}
