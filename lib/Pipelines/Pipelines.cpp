@@ -50,6 +50,7 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
 
 void mlir::tessel::buildLinalgPipeline(OpPassManager &pm,
                                        const PipelineOptions &) {
+  pm.addPass(createTesselRecordSignaturePass());
   pm.addNestedPass<func::FuncOp>(createConvertTesselToLinalgPass());
   pm.addPass(createCanonicalizerPass());
 }
