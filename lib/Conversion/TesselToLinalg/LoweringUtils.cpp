@@ -108,6 +108,25 @@ bool mlir::tessel::isUnsignedInteger(Type type) {
   return intType && intType.isUnsigned();
 }
 
+/// Rounds f32 `x` to bf16, to nearest even; NaN stays a (quiet) NaN.
+static Value truncToBF16(OpBuilder &b, Location loc, Value x) {
+  Type i32 = b.getI32Type(), i16 = b.getIntegerType(16);
+  auto c32 = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, v));
+  };
+  Value bits = arith::BitcastOp::create(b, loc, i32, x);
+  Value lsb = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, c32(16)), c32(1));
+  Value bias = arith::AddIOp::create(b, loc, c32(0x7FFF), lsb);
+  Value rounded = arith::AddIOp::create(b, loc, bits, bias);
+  Value high = arith::TruncIOp::create(
+      b, loc, i16, arith::ShRUIOp::create(b, loc, rounded, c32(16)));
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  Value nan = arith::ConstantOp::create(b, loc, b.getIntegerAttr(i16, 0x7FC0));
+  Value result = arith::SelectOp::create(b, loc, isNaN, nan, high);
+  return arith::BitcastOp::create(b, loc, b.getBF16Type(), result);
+}
+
 Value mlir::tessel::convertScalar(OpBuilder &b, Location loc, Value x,
                                   Type from, Type to) {
   auto toSignless = [&](Type t) -> Type {
@@ -119,6 +138,15 @@ Value mlir::tessel::convertScalar(OpBuilder &b, Location loc, Value x,
   Type source = x.getType();
   if (source == target)
     return x;
+  // Everything reaches bf16 from f32, rounded by integer code: LLVM would
+  // call __truncsfbf2 or __truncdfbf2, which libgcc may lack, and the arith
+  // canonicalizer folds truncf(sitofp) into a direct sitofp to bf16.
+  // (f64 -> bf16 thus rounds twice.)
+  if (target.isBF16()) {
+    Value wide =
+        source.isF32() ? x : convertScalar(b, loc, x, from, b.getF32Type());
+    return truncToBF16(b, loc, wide);
+  }
   auto fromFloat = dyn_cast<FloatType>(source);
   auto toFloat = dyn_cast<FloatType>(target);
   // Bool is 0 or 1 whatever the other side: zero-extend, unsigned-convert.
