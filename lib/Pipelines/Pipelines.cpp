@@ -78,8 +78,13 @@ void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
-  // bf16 conversions as integer code: LLVM would call __truncsfbf2, which
-  // the libgcc an artifact links against may lack.
+  // bf16 arithmetic in f32, and bf16 conversions as integer code: LLVM
+  // would call __truncsfbf2, which the libgcc an artifact links against may
+  // lack.
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  emulate.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
