@@ -5,6 +5,7 @@
 #include "tessel/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -49,6 +50,7 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
 
 void mlir::tessel::buildLinalgPipeline(OpPassManager &pm,
                                        const PipelineOptions &) {
+  pm.addPass(createTesselRecordSignaturePass());
   pm.addNestedPass<func::FuncOp>(createConvertTesselToLinalgPass());
   pm.addPass(createCanonicalizerPass());
 }
@@ -76,6 +78,16 @@ void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  // bf16 arithmetic in f32, and bf16 conversions as integer code: LLVM
+  // would call __truncsfbf2, which the libgcc an artifact links against may
+  // lack.
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  emulate.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());

@@ -14,6 +14,12 @@ def ConvertTesselToLinalgPass
     broadcasting `linalg.generic`s, data movement into `tensor` and
     `linalg.transpose`. A tessel op that cannot be lowered is an error at its
     location (the ONNX node).
+
+    Unsigned integers: the bodies pick unsigned arith ops (`divui`, `cmpi ult`,
+    `uitofp`...) from the tessel op's element types, then every `uiN` type in
+    the function (its signature included) becomes the signless `iN`, which is
+    all arith computes on. Run `--tessel-record-signature` first to keep the
+    ONNX types for the artifact's descriptor.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -21,6 +27,19 @@ def ConvertTesselToLinalgPass
     "::mlir::math::MathDialect",
     "::mlir::tensor::TensorDialect",
   ];
+}
+
+def TesselRecordSignaturePass : Pass<"tessel-record-signature", "ModuleOp"> {
+  let summary = "Records the model's signature before lowering changes its types";
+  let description = [{
+    Writes the module attribute `tessel.signature` (model name, and each input
+    and output of the function marked `tessel.entry` as `{name, type}`) from
+    the tensor types the importer gave the graph. It runs first in the linalg
+    phase: `--tessel-convert-tessel-to-linalg` computes on signless integers,
+    so after it a `ui8` input would read as `i8`. `--tessel-entry-abi` keeps a
+    recorded signature (checking that it still matches the function up to
+    signedness) and records one itself when there is none.
+  }];
 }
 
 def TesselEntryABIPass : Pass<"tessel-entry-abi", "ModuleOp"> {

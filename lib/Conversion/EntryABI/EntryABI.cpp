@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Signature.h"
+
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
@@ -21,84 +23,43 @@ using namespace mlir::tessel;
 
 namespace {
 
-/// `{name, type}` for one entry argument or result.
-DictionaryAttr describeTensor(Builder &b, StringAttr name, Type type) {
-  return b.getDictionaryAttr({b.getNamedAttr("name", name),
-                              b.getNamedAttr("type", TypeAttr::get(type))});
-}
-
-StringAttr getNameOr(DictionaryAttr attrs, Builder &b, const Twine &fallback) {
-  if (attrs)
-    if (auto name = attrs.getAs<StringAttr>(kNameAttrName))
-      return name;
-  return b.getStringAttr(fallback);
-}
-
 struct TesselEntryABIPass
     : tessel::impl::TesselEntryABIPassBase<TesselEntryABIPass> {
   using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<func::FuncOp> entries;
-    for (auto func : module.getOps<func::FuncOp>())
-      if (func->hasAttr(kEntryAttrName))
-        entries.push_back(func);
-    if (entries.size() != 1) {
-      module.emitError() << "expected exactly one function marked '"
-                         << kEntryAttrName << "', found " << entries.size();
-      return signalPassFailure();
-    }
-    if (failed(rewriteEntry(module, entries.front())))
+    FailureOr<func::FuncOp> entry = findEntryFunction(module);
+    if (failed(entry) || failed(rewriteEntry(module, *entry)))
       signalPassFailure();
   }
 
   LogicalResult rewriteEntry(ModuleOp module, func::FuncOp func) {
     if (func.isExternal())
       return func.emitError() << "the entry function has no body";
+    // A signature recorded before lowering (tessel-record-signature) keeps
+    // the element types the lowering made signless (ui8 -> i8).
+    if (!module->hasAttr(kSignatureAttrName)) {
+      if (failed(recordSignature(module, func)))
+        return failure();
+    } else if (failed(checkSignature(module, func))) {
+      return failure();
+    }
     IRRewriter rewriter(func.getContext());
     FunctionType type = func.getFunctionType();
     SmallVector<Type> bufferTypes;
-    SmallVector<Attribute> inputs, outputs;
-    for (auto [i, t] : llvm::enumerate(type.getInputs())) {
-      auto tensor = dyn_cast<RankedTensorType>(t);
-      if (!tensor || !tensor.hasStaticShape())
-        return func.emitError() << "entry argument " << i
-                                << " must be a statically shaped tensor";
+    for (Type t :
+         llvm::concat<const Type>(type.getInputs(), type.getResults())) {
+      auto tensor = cast<RankedTensorType>(t);
       bufferTypes.push_back(
           MemRefType::get(tensor.getShape(), tensor.getElementType()));
-      inputs.push_back(describeTensor(
-          rewriter, getNameOr(func.getArgAttrDict(i), rewriter, "input" + Twine(i)),
-          tensor));
     }
-    for (auto [i, t] : llvm::enumerate(type.getResults())) {
-      auto tensor = dyn_cast<RankedTensorType>(t);
-      if (!tensor || !tensor.hasStaticShape())
-        return func.emitError() << "entry result " << i
-                                << " must be a statically shaped tensor";
-      bufferTypes.push_back(
-          MemRefType::get(tensor.getShape(), tensor.getElementType()));
-      outputs.push_back(describeTensor(
-          rewriter,
-          getNameOr(func.getResultAttrDict(i), rewriter, "output" + Twine(i)),
-          tensor));
-    }
-    StringAttr modelName = module->getAttrOfType<StringAttr>(kModelNameAttrName);
-    if (!modelName)
-      modelName = rewriter.getStringAttr(func.getSymName());
-    module->setAttr(kSignatureAttrName,
-                    rewriter.getDictionaryAttr(
-                        {rewriter.getNamedAttr("name", modelName),
-                         rewriter.getNamedAttr("inputs",
-                                               rewriter.getArrayAttr(inputs)),
-                         rewriter.getNamedAttr(
-                             "outputs", rewriter.getArrayAttr(outputs))}));
 
     // The new function takes over the body.
     rewriter.setInsertionPoint(func);
-    auto entry = func::FuncOp::create(
-        rewriter, func.getLoc(), kEntryFunctionName,
-        rewriter.getFunctionType(bufferTypes, {}));
+    auto entry =
+        func::FuncOp::create(rewriter, func.getLoc(), kEntryFunctionName,
+                             rewriter.getFunctionType(bufferTypes, {}));
     Block *oldEntry = &func.getBody().front();
     rewriter.inlineRegionBefore(func.getBody(), entry.getBody(),
                                 entry.getBody().end());

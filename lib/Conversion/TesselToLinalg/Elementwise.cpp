@@ -12,20 +12,8 @@ using namespace mlir::tessel;
 
 namespace {
 
-/// Rejects unsigned integer element types, which arith cannot compute on
-/// directly; signless integers and floats pass.
-LogicalResult checkElementType(PatternRewriter &rewriter, Operation *op,
-                               Type type) {
-  if (auto intType = dyn_cast<IntegerType>(type); intType &&
-                                                  !intType.isSignless())
-    return rewriter.notifyMatchFailure(op,
-                                       "unsigned integers are not lowered yet");
-  return success();
-}
-
 /// Lowers a unary op with `body(builder, loc, x)`.
-template <typename OpTy>
-struct UnaryLowering : OpRewritePattern<OpTy> {
+template <typename OpTy> struct UnaryLowering : OpRewritePattern<OpTy> {
   using Fn = Value (*)(OpBuilder &, Location, OpTy, Value);
   UnaryLowering(MLIRContext *ctx, Fn fn)
       : OpRewritePattern<OpTy>(ctx), fn(fn) {}
@@ -33,21 +21,21 @@ struct UnaryLowering : OpRewritePattern<OpTy> {
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
-    if (failed(checkElementType(rewriter, op, type.getElementType())))
-      return failure();
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), type, op->getOperands(),
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          return fn(b, loc, op, args[0]);
-        });
+    Value result =
+        buildElementwise(rewriter, op.getLoc(), type, op->getOperands(),
+                         [&](OpBuilder &b, Location loc, ValueRange args) {
+                           return fn(b, loc, op, args[0]);
+                         });
     rewriter.replaceOp(op, result);
     return success();
   }
   Fn fn;
 };
 
-/// Lowers a broadcasting binary op with a float and an integer body.
-template <typename OpTy, typename FloatOp, typename IntOp>
+/// Lowers a broadcasting binary op with a float, a signed and an unsigned
+/// integer body.
+template <typename OpTy, typename FloatOp, typename IntOp,
+          typename UIntOp = IntOp>
 struct BinaryLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
 
@@ -55,13 +43,14 @@ struct BinaryLowering : OpRewritePattern<OpTy> {
                                 PatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
     Type element = type.getElementType();
-    if (failed(checkElementType(rewriter, op, element)))
-      return failure();
+    bool isUnsigned = isUnsignedInteger(element);
     Value result = buildElementwise(
         rewriter, op.getLoc(), type, op->getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
           if (isa<FloatType>(element))
             return FloatOp::create(b, loc, args[0], args[1]);
+          if (isUnsigned)
+            return UIntOp::create(b, loc, args[0], args[1]);
           return IntOp::create(b, loc, args[0], args[1]);
         });
     rewriter.replaceOp(op, result);
@@ -73,10 +62,12 @@ Value zeroLike(OpBuilder &b, Location loc, Type type) {
   return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
 }
 
-Value buildRelu(OpBuilder &b, Location loc, ReluOp, Value x) {
+Value buildRelu(OpBuilder &b, Location loc, ReluOp op, Value x) {
   Value zero = zeroLike(b, loc, x.getType());
   if (isa<FloatType>(x.getType()))
     return arith::MaximumFOp::create(b, loc, x, zero);
+  if (isUnsignedInteger(op.getType()))
+    return x;
   return arith::MaxSIOp::create(b, loc, x, zero);
 }
 
@@ -117,8 +108,10 @@ void mlir::tessel::populateElementwiseToLinalgPatterns(
   patterns.add<UnaryLowering<SigmoidOp>>(ctx, buildSigmoid);
   patterns.add<UnaryLowering<TanhOp>>(ctx, buildTanh);
   patterns.add<UnaryLowering<ClipOp>>(ctx, buildClip);
-  patterns.add<BinaryLowering<AddOp, arith::AddFOp, arith::AddIOp>,
-               BinaryLowering<SubOp, arith::SubFOp, arith::SubIOp>,
-               BinaryLowering<MulOp, arith::MulFOp, arith::MulIOp>,
-               BinaryLowering<DivOp, arith::DivFOp, arith::DivSIOp>>(ctx);
+  patterns.add<
+      BinaryLowering<AddOp, arith::AddFOp, arith::AddIOp>,
+      BinaryLowering<SubOp, arith::SubFOp, arith::SubIOp>,
+      BinaryLowering<MulOp, arith::MulFOp, arith::MulIOp>,
+      BinaryLowering<DivOp, arith::DivFOp, arith::DivSIOp, arith::DivUIOp>>(
+      ctx);
 }

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tessel {
 
@@ -38,6 +39,46 @@ TypedAttr getFloatAttr(Type type, double value);
 
 /// The most negative finite value (or -inf) of a float type.
 TypedAttr getLowestAttr(Type type);
+
+/// Lowers an elementwise op, whatever its operand count, to one broadcasting
+/// linalg.generic whose body is `fn(builder, loc, op, scalars)`.
+template <typename OpTy> struct ElementwiseLowering : OpRewritePattern<OpTy> {
+  using Fn = Value (*)(OpBuilder &, Location, OpTy, ValueRange);
+  ElementwiseLowering(MLIRContext *ctx, Fn fn)
+      : OpRewritePattern<OpTy>(ctx), fn(fn) {}
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    Value result =
+        buildElementwise(rewriter, op.getLoc(), type, op->getOperands(),
+                         [&](OpBuilder &b, Location loc, ValueRange args) {
+                           return fn(b, loc, op, args);
+                         });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+  Fn fn;
+};
+
+/// A scalar constant of `type` (float or integer) holding `value`.
+Value buildScalar(OpBuilder &b, Location loc, Type type, double value);
+
+/// Whether `type`, or the element type of the shaped `type`, is an unsigned
+/// integer: lowered code computes on signless integers and picks the unsigned
+/// arith op (divui, cmpi ult, uitofp...) from the original type.
+bool isUnsignedInteger(Type type);
+
+/// Converts scalar `x` from the element type `from` (which may be unsigned)
+/// to the element type `to`, with ONNX Cast semantics: floats to integers
+/// truncate towards zero, integers extend by their own signedness, anything
+/// to i1 is `x != 0`, and i1 becomes 0 or 1.
+Value convertScalar(OpBuilder &b, Location loc, Value x, Type from, Type to);
+
+/// Applies `fn` to `x` in f32 when `x` is f16 or bf16 (libm has no half
+/// precision functions), in `x`'s type otherwise.
+Value computeWide(OpBuilder &b, Location loc, Value x,
+                  llvm::function_ref<Value(OpBuilder &, Location, Value)> fn);
 
 } // namespace mlir::tessel
 

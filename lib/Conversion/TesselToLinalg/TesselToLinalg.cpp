@@ -4,6 +4,8 @@
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::tessel {
@@ -16,6 +18,11 @@ using namespace mlir::tessel;
 
 void mlir::tessel::populateTesselToLinalgPatterns(RewritePatternSet &patterns) {
   populateElementwiseToLinalgPatterns(patterns);
+  populateMathToLinalgPatterns(patterns);
+  populateActivationToLinalgPatterns(patterns);
+  populateBinaryMathToLinalgPatterns(patterns);
+  populateLogicToLinalgPatterns(patterns);
+  populateCastToLinalgPatterns(patterns);
   populateContractionToLinalgPatterns(patterns);
   populateConvolutionToLinalgPatterns(patterns);
   populatePoolingToLinalgPatterns(patterns);
@@ -26,20 +33,29 @@ void mlir::tessel::populateTesselToLinalgPatterns(RewritePatternSet &patterns) {
 
 namespace {
 
-/// Says why Tessel cannot lower `op` yet, before conversion would fail with
-/// only "failed to legalize".
-std::optional<std::string> whyNotLowerable(Operation *op) {
-  auto isUnsigned = [](Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    auto element = tensor ? dyn_cast<IntegerType>(tensor.getElementType())
-                          : IntegerType();
-    return element && element.isUnsigned();
-  };
-  if (llvm::any_of(op->getOperandTypes(), isUnsigned) ||
-      llvm::any_of(op->getResultTypes(), isUnsigned))
-    return std::string("computes on unsigned integers, which Tessel cannot "
-                       "lower yet");
-  return std::nullopt;
+/// Makes every unsigned integer type in `func` (operand, result and block
+/// argument types, attributes, the function type) signless: arith computes
+/// on signless integers only, and the lowering patterns have already chosen
+/// unsigned ops where the sign matters.
+void makeSignless(func::FuncOp func) {
+  AttrTypeReplacer replacer;
+  replacer.addReplacement([](IntegerType type) -> std::optional<Type> {
+    if (!type.isUnsigned())
+      return std::nullopt;
+    return IntegerType::get(type.getContext(), type.getWidth());
+  });
+  // Dense constants keep their element type inside the attribute.
+  replacer.addReplacement(
+      [](DenseElementsAttr attr) -> std::optional<Attribute> {
+        auto element = dyn_cast<IntegerType>(attr.getElementType());
+        if (!element || !element.isUnsigned())
+          return std::nullopt;
+        return attr.bitcast(
+            IntegerType::get(attr.getContext(), element.getWidth()));
+      });
+  replacer.recursivelyReplaceElementsIn(func, /*replaceAttrs=*/true,
+                                        /*replaceLocs=*/false,
+                                        /*replaceTypes=*/true);
 }
 
 struct ConvertTesselToLinalgPass
@@ -48,17 +64,6 @@ struct ConvertTesselToLinalgPass
 
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
-    bool unsupported = false;
-    getOperation().walk([&](Operation *op) {
-      if (!isa<TesselDialect>(op->getDialect()))
-        return;
-      if (std::optional<std::string> reason = whyNotLowerable(op)) {
-        op->emitOpError() << *reason;
-        unsupported = true;
-      }
-    });
-    if (unsupported)
-      return signalPassFailure();
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TesselDialect>();
@@ -68,7 +73,8 @@ struct ConvertTesselToLinalgPass
     populateTesselToLinalgPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    makeSignless(getOperation());
   }
 };
 } // namespace

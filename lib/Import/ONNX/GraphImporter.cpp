@@ -33,6 +33,10 @@ const ImporterRegistry &ImporterRegistry::get() {
   static const ImporterRegistry registry = [] {
     ImporterRegistry r;
     registerElementwiseImporters(r);
+    registerMathImporters(r);
+    registerActivationImporters(r);
+    registerLogicImporters(r);
+    registerCastImporters(r);
     registerNNImporters(r);
     registerTensorImporters(r);
     registerIndexingImporters(r);
@@ -332,7 +336,8 @@ void GraphImporter::importNode(OpBuilder &builder, int index) {
   SmallVector<Value> results;
   if (failed(importer->fn(nodeCtx, results))) {
     issue(name, node.op_type(),
-          nodeCtx.failure.empty() ? "cannot be imported" : nodeCtx.failure);
+          nodeCtx.failure.empty() ? "cannot be imported" : nodeCtx.failure,
+          nodeCtx.failureCode);
     return poisonOutputs();
   }
   for (int i = 0; i < node.output_size(); ++i) {

@@ -17,6 +17,8 @@
 
 #include "onnx/onnx_pb.h"
 
+#include "tessel/Support/ErrorCodes.h"
+
 #include <functional>
 #include <optional>
 #include <string>
@@ -108,12 +110,16 @@ public:
     return mlir::success();
   }
 
-  /// Records why the node cannot be imported and returns failure.
-  LogicalResult fail(const llvm::Twine &reason) {
+  /// Records why the node cannot be imported and returns failure; `code`
+  /// names the family of the problem (docs/errors.md).
+  LogicalResult fail(const llvm::Twine &reason,
+                     ::tessel::ErrorCode code = ::tessel::ErrorCode::InvalidNode) {
     failure = reason.str();
+    failureCode = code;
     return mlir::failure();
   }
   std::string failure;
+  ::tessel::ErrorCode failureCode = ::tessel::ErrorCode::InvalidNode;
 };
 
 /// Imports one node, appending its results in ONNX output order.
@@ -153,6 +159,10 @@ private:
 };
 
 void registerElementwiseImporters(ImporterRegistry &registry);
+void registerMathImporters(ImporterRegistry &registry);
+void registerActivationImporters(ImporterRegistry &registry);
+void registerLogicImporters(ImporterRegistry &registry);
+void registerCastImporters(ImporterRegistry &registry);
 void registerNNImporters(ImporterRegistry &registry);
 void registerTensorImporters(ImporterRegistry &registry);
 void registerIndexingImporters(ImporterRegistry &registry);

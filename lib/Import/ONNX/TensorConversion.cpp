@@ -5,6 +5,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <cstring>
+#include <iterator>
 
 using namespace mlir;
 using namespace mlir::tessel::onnx_import;
@@ -48,6 +49,12 @@ std::string mlir::tessel::onnx_import::elementTypeName(int32_t onnxType) {
   if (onnx::TensorProto::DataType_IsValid(onnxType))
     return onnx::TensorProto::DataType_Name(
         static_cast<onnx::TensorProto::DataType>(onnxType));
+  // Types newer than the libonnx Tessel may be built with.
+  static const char *const newer[] = {
+      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
+      "UINT4",        "INT4",           "FLOAT4E2M1"};
+  if (onnxType >= 17 && onnxType < 17 + static_cast<int32_t>(std::size(newer)))
+    return newer[onnxType - 17];
   return "data type " + std::to_string(onnxType);
 }
 

@@ -48,3 +48,22 @@ func.func @scalar_input(%x: tensor<4xf32>, %s: f32) -> tensor<4xf32> attributes 
 // A declaration has no body to rewrite.
 // expected-error @+1 {{the entry function has no body}}
 func.func private @declaration(tensor<4xf32>) -> tensor<4xf32> attributes {tessel.entry}
+
+// -----
+
+// A signature recorded earlier must still describe the entry function.
+// expected-error @+1 {{the recorded 'tessel.signature' does not match the entry function's inputs and results}}
+module attributes {tessel.signature = {inputs = [], name = "m", outputs = []}} {
+  func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tessel.entry} {
+    return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{does not describe the entry argument of type 'tensor<4xf32>'}}
+module attributes {tessel.signature = {inputs = [{name = "x", type = tensor<4xui32>}], name = "m", outputs = [{name = "y", type = tensor<4xf32>}]}} {
+  func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tessel.entry} {
+    return %x : tensor<4xf32>
+  }
+}

@@ -9,6 +9,11 @@ namespace mlir::tessel {
 
 /// One populate function per op family, each in its own file.
 void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns);
+void populateMathToLinalgPatterns(RewritePatternSet &patterns);
+void populateActivationToLinalgPatterns(RewritePatternSet &patterns);
+void populateBinaryMathToLinalgPatterns(RewritePatternSet &patterns);
+void populateLogicToLinalgPatterns(RewritePatternSet &patterns);
+void populateCastToLinalgPatterns(RewritePatternSet &patterns);
 void populateContractionToLinalgPatterns(RewritePatternSet &patterns);
 void populateConvolutionToLinalgPatterns(RewritePatternSet &patterns);
 void populatePoolingToLinalgPatterns(RewritePatternSet &patterns);

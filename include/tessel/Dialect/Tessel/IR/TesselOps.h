@@ -20,6 +20,16 @@ namespace mlir::tessel {
 LogicalResult inferBroadcastType(std::optional<Location> loc, Type lhs,
                                  Type rhs, SmallVectorImpl<Type> &types);
 
+/// Infers the type of a comparison: the broadcast shape of operands of one
+/// element type, with `i1` elements.
+LogicalResult inferCompareType(std::optional<Location> loc, Type lhs, Type rhs,
+                               SmallVectorImpl<Type> &types);
+
+/// Infers the type of a float classification (is_nan, is_inf): the operand's
+/// shape with `i1` elements.
+LogicalResult inferPredicateType(std::optional<Location> loc, Type input,
+                                 SmallVectorImpl<Type> &types);
+
 /// Computes the numpy broadcast of two static shapes, or fails.
 FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
                                                 ArrayRef<int64_t> rhs);
