@@ -20,6 +20,7 @@ void mlir::tessel::populateTesselToLinalgPatterns(RewritePatternSet &patterns) {
   populateConvolutionToLinalgPatterns(patterns);
   populatePoolingToLinalgPatterns(patterns);
   populateSoftmaxToLinalgPatterns(patterns);
+  populateReductionToLinalgPatterns(patterns);
   populateDataMovementToLinalgPatterns(patterns);
 }
 

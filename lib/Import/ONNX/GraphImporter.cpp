@@ -34,6 +34,7 @@ const ImporterRegistry &ImporterRegistry::get() {
     ImporterRegistry r;
     registerElementwiseImporters(r);
     registerNNImporters(r);
+    registerReductionImporters(r);
     registerTensorImporters(r);
     return r;
   }();

@@ -150,6 +150,7 @@ private:
 
 void registerElementwiseImporters(ImporterRegistry &registry);
 void registerNNImporters(ImporterRegistry &registry);
+void registerReductionImporters(ImporterRegistry &registry);
 void registerTensorImporters(ImporterRegistry &registry);
 
 /// The MLIR element type of an ONNX TensorProto data type, or null.

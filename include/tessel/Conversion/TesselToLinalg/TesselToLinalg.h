@@ -13,6 +13,7 @@ void populateContractionToLinalgPatterns(RewritePatternSet &patterns);
 void populateConvolutionToLinalgPatterns(RewritePatternSet &patterns);
 void populatePoolingToLinalgPatterns(RewritePatternSet &patterns);
 void populateSoftmaxToLinalgPatterns(RewritePatternSet &patterns);
+void populateReductionToLinalgPatterns(RewritePatternSet &patterns);
 void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns);
 
 /// All of the above.
