@@ -21,6 +21,7 @@ void mlir::tessel::populateTesselToLinalgPatterns(RewritePatternSet &patterns) {
   populatePoolingToLinalgPatterns(patterns);
   populateSoftmaxToLinalgPatterns(patterns);
   populateReductionToLinalgPatterns(patterns);
+  populateNormalizationToLinalgPatterns(patterns);
   populateDataMovementToLinalgPatterns(patterns);
 }
 

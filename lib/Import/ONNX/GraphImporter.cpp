@@ -34,6 +34,7 @@ const ImporterRegistry &ImporterRegistry::get() {
     ImporterRegistry r;
     registerElementwiseImporters(r);
     registerNNImporters(r);
+    registerNormalizationImporters(r);
     registerReductionImporters(r);
     registerTensorImporters(r);
     return r;

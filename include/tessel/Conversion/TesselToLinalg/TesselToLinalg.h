@@ -14,6 +14,7 @@ void populateConvolutionToLinalgPatterns(RewritePatternSet &patterns);
 void populatePoolingToLinalgPatterns(RewritePatternSet &patterns);
 void populateSoftmaxToLinalgPatterns(RewritePatternSet &patterns);
 void populateReductionToLinalgPatterns(RewritePatternSet &patterns);
+void populateNormalizationToLinalgPatterns(RewritePatternSet &patterns);
 void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns);
 
 /// All of the above.
