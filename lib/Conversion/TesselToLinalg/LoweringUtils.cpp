@@ -111,15 +111,13 @@ Value mlir::tessel::buildReduction(OpBuilder &b, Location loc,
              b, loc, reducedType, inputs, filled, maps, iterators,
              [&](OpBuilder &nb, Location nloc, ValueRange args) {
                linalg::YieldOp::create(
-                   nb, nloc,
-                   combine(nb, nloc, args.drop_back(), args.back()));
+                   nb, nloc, combine(nb, nloc, args.drop_back(), args.back()));
              })
       .getResult(0);
 }
 
 Value mlir::tessel::buildArgReduction(OpBuilder &b, Location loc, Value input,
-                                      int64_t axis, bool max,
-                                      bool selectLast) {
+                                      int64_t axis, bool max, bool selectLast) {
   auto type = cast<RankedTensorType>(input.getType());
   Type element = type.getElementType();
   int64_t rank = type.getRank();
@@ -130,9 +128,9 @@ Value mlir::tessel::buildArgReduction(OpBuilder &b, Location loc, Value input,
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   iterators[axis] = utils::IteratorType::reduction;
-  Value values = buildFilled(b, loc,
-                             RankedTensorType::get(reducedShape, element),
-                             getExtremeAttr(element, /*lowest=*/max));
+  Value values =
+      buildFilled(b, loc, RankedTensorType::get(reducedShape, element),
+                  getExtremeAttr(element, /*lowest=*/max));
   Type i64 = b.getI64Type();
   Value indices = buildFilled(b, loc, RankedTensorType::get(reducedShape, i64),
                               b.getI64IntegerAttr(0));
@@ -166,8 +164,8 @@ Value mlir::tessel::buildArgReduction(OpBuilder &b, Location loc, Value input,
   return generic.getResult(1);
 }
 
-Value mlir::tessel::expandReducedDims(OpBuilder &b, Location loc,
-                                      Value reduced, RankedTensorType keptType,
+Value mlir::tessel::expandReducedDims(OpBuilder &b, Location loc, Value reduced,
+                                      RankedTensorType keptType,
                                       ArrayRef<int64_t> axes) {
   if (reduced.getType() == keptType)
     return reduced;

@@ -37,20 +37,19 @@ std::pair<Value, Value> buildMoments(OpBuilder &b, Location loc, Value input,
     axes.push_back(d);
     count *= type.getDimSize(d);
   }
-  auto statType = RankedTensorType::get(type.getShape().take_front(axis),
-                                        element);
-  Value sum = buildReduction(b, loc, input, axes, b.getZeroAttr(element),
-                             [](OpBuilder &nb, Location l, ValueRange args,
-                                Value acc) -> Value {
-                               return arith::AddFOp::create(nb, l, args[0],
-                                                            acc);
-                             });
-  Value mean = buildElementwise(
-      b, loc, statType, sum,
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        return arith::DivFOp::create(nb, l, a[0],
-                                     constant(nb, l, element, count));
+  auto statType =
+      RankedTensorType::get(type.getShape().take_front(axis), element);
+  Value sum = buildReduction(
+      b, loc, input, axes, b.getZeroAttr(element),
+      [](OpBuilder &nb, Location l, ValueRange args, Value acc) -> Value {
+        return arith::AddFOp::create(nb, l, args[0], acc);
       });
+  Value mean =
+      buildElementwise(b, loc, statType, sum,
+                       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                         return arith::DivFOp::create(
+                             nb, l, a[0], constant(nb, l, element, count));
+                       });
   Value squares = buildReduction(
       b, loc, ValueRange{input, mean}, axes, b.getZeroAttr(element),
       [](OpBuilder &nb, Location l, ValueRange args, Value acc) -> Value {
@@ -58,15 +57,15 @@ std::pair<Value, Value> buildMoments(OpBuilder &b, Location loc, Value input,
         Value dd = arith::MulFOp::create(nb, l, d, d);
         return arith::AddFOp::create(nb, l, dd, acc);
       });
-  Value invStd = buildElementwise(
-      b, loc, statType, squares,
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value var = arith::DivFOp::create(nb, l, a[0],
-                                          constant(nb, l, element, count));
-        Value shifted = arith::AddFOp::create(
-            nb, l, var, constant(nb, l, element, epsilon));
-        return math::RsqrtOp::create(nb, l, shifted);
-      });
+  Value invStd =
+      buildElementwise(b, loc, statType, squares,
+                       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                         Value var = arith::DivFOp::create(
+                             nb, l, a[0], constant(nb, l, element, count));
+                         Value shifted = arith::AddFOp::create(
+                             nb, l, var, constant(nb, l, element, epsilon));
+                         return math::RsqrtOp::create(nb, l, shifted);
+                       });
   return {mean, invStd};
 }
 
@@ -90,8 +89,8 @@ Value applyMoments(OpBuilder &b, Location loc, Value input, int64_t axis,
     maps.push_back(biasMap);
   }
   maps.push_back(identity);
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                       type.getElementType());
+  Value init =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
   SmallVector<utils::IteratorType> parallel(rank,
                                             utils::IteratorType::parallel);
   return linalg::GenericOp::create(
@@ -127,29 +126,27 @@ struct BatchNormLowering : OpRewritePattern<BatchNormOp> {
     double epsilon = op.getEpsilon().convertToDouble();
     SmallVector<utils::IteratorType> parallel(rank,
                                               utils::IteratorType::parallel);
-    Value y =
-        linalg::GenericOp::create(
-            rewriter, loc, type,
-            ValueRange{op.getInput(), op.getScale(), op.getBias(),
-                       op.getMean(), op.getVar()},
-            init,
-            ArrayRef<AffineMap>{identity, channel, channel, channel, channel,
-                                identity},
-            parallel,
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value x = args[0], scale = args[1], bias = args[2],
-                    mean = args[3], var = args[4];
-              Value shifted = arith::AddFOp::create(
-                  b, l, var, constant(b, l, x.getType(), epsilon));
-              Value invStd = math::RsqrtOp::create(b, l, shifted);
-              Value d = arith::SubFOp::create(b, l, x, mean);
-              Value n = arith::MulFOp::create(b, l, d, invStd);
-              Value s = arith::MulFOp::create(b, l, n, scale);
-              linalg::YieldOp::create(b, l,
-                                      arith::AddFOp::create(b, l, s, bias)
-                                          .getResult());
-            })
-            .getResult(0);
+    Value y = linalg::GenericOp::create(
+                  rewriter, loc, type,
+                  ValueRange{op.getInput(), op.getScale(), op.getBias(),
+                             op.getMean(), op.getVar()},
+                  init,
+                  ArrayRef<AffineMap>{identity, channel, channel, channel,
+                                      channel, identity},
+                  parallel,
+                  [&](OpBuilder &b, Location l, ValueRange args) {
+                    Value x = args[0], scale = args[1], bias = args[2],
+                          mean = args[3], var = args[4];
+                    Value shifted = arith::AddFOp::create(
+                        b, l, var, constant(b, l, x.getType(), epsilon));
+                    Value invStd = math::RsqrtOp::create(b, l, shifted);
+                    Value d = arith::SubFOp::create(b, l, x, mean);
+                    Value n = arith::MulFOp::create(b, l, d, invStd);
+                    Value s = arith::MulFOp::create(b, l, n, scale);
+                    linalg::YieldOp::create(
+                        b, l, arith::AddFOp::create(b, l, s, bias).getResult());
+                  })
+                  .getResult(0);
     rewriter.replaceOp(op, y);
     return success();
   }
@@ -190,8 +187,8 @@ struct LayerNormLowering : OpRewritePattern<LayerNormOp> {
                              type.getShape());
     };
     Value y = applyMoments(rewriter, loc, op.getInput(), axis, mean, invStd,
-                           op.getScale(), op.getBias(),
-                           paramMap(op.getScale()), paramMap(op.getBias()));
+                           op.getScale(), op.getBias(), paramMap(op.getScale()),
+                           paramMap(op.getBias()));
     SmallVector<int64_t> axes;
     for (int64_t d = axis; d < type.getRank(); ++d)
       axes.push_back(d);

@@ -32,11 +32,11 @@ struct ReductionInput {
 Value sumOf(OpBuilder &b, Location loc, const ReductionInput &in,
             BodyBuilder pre) {
   Type element = cast<RankedTensorType>(in.input.getType()).getElementType();
-  return buildReduction(b, loc, in.input, in.axes, b.getZeroAttr(element),
-                        [&](OpBuilder &nb, Location l, ValueRange args,
-                            Value acc) {
-                          return createAdd(nb, l, pre(nb, l, args), acc);
-                        });
+  return buildReduction(
+      b, loc, in.input, in.axes, b.getZeroAttr(element),
+      [&](OpBuilder &nb, Location l, ValueRange args, Value acc) {
+        return createAdd(nb, l, pre(nb, l, args), acc);
+      });
 }
 
 /// Applies `body` to each element of `value`.
@@ -88,11 +88,11 @@ Value lower(ReduceMinOp, OpBuilder &b, Location loc, const ReductionInput &in) {
 Value lower(ReduceProdOp, OpBuilder &b, Location loc,
             const ReductionInput &in) {
   Type element = cast<RankedTensorType>(in.input.getType()).getElementType();
-  return buildReduction(b, loc, in.input, in.axes, b.getOneAttr(element),
-                        [](OpBuilder &nb, Location l, ValueRange args,
-                           Value acc) {
-                          return createMul(nb, l, args[0], acc);
-                        });
+  return buildReduction(
+      b, loc, in.input, in.axes, b.getOneAttr(element),
+      [](OpBuilder &nb, Location l, ValueRange args, Value acc) {
+        return createMul(nb, l, args[0], acc);
+      });
 }
 
 Value absolute(OpBuilder &b, Location l, ValueRange args) {
@@ -134,19 +134,17 @@ Value lower(ReduceLogSumOp, OpBuilder &b, Location loc,
 Value lower(ReduceLogSumExpOp, OpBuilder &b, Location loc,
             const ReductionInput &in) {
   Value max = lower(ReduceMaxOp(), b, loc, in);
-  Value shift = mapEach(b, loc, max,
-                        [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                          Value inf = arith::ConstantOp::create(
-                              nb, l, getExtremeAttr(a[0].getType(), false));
-                          Value zero = arith::ConstantOp::create(
-                              nb, l, nb.getZeroAttr(a[0].getType()));
-                          Value magnitude = math::AbsFOp::create(nb, l, a[0]);
-                          Value infinite = arith::CmpFOp::create(
-                              nb, l, arith::CmpFPredicate::OEQ, magnitude,
-                              inf);
-                          return arith::SelectOp::create(nb, l, infinite, zero,
-                                                         a[0]);
-                        });
+  Value shift = mapEach(
+      b, loc, max, [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value inf = arith::ConstantOp::create(
+            nb, l, getExtremeAttr(a[0].getType(), false));
+        Value zero =
+            arith::ConstantOp::create(nb, l, nb.getZeroAttr(a[0].getType()));
+        Value magnitude = math::AbsFOp::create(nb, l, a[0]);
+        Value infinite = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
+                                               magnitude, inf);
+        return arith::SelectOp::create(nb, l, infinite, zero, a[0]);
+      });
   Type element = cast<RankedTensorType>(in.input.getType()).getElementType();
   Value sum = buildReduction(
       b, loc, ValueRange{in.input, shift}, in.axes, b.getZeroAttr(element),
@@ -162,8 +160,7 @@ Value lower(ReduceLogSumExpOp, OpBuilder &b, Location loc,
                  });
 }
 
-template <typename OpTy>
-struct ReductionLowering : OpRewritePattern<OpTy> {
+template <typename OpTy> struct ReductionLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
 
   LogicalResult matchAndRewrite(OpTy op,
@@ -191,9 +188,9 @@ struct ArgReductionLowering : OpRewritePattern<OpTy> {
     int64_t axis = op.getAxis();
     Value indices = buildArgReduction(rewriter, op.getLoc(), op.getInput(),
                                       axis, Max, op.getSelectLastIndex());
-    rewriter.replaceOp(op, expandReducedDims(
-                               rewriter, op.getLoc(), indices,
-                               cast<RankedTensorType>(op.getType()), {axis}));
+    rewriter.replaceOp(
+        op, expandReducedDims(rewriter, op.getLoc(), indices,
+                              cast<RankedTensorType>(op.getType()), {axis}));
     return success();
   }
 };
@@ -205,8 +202,7 @@ void mlir::tessel::populateReductionToLinalgPatterns(
   patterns.add<ReductionLowering<ReduceSumOp>, ReductionLowering<ReduceMeanOp>,
                ReductionLowering<ReduceMaxOp>, ReductionLowering<ReduceMinOp>,
                ReductionLowering<ReduceProdOp>, ReductionLowering<ReduceL1Op>,
-               ReductionLowering<ReduceL2Op>,
-               ReductionLowering<ReduceLogSumOp>,
+               ReductionLowering<ReduceL2Op>, ReductionLowering<ReduceLogSumOp>,
                ReductionLowering<ReduceLogSumExpOp>,
                ReductionLowering<ReduceSumSquareOp>,
                ArgReductionLowering<ArgMaxOp, true>,

@@ -104,7 +104,8 @@ struct LogSoftmaxLowering : OpRewritePattern<LogSoftmaxOp> {
           return arith::MaximumFOp::create(b, l, args[0], acc);
         });
     Value sum = buildReduction(
-        rewriter, loc, ValueRange{x, max}, {axis}, rewriter.getZeroAttr(element),
+        rewriter, loc, ValueRange{x, max}, {axis},
+        rewriter.getZeroAttr(element),
         [](OpBuilder &b, Location l, ValueRange args, Value acc) -> Value {
           Value shifted = arith::SubFOp::create(b, l, args[0], args[1]);
           Value e = math::ExpOp::create(b, l, shifted);
@@ -146,19 +147,20 @@ struct HardmaxLowering : OpRewritePattern<HardmaxOp> {
         rewriter, loc, indices,
         RankedTensorType::get(keptShape, rewriter.getI64Type()), {axis});
     rewriter.replaceOp(
-        op, buildElementwise(
-                rewriter, loc, type, kept,
-                [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-                  Value index = arith::IndexCastOp::create(
-                      b, l, b.getI64Type(), linalg::IndexOp::create(b, l, axis));
-                  Value hit = arith::CmpIOp::create(
-                      b, l, arith::CmpIPredicate::eq, index, args[0]);
-                  Value one = arith::ConstantOp::create(
-                      b, l, b.getFloatAttr(element, 1.0));
-                  Value zero = arith::ConstantOp::create(
-                      b, l, b.getFloatAttr(element, 0.0));
-                  return arith::SelectOp::create(b, l, hit, one, zero);
-                }));
+        op,
+        buildElementwise(
+            rewriter, loc, type, kept,
+            [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+              Value index = arith::IndexCastOp::create(
+                  b, l, b.getI64Type(), linalg::IndexOp::create(b, l, axis));
+              Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                                index, args[0]);
+              Value one =
+                  arith::ConstantOp::create(b, l, b.getFloatAttr(element, 1.0));
+              Value zero =
+                  arith::ConstantOp::create(b, l, b.getFloatAttr(element, 0.0));
+              return arith::SelectOp::create(b, l, hit, one, zero);
+            }));
     return success();
   }
 };

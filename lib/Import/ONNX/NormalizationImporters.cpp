@@ -42,8 +42,8 @@ LogicalResult importSoftmaxLike(NodeContext &ctx,
   int64_t rows = 1, cols = 1;
   for (int64_t i = 0; i < rank; ++i)
     (i < *axis ? rows : cols) *= x.getDimSize(i);
-  FailureOr<Value> flat = ctx.build<ReshapeOp>(
-      ctx.input(0), b.getDenseI64ArrayAttr({rows, cols}));
+  FailureOr<Value> flat =
+      ctx.build<ReshapeOp>(ctx.input(0), b.getDenseI64ArrayAttr({rows, cols}));
   if (failed(flat))
     return failure();
   FailureOr<Value> normalized = ctx.build<OpTy>(*flat, b.getI64IntegerAttr(1));
@@ -130,8 +130,7 @@ LogicalResult importLayerNormalization(NodeContext &ctx,
 }
 
 /// A rank-0 constant of `element` type.
-FailureOr<Value> scalarConstant(NodeContext &ctx, Type element,
-                                double value) {
+FailureOr<Value> scalarConstant(NodeContext &ctx, Type element, double value) {
   auto type = RankedTensorType::get({}, element);
   return ctx.build<ConstantOp>(
       DenseElementsAttr::get(type, FloatAttr::get(element, value)));

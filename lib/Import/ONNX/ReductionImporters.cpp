@@ -53,8 +53,7 @@ readReductionAxes(NodeContext &ctx, int64_t axesInputOpset) {
                   "node); Tessel needs them to know the result's shape");
 }
 
-template <typename OpTy>
-NodeImportFn reduction(ReductionTraits traits) {
+template <typename OpTy> NodeImportFn reduction(ReductionTraits traits) {
   return [traits](NodeContext &ctx, SmallVectorImpl<Value> &results) {
     RankedTensorType x = ctx.inputType(0);
     Type element = x.getElementType();
@@ -80,8 +79,10 @@ NodeImportFn reduction(ReductionTraits traits) {
       for (int64_t a : **read) {
         std::optional<int64_t> axis = normalizeAxis(a, x.getRank());
         if (!axis)
-          return ctx.fail("axis " + llvm::Twine(a) + " is out of range for "
-                          "rank " + llvm::Twine(x.getRank()));
+          return ctx.fail("axis " + llvm::Twine(a) +
+                          " is out of range for "
+                          "rank " +
+                          llvm::Twine(x.getRank()));
         if (llvm::is_contained(axes, *axis))
           return ctx.fail("axis " + llvm::Twine(a) + " is repeated");
         axes.push_back(*axis);
@@ -89,8 +90,7 @@ NodeImportFn reduction(ReductionTraits traits) {
       llvm::sort(axes);
     }
     Builder &b = ctx.builder;
-    return ctx.emit<OpTy>(results, ctx.input(0),
-                          b.getDenseI64ArrayAttr(axes),
+    return ctx.emit<OpTy>(results, ctx.input(0), b.getDenseI64ArrayAttr(axes),
                           b.getBoolAttr(ctx.intAttr("keepdims", 1) != 0));
   };
 }
@@ -117,8 +117,7 @@ LogicalResult importArgReduction(NodeContext &ctx,
 
 void mlir::tessel::onnx_import::registerReductionImporters(
     ImporterRegistry &registry) {
-  registry.add("ReduceSum", reduction<ReduceSumOp>({13, false, false}),
-               {1, 2});
+  registry.add("ReduceSum", reduction<ReduceSumOp>({13, false, false}), {1, 2});
   registry.add("ReduceMean", reduction<ReduceMeanOp>({18, false, false}),
                {1, 2});
   registry.add("ReduceMax", reduction<ReduceMaxOp>({18, false, true}), {1, 2});

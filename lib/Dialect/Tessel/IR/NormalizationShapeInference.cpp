@@ -88,13 +88,12 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
 }
 
 /// The axis of a softmax-like op must name a dimension.
-template <typename OpTy>
-static LogicalResult verifySoftmaxAxis(OpTy op) {
+template <typename OpTy> static LogicalResult verifySoftmaxAxis(OpTy op) {
   int64_t rank = op.getInput().getType().getRank();
   int64_t axis = static_cast<int64_t>(op.getAxis());
   if (axis < 0 || axis >= std::max<int64_t>(rank, 1))
-    return op.emitOpError() << "axis " << axis << " is out of range for rank "
-                            << rank;
+    return op.emitOpError()
+           << "axis " << axis << " is out of range for rank " << rank;
   return success();
 }
 

@@ -49,9 +49,10 @@ LogicalResult mlir::tessel::inferReductionType(std::optional<Location> loc,
   return success();
 }
 
-LogicalResult mlir::tessel::inferArgReductionType(
-    std::optional<Location> loc, Type input, int64_t axis, bool keepdims,
-    SmallVectorImpl<Type> &types) {
+LogicalResult
+mlir::tessel::inferArgReductionType(std::optional<Location> loc, Type input,
+                                    int64_t axis, bool keepdims,
+                                    SmallVectorImpl<Type> &types) {
   auto x = dyn_cast<RankedTensorType>(input);
   if (!x)
     return emitOptionalError(loc, "input must be a ranked tensor");
