@@ -2,7 +2,7 @@
 //
 // ONNX's ten Reduce* ops each import as the tessel op of the same name with
 // normalised axes: non-negative, sorted, without duplicates. Empty axes mean
-// all axes, unless noop_with_empty_axes makes the node an identity. Axes are
+// all axes, unless noop_with_empty_axes asks to reduce nothing. Axes are
 // an attribute before opset 13 (ReduceSum) or 18 (the others), a constant
 // input from then on.
 //
@@ -67,21 +67,21 @@ template <typename OpTy> NodeImportFn reduction(ReductionTraits traits) {
       return failure();
     bool noop = ctx.opset >= traits.axesInputOpset &&
                 ctx.intAttr("noop_with_empty_axes", 0) != 0;
+    // With noop_with_empty_axes and no axes, nothing is reduced but the
+    // per-element formula still applies (|x| for ReduceL1, x * x for
+    // ReduceSumSquare), as onnxruntime and the ONNX reference compute it:
+    // the op with empty axes. Without it, no axes means all axes.
+    bool noAxes = !*read || (*read)->empty();
     SmallVector<int64_t> axes;
-    if (!*read || (*read)->empty()) {
-      if (noop) {
-        results.push_back(ctx.input(0));
-        return success();
-      }
+    if (noAxes && !noop)
       for (int64_t d = 0; d < x.getRank(); ++d)
         axes.push_back(d);
-    } else {
+    if (!noAxes) {
       for (int64_t a : **read) {
         std::optional<int64_t> axis = normalizeAxis(a, x.getRank());
         if (!axis)
           return ctx.fail("axis " + llvm::Twine(a) +
-                          " is out of range for "
-                          "rank " +
+                          " is out of range for rank " +
                           llvm::Twine(x.getRank()));
         if (llvm::is_contained(axes, *axis))
           return ctx.fail("axis " + llvm::Twine(a) + " is repeated");
