@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 
 using namespace mlir;
@@ -184,4 +185,144 @@ Value mlir::tessel::convertScalar(OpBuilder &b, Location loc, Value x,
   if (fromUnsigned)
     return arith::ExtUIOp::create(b, loc, target, x);
   return arith::ExtSIOp::create(b, loc, target, x);
+}
+
+Value mlir::tessel::buildReduction(OpBuilder &b, Location loc,
+                                   ValueRange inputs, ArrayRef<int64_t> axes,
+                                   TypedAttr init, CombineBuilder combine) {
+  auto type = cast<RankedTensorType>(inputs.front().getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> reducedShape;
+  SmallVector<AffineExpr> kept;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < rank; ++d) {
+    bool reduced = llvm::is_contained(axes, d);
+    iterators.push_back(reduced ? utils::IteratorType::reduction
+                                : utils::IteratorType::parallel);
+    if (!reduced) {
+      reducedShape.push_back(type.getDimSize(d));
+      kept.push_back(b.getAffineDimExpr(d));
+    }
+  }
+  auto reducedType = RankedTensorType::get(reducedShape, init.getType());
+  AffineMap dropAxes = AffineMap::get(rank, 0, kept, b.getContext());
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
+  maps.append(inputs.size() - 1, dropAxes);
+  maps.push_back(dropAxes);
+  Value filled = buildFilled(b, loc, reducedType, init);
+  return linalg::GenericOp::create(
+             b, loc, reducedType, inputs, filled, maps, iterators,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, nloc, combine(nb, nloc, args.drop_back(), args.back()));
+             })
+      .getResult(0);
+}
+
+Value mlir::tessel::buildArgReduction(OpBuilder &b, Location loc, Value input,
+                                      int64_t axis, bool max, bool selectLast) {
+  auto type = cast<RankedTensorType>(input.getType());
+  Type element = type.getElementType();
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> reducedShape(type.getShape());
+  reducedShape.erase(reducedShape.begin() + axis);
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap dropAxis = identity.dropResult(axis);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators[axis] = utils::IteratorType::reduction;
+  Value values =
+      buildFilled(b, loc, RankedTensorType::get(reducedShape, element),
+                  getExtremeAttr(element, /*lowest=*/max));
+  Type i64 = b.getI64Type();
+  Value indices = buildFilled(b, loc, RankedTensorType::get(reducedShape, i64),
+                              b.getI64IntegerAttr(0));
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{values.getType(), indices.getType()}, input,
+      ValueRange{values, indices},
+      ArrayRef<AffineMap>{identity, dropAxis, dropAxis}, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value x = args[0], best = args[1], bestIndex = args[2];
+        Value better;
+        if (isa<FloatType>(element)) {
+          auto predicate = max ? (selectLast ? arith::CmpFPredicate::OGE
+                                             : arith::CmpFPredicate::OGT)
+                               : (selectLast ? arith::CmpFPredicate::OLE
+                                             : arith::CmpFPredicate::OLT);
+          better = arith::CmpFOp::create(nb, l, predicate, x, best);
+        } else {
+          auto predicate = max ? (selectLast ? arith::CmpIPredicate::sge
+                                             : arith::CmpIPredicate::sgt)
+                               : (selectLast ? arith::CmpIPredicate::sle
+                                             : arith::CmpIPredicate::slt);
+          better = arith::CmpIOp::create(nb, l, predicate, x, best);
+        }
+        Value index = arith::IndexCastOp::create(
+            nb, l, i64, linalg::IndexOp::create(nb, l, axis));
+        Value newBest = arith::SelectOp::create(nb, l, better, x, best);
+        Value newIndex =
+            arith::SelectOp::create(nb, l, better, index, bestIndex);
+        linalg::YieldOp::create(nb, l, ValueRange{newBest, newIndex});
+      });
+  return generic.getResult(1);
+}
+
+Value mlir::tessel::expandReducedDims(OpBuilder &b, Location loc, Value reduced,
+                                      RankedTensorType keptType,
+                                      ArrayRef<int64_t> axes) {
+  if (reduced.getType() == keptType)
+    return reduced;
+  // Each reduced (extent-1) dimension joins the group of the next kept
+  // dimension; trailing ones join the last group.
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pending;
+  for (int64_t d = 0; d < keptType.getRank(); ++d) {
+    pending.push_back(d);
+    if (!llvm::is_contained(axes, d)) {
+      groups.push_back(pending);
+      pending.clear();
+    }
+  }
+  if (!groups.empty())
+    groups.back().append(pending.begin(), pending.end());
+  return tensor::ExpandShapeOp::create(b, loc, keptType, reduced, groups);
+}
+
+Value mlir::tessel::createAdd(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::AddFOp::create(b, loc, x, y);
+  return arith::AddIOp::create(b, loc, x, y);
+}
+
+Value mlir::tessel::createMul(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MulFOp::create(b, loc, x, y);
+  return arith::MulIOp::create(b, loc, x, y);
+}
+
+Value mlir::tessel::createMax(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MaximumFOp::create(b, loc, x, y);
+  if (x.getType().isInteger(1))
+    return arith::MaxUIOp::create(b, loc, x, y);
+  return arith::MaxSIOp::create(b, loc, x, y);
+}
+
+Value mlir::tessel::createMin(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MinimumFOp::create(b, loc, x, y);
+  if (x.getType().isInteger(1))
+    return arith::MinUIOp::create(b, loc, x, y);
+  return arith::MinSIOp::create(b, loc, x, y);
+}
+
+TypedAttr mlir::tessel::getExtremeAttr(Type type, bool lowest) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return FloatAttr::get(
+        type, llvm::APFloat::getInf(floatType.getFloatSemantics(), lowest));
+  unsigned width = type.getIntOrFloatBitWidth();
+  if (width == 1)
+    return IntegerAttr::get(type, lowest ? 0 : 1);
+  return IntegerAttr::get(type, lowest ? llvm::APInt::getSignedMinValue(width)
+                                       : llvm::APInt::getSignedMaxValue(width));
 }

@@ -1,4 +1,4 @@
-//===- Softmax.cpp - softmax to linalg ------------------------------------===//
+//===- Softmax.cpp - softmax, log_softmax and hardmax to linalg -----------===//
 
 #include "LoweringUtils.h"
 #include "tessel/Conversion/TesselToLinalg/TesselToLinalg.h"
@@ -85,8 +85,89 @@ struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
   }
 };
 
+/// x - max - log(sum(exp(x - max))) along `axis`: a max reduction, a sum
+/// reduction reading the max broadcast, and one elementwise generic reading
+/// both broadcast along the axis.
+struct LogSoftmaxLowering : OpRewritePattern<LogSoftmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(LogSoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    Type element = type.getElementType();
+    int64_t axis = op.getAxis();
+    Value x = op.getInput();
+    Value max = buildReduction(
+        rewriter, loc, x, {axis}, getLowestAttr(element),
+        [](OpBuilder &b, Location l, ValueRange args, Value acc) -> Value {
+          return arith::MaximumFOp::create(b, l, args[0], acc);
+        });
+    Value sum = buildReduction(
+        rewriter, loc, ValueRange{x, max}, {axis},
+        rewriter.getZeroAttr(element),
+        [](OpBuilder &b, Location l, ValueRange args, Value acc) -> Value {
+          Value shifted = arith::SubFOp::create(b, l, args[0], args[1]);
+          Value e = math::ExpOp::create(b, l, shifted);
+          return arith::AddFOp::create(b, l, e, acc);
+        });
+    SmallVector<int64_t> keptShape(type.getShape());
+    keptShape[axis] = 1;
+    auto keptType = RankedTensorType::get(keptShape, element);
+    Value keptMax = expandReducedDims(rewriter, loc, max, keptType, {axis});
+    Value keptSum = expandReducedDims(rewriter, loc, sum, keptType, {axis});
+    rewriter.replaceOp(
+        op, buildElementwise(
+                rewriter, loc, type, ValueRange{x, keptMax, keptSum},
+                [](OpBuilder &b, Location l, ValueRange args) -> Value {
+                  Value shifted = arith::SubFOp::create(b, l, args[0], args[1]);
+                  Value log = math::LogOp::create(b, l, args[2]);
+                  return arith::SubFOp::create(b, l, shifted, log);
+                }));
+    return success();
+  }
+};
+
+/// An arg-max along `axis` (first maximum), then 1 where the index along
+/// `axis` equals it and 0 elsewhere.
+struct HardmaxLowering : OpRewritePattern<HardmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(HardmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    Type element = type.getElementType();
+    int64_t axis = op.getAxis();
+    Value indices = buildArgReduction(rewriter, loc, op.getInput(), axis,
+                                      /*max=*/true, /*selectLast=*/false);
+    SmallVector<int64_t> keptShape(type.getShape());
+    keptShape[axis] = 1;
+    Value kept = expandReducedDims(
+        rewriter, loc, indices,
+        RankedTensorType::get(keptShape, rewriter.getI64Type()), {axis});
+    rewriter.replaceOp(
+        op,
+        buildElementwise(
+            rewriter, loc, type, kept,
+            [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+              Value index = arith::IndexCastOp::create(
+                  b, l, b.getI64Type(), linalg::IndexOp::create(b, l, axis));
+              Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                                index, args[0]);
+              Value one =
+                  arith::ConstantOp::create(b, l, b.getFloatAttr(element, 1.0));
+              Value zero =
+                  arith::ConstantOp::create(b, l, b.getFloatAttr(element, 0.0));
+              return arith::SelectOp::create(b, l, hit, one, zero);
+            }));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tessel::populateSoftmaxToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<SoftmaxLowering>(patterns.getContext());
+  patterns.add<SoftmaxLowering, LogSoftmaxLowering, HardmaxLowering>(
+      patterns.getContext());
 }

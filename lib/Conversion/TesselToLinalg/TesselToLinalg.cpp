@@ -3,6 +3,7 @@
 #include "tessel/Conversion/TesselToLinalg/TesselToLinalg.h"
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AttrTypeSubElements.h"
@@ -27,6 +28,8 @@ void mlir::tessel::populateTesselToLinalgPatterns(RewritePatternSet &patterns) {
   populateConvolutionToLinalgPatterns(patterns);
   populatePoolingToLinalgPatterns(patterns);
   populateSoftmaxToLinalgPatterns(patterns);
+  populateReductionToLinalgPatterns(patterns);
+  populateNormalizationToLinalgPatterns(patterns);
   populateDataMovementToLinalgPatterns(patterns);
   populateIndexingToLinalgPatterns(patterns);
 }
@@ -58,12 +61,40 @@ void makeSignless(func::FuncOp func) {
                                         /*replaceTypes=*/true);
 }
 
+/// Ops whose lowering computes with signed integer semantics (comparisons,
+/// divisions): unsigned operands would give silently wrong results, so they
+/// are refused up front, at the op's location (the ONNX node).
+std::optional<std::string> whyNotLowerable(Operation *op) {
+  if (!isa<ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceL1Op, ReduceL2Op,
+           ReduceLogSumOp, ReduceLogSumExpOp, ArgMaxOp, ArgMinOp>(op))
+    return std::nullopt;
+  auto isUnsigned = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    auto element = tensor ? dyn_cast<IntegerType>(tensor.getElementType())
+                          : IntegerType();
+    return element && element.isUnsigned();
+  };
+  if (llvm::any_of(op->getOperandTypes(), isUnsigned))
+    return std::string("computes on unsigned integers, which Tessel cannot "
+                       "lower yet");
+  return std::nullopt;
+}
+
 struct ConvertTesselToLinalgPass
     : tessel::impl::ConvertTesselToLinalgPassBase<ConvertTesselToLinalgPass> {
   using Base::Base;
 
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    bool unsupported = false;
+    getOperation().walk([&](Operation *op) {
+      if (std::optional<std::string> reason = whyNotLowerable(op)) {
+        op->emitOpError() << *reason;
+        unsupported = true;
+      }
+    });
+    if (unsupported)
+      return signalPassFailure();
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TesselDialect>();

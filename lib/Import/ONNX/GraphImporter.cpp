@@ -38,6 +38,8 @@ const ImporterRegistry &ImporterRegistry::get() {
     registerLogicImporters(r);
     registerCastImporters(r);
     registerNNImporters(r);
+    registerNormalizationImporters(r);
+    registerReductionImporters(r);
     registerTensorImporters(r);
     registerIndexingImporters(r);
     return r;

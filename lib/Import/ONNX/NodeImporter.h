@@ -100,6 +100,40 @@ public:
   /// (the shape computations exporters emit); returns its value either way.
   Value foldToConstant(Operation *op);
 
+  /// `build` for an op with `numResults` results: creates `OpTy`, runs its
+  /// type inference, and returns all its results, or fails the node.
+  template <typename OpTy, typename... Args>
+  FailureOr<SmallVector<Value>> buildResults(unsigned numResults,
+                                             Args &&...args) {
+    MLIRContext *ctx = builder.getContext();
+    std::string message;
+    ScopedDiagnosticHandler capture(ctx, [&](Diagnostic &diag) {
+      if (message.empty())
+        message = diag.str();
+      return success();
+    });
+    SmallVector<Type> placeholders(numResults, NoneType::get(ctx));
+    auto op = OpTy::create(builder, loc, TypeRange(placeholders),
+                           std::forward<Args>(args)...);
+    SmallVector<Type> types;
+    if (failed(OpTy::inferReturnTypes(
+            ctx, loc, op->getOperands(), op->getRawDictionaryAttrs(),
+            op->getPropertiesStorage(), op->getRegions(), types)) ||
+        types.size() != numResults) {
+      op->erase();
+      (void)fail(message.empty() ? "the operands are invalid for " +
+                                       OpTy::getOperationName().str()
+                                 : message);
+      return mlir::failure();
+    }
+    SmallVector<Value> values;
+    for (auto [result, type] : llvm::zip(op->getResults(), types)) {
+      result.setType(type);
+      values.push_back(result);
+    }
+    return values;
+  }
+
   /// `build`, appending the result to `results`.
   template <typename OpTy, typename... Args>
   LogicalResult emit(SmallVectorImpl<Value> &results, Args &&...args) {
@@ -164,6 +198,8 @@ void registerActivationImporters(ImporterRegistry &registry);
 void registerLogicImporters(ImporterRegistry &registry);
 void registerCastImporters(ImporterRegistry &registry);
 void registerNNImporters(ImporterRegistry &registry);
+void registerNormalizationImporters(ImporterRegistry &registry);
+void registerReductionImporters(ImporterRegistry &registry);
 void registerTensorImporters(ImporterRegistry &registry);
 void registerIndexingImporters(ImporterRegistry &registry);
 

@@ -18,6 +18,8 @@ void populateContractionToLinalgPatterns(RewritePatternSet &patterns);
 void populateConvolutionToLinalgPatterns(RewritePatternSet &patterns);
 void populatePoolingToLinalgPatterns(RewritePatternSet &patterns);
 void populateSoftmaxToLinalgPatterns(RewritePatternSet &patterns);
+void populateReductionToLinalgPatterns(RewritePatternSet &patterns);
+void populateNormalizationToLinalgPatterns(RewritePatternSet &patterns);
 void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns);
 void populateIndexingToLinalgPatterns(RewritePatternSet &patterns);
 

@@ -41,6 +41,17 @@ FailureOr<int64_t> slidingWindowExtent(int64_t input, int64_t kernel,
                                        int64_t padEnd, int64_t dilation,
                                        bool ceilMode);
 
+/// Infers the type of a reduction over `axes` (non-negative, strictly
+/// increasing, in range), keeping them as extent 1 with `keepdims`.
+LogicalResult inferReductionType(std::optional<Location> loc, Type input,
+                                 ArrayRef<int64_t> axes, bool keepdims,
+                                 SmallVectorImpl<Type> &types);
+
+/// Infers the `i64` type of an arg-reduction along `axis`.
+LogicalResult inferArgReductionType(std::optional<Location> loc, Type input,
+                                    int64_t axis, bool keepdims,
+                                    SmallVectorImpl<Type> &types);
+
 } // namespace mlir::tessel
 
 #define GET_OP_CLASSES

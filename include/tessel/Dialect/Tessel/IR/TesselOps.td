@@ -9,5 +9,7 @@ include "tessel/Dialect/Tessel/IR/TesselBase.td"
 include "tessel/Dialect/Tessel/IR/TesselDataMovementOps.td"
 include "tessel/Dialect/Tessel/IR/TesselElementwiseOps.td"
 include "tessel/Dialect/Tessel/IR/TesselNNOps.td"
+include "tessel/Dialect/Tessel/IR/TesselNormalizationOps.td"
+include "tessel/Dialect/Tessel/IR/TesselReductionOps.td"
 
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELOPS_TD
