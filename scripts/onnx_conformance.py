@@ -203,8 +203,8 @@ def main():
     ap.add_argument("--write-xfail", help="write the non-passing tests as an expected-failure "
                     "file, with each one's diagnostic as the reason")
     ap.add_argument("--prune-xfail", action="store_true",
-                    help="with --xfail: remove the listed tests that pass now (the only "
-                         "way the list changes; new failures are never added)")
+                    help="with --xfail: remove the listed tests that pass now and refresh "
+                         "the others' reasons (new failures are never added)")
     ap.add_argument("--quiet", action="store_true", help="print only the summary")
     args = ap.parse_args()
 
@@ -257,13 +257,27 @@ def main():
     if args.prune_xfail:
         if not args.xfail:
             sys.exit("onnx_conformance: --prune-xfail needs --xfail")
-        passing = {f"{r['suite']}/{r['name']}" for r in results if r["status"] == "pass"}
+        by_key = {f"{r['suite']}/{r['name']}": r for r in results}
         with open(args.xfail, encoding="utf-8") as f:
             lines = f.readlines()
-        kept = [l for l in lines if l.split(" ", 1)[0].strip() not in passing]
+        kept, removed = [], 0
+        for line in lines:
+            key = line.split(" ", 1)[0].strip()
+            r = by_key.get(key)
+            if line.startswith("#") or not line.strip() or r is None:
+                kept.append(line)
+            elif r["status"] == "pass":
+                removed += 1
+            elif r["status"] in ("mismatch", "refused", "error"):
+                # The reason stays true: today's diagnostic.
+                reason = r["reason"].replace("\n", " ")[:400]
+                kept.append(f"{key} {r['status']}: {reason}\n")
+            else:
+                kept.append(line)
         with open(args.xfail, "w", encoding="utf-8") as f:
             f.writelines(kept)
-        print(f"conformance: removed {len(lines) - len(kept)} passing tests from {args.xfail}")
+        print(f"conformance: removed {removed} passing tests from {args.xfail}; "
+              "reasons refreshed")
 
     if not args.check:
         return 0
