@@ -13,7 +13,8 @@ using namespace mlir::tessel;
 namespace {
 
 /// exp(x - max) / sum(exp(x - max)) along `axis`, as four generics: max,
-/// exp, sum, divide. The reductions produce the input shape without `axis`.
+/// exp, sum, divide. The reductions produce the input shape without `axis`;
+/// the exponentials are materialised once rather than recomputed.
 struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -26,27 +27,11 @@ struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
     if (rank == 0)
       return rewriter.notifyMatchFailure(op, "softmax of a scalar");
 
-    SmallVector<int64_t> reducedShape(type.getShape());
-    reducedShape.erase(reducedShape.begin() + axis);
-    auto reducedType = RankedTensorType::get(reducedShape, element);
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
     AffineMap dropAxis = identity.dropResult(axis);
-    SmallVector<utils::IteratorType> reduceIterators(
-        rank, utils::IteratorType::parallel);
-    reduceIterators[axis] = utils::IteratorType::reduction;
     SmallVector<utils::IteratorType> parallel(rank,
                                               utils::IteratorType::parallel);
 
-    auto reduce = [&](Value input, TypedAttr initValue, auto combine) {
-      Value init = buildFilled(rewriter, loc, reducedType, initValue);
-      return linalg::GenericOp::create(
-                 rewriter, loc, reducedType, input, init,
-                 ArrayRef<AffineMap>{identity, dropAxis}, reduceIterators,
-                 [&](OpBuilder &b, Location l, ValueRange args) {
-                   linalg::YieldOp::create(b, l, combine(b, l, args[1], args[0]));
-                 })
-          .getResult(0);
-    };
     // Applies `body(x, r)` with `r` the reduced value broadcast along axis.
     auto broadcastApply = [&](Value input, Value reduced, auto body) {
       Value empty =
@@ -60,20 +45,21 @@ struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
           .getResult(0);
     };
 
-    Value max = reduce(op.getInput(), getLowestAttr(element),
-                       [](OpBuilder &b, Location l, Value acc, Value x) {
-                         return arith::MaximumFOp::create(b, l, acc, x)
-                             .getResult();
-                       });
+    Value max = buildReduction(
+        rewriter, loc, op.getInput(), {axis}, getLowestAttr(element),
+        [](OpBuilder &b, Location l, ValueRange args, Value acc) -> Value {
+          return arith::MaximumFOp::create(b, l, acc, args[0]);
+        });
     Value exps = broadcastApply(
         op.getInput(), max, [](OpBuilder &b, Location l, Value x, Value m) {
           Value shifted = arith::SubFOp::create(b, l, x, m);
           return math::ExpOp::create(b, l, shifted).getResult();
         });
-    Value sums = reduce(exps, rewriter.getZeroAttr(element),
-                        [](OpBuilder &b, Location l, Value acc, Value x) {
-                          return arith::AddFOp::create(b, l, acc, x).getResult();
-                        });
+    Value sums = buildReduction(
+        rewriter, loc, exps, {axis}, rewriter.getZeroAttr(element),
+        [](OpBuilder &b, Location l, ValueRange args, Value acc) -> Value {
+          return arith::AddFOp::create(b, l, acc, args[0]);
+        });
     rewriter.replaceOp(op, broadcastApply(exps, sums,
                                           [](OpBuilder &b, Location l, Value e,
                                              Value s) {
