@@ -42,6 +42,7 @@ const ImporterRegistry &ImporterRegistry::get() {
     registerReductionImporters(r);
     registerTensorImporters(r);
     registerIndexingImporters(r);
+    registerLossImporters(r);
     return r;
   }();
   return registry;

@@ -202,6 +202,7 @@ void registerNormalizationImporters(ImporterRegistry &registry);
 void registerReductionImporters(ImporterRegistry &registry);
 void registerTensorImporters(ImporterRegistry &registry);
 void registerIndexingImporters(ImporterRegistry &registry);
+void registerLossImporters(ImporterRegistry &registry);
 
 /// The MLIR element type of an ONNX TensorProto data type, or null.
 Type convertElementType(MLIRContext *ctx, int32_t onnxType);
