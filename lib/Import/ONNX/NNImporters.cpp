@@ -19,8 +19,6 @@ LogicalResult importGemm(NodeContext &ctx, SmallVectorImpl<Value> &results) {
   RankedTensorType a = ctx.inputType(0), b = ctx.inputType(1);
   if (a.getRank() != 2 || b.getRank() != 2)
     return ctx.fail("A and B must be 2-D");
-  if (ctx.opset < 7 && ctx.intAttr("broadcast", 0) == 0 && ctx.input(2))
-    return ctx.fail("Gemm before opset 7 without broadcast is not supported");
   // Checked here because building an op whose type inference fails aborts.
   bool transA = ctx.intAttr("transA", 0) != 0;
   bool transB = ctx.intAttr("transB", 0) != 0;
@@ -34,6 +32,11 @@ LogicalResult importGemm(NodeContext &ctx, SmallVectorImpl<Value> &results) {
     return ctx.fail("inner dimensions differ: op(A) is " + llvm::Twine(m) +
                     "x" + llvm::Twine(ka) + ", op(B) is " + llvm::Twine(kb) +
                     "x" + llvm::Twine(n));
+  // Before opset 7, C broadcasts only with `broadcast = 1`.
+  if (c && ctx.opset < 7 && ctx.intAttr("broadcast", 0) == 0 &&
+      c.getShape() != ArrayRef<int64_t>{m, n})
+    return ctx.fail("C must be " + llvm::Twine(m) + "x" + llvm::Twine(n) +
+                    " when 'broadcast' is not set (opset < 7)");
   if (c) {
     FailureOr<SmallVector<int64_t>> shape =
         broadcastShapes(c.getShape(), {m, n});
