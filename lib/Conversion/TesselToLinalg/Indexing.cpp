@@ -253,11 +253,47 @@ struct PadLowering : OpRewritePattern<PadOp> {
   }
 };
 
+/// Keeps x[..., i, j] where j - i >= k (upper) or j - i <= k (lower).
+struct TriluLowering : OpRewritePattern<TriluOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(TriluOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t rank = type.getRank();
+    Value k = op.getK();
+    bool upper = op.getUpper();
+    Value result = buildElementwise(
+        rewriter, loc, type, op.getInput(),
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value i = linalg::IndexOp::create(b, l, rank - 2);
+          Value j = linalg::IndexOp::create(b, l, rank - 1);
+          Value diagonal = arith::SubIOp::create(b, l, j, i);
+          Value offset = indexConstant(b, l, 0);
+          if (k) {
+            auto kType = cast<RankedTensorType>(k.getType());
+            SmallVector<Value> at(kType.getRank(), indexConstant(b, l, 0));
+            Value raw = tensor::ExtractOp::create(b, l, k, at);
+            offset = arith::IndexCastOp::create(b, l, b.getIndexType(), raw);
+          }
+          Value keep = arith::CmpIOp::create(
+              b, l, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle,
+              diagonal, offset);
+          Value zero = arith::ConstantOp::create(
+              b, l, b.getZeroAttr(args[0].getType()));
+          return arith::SelectOp::create(b, l, keep, args[0], zero);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tessel::populateIndexingToLinalgPatterns(
     RewritePatternSet &patterns) {
   patterns.add<GatherLowering, GatherElementsLowering, SliceLowering,
-               BroadcastToLowering, TileLowering, PadLowering>(
+               BroadcastToLowering, TileLowering, PadLowering, TriluLowering>(
       patterns.getContext());
 }

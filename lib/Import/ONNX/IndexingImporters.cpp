@@ -350,6 +350,13 @@ LogicalResult importSpaceDepth(NodeContext &ctx,
   return ctx.emit<ReshapeOp>(results, *v, bld.getDenseI64ArrayAttr(last));
 }
 
+LogicalResult importTrilu(NodeContext &ctx, SmallVectorImpl<Value> &results) {
+  if (ctx.inputType(0).getRank() < 2)
+    return ctx.fail("the input must have rank >= 2");
+  return ctx.emit<TriluOp>(results, ctx.input(0), ctx.input(1),
+                           ctx.builder.getBoolAttr(ctx.intAttr("upper", 1)));
+}
+
 } // namespace
 
 void mlir::tessel::onnx_import::registerIndexingImporters(
@@ -367,4 +374,5 @@ void mlir::tessel::onnx_import::registerIndexingImporters(
   registry.add("Pad", importPad, {1, 4});
   registry.add("DepthToSpace", importSpaceDepth, {1, 1});
   registry.add("SpaceToDepth", importSpaceDepth, {1, 1});
+  registry.add("Trilu", importTrilu, {1, 2}, 14);
 }

@@ -86,3 +86,20 @@ func.func @broadcast(%x: tensor<1x3xf32>) -> tensor<4x3xf32> {
   %0 = tessel.broadcast_to %x {shape = array<i64: 4, 3>} : (tensor<1x3xf32>) -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
 }
+
+// -----
+
+// Trilu keeps j - i >= k (upper), k read from its scalar operand.
+// CHECK-LABEL: func.func @trilu
+// CHECK: linalg.generic
+// CHECK: %[[I:.+]] = linalg.index 0 : index
+// CHECK: %[[J:.+]] = linalg.index 1 : index
+// CHECK: %[[D:.+]] = arith.subi %[[J]], %[[I]]
+// CHECK: %[[K:.+]] = tensor.extract %{{.*}}[] : tensor<i64>
+// CHECK: %[[KI:.+]] = arith.index_cast %[[K]]
+// CHECK: %[[KEEP:.+]] = arith.cmpi sge, %[[D]], %[[KI]]
+// CHECK: arith.select %[[KEEP]]
+func.func @trilu(%x: tensor<3x4xf32>, %k: tensor<i64>) -> tensor<3x4xf32> {
+  %0 = tessel.trilu %x, %k {upper = true} : (tensor<3x4xf32>, tensor<i64>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}

@@ -165,3 +165,19 @@ LogicalResult PadOp::verify() {
   }
   return success();
 }
+
+LogicalResult TriluOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  auto x = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  if (!x || x.getRank() < 2)
+    return emitOptionalError(loc, "the input must have rank >= 2");
+  if (Value k = adaptor.getK()) {
+    auto kt = dyn_cast<RankedTensorType>(k.getType());
+    if (!kt || kt.getNumElements() != 1 || kt.getRank() > 1)
+      return emitOptionalError(loc, "k must hold one int64");
+  }
+  types.push_back(x);
+  return success();
+}

@@ -192,4 +192,23 @@ def Tessel_PadOp : Tessel_Op<"pad", [Pure, InferTypeOpAdaptor]> {
   let hasVerifier = 1;
 }
 
+def Tessel_TriluOp : Tessel_Op<"trilu", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Keeps the upper or lower triangle of the last two dimensions";
+  let description = [{
+    ONNX Trilu: element (i, j) of each matrix is kept when `j - i >= k`
+    (`upper`) or `j - i <= k` (lower), and zero otherwise. `k` is an optional
+    int64 scalar operand (0 when absent); it may come from a graph input,
+    since it does not change the shape.
+
+    ```mlir
+    %y = tessel.trilu %x, %k {upper = true} : (tensor<3x4xf32>, tensor<i64>) -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_Tensor:$input, Optional<RankedTensorOf<[I64]>>:$k,
+                       BoolAttr:$upper);
+  let results = (outs Tessel_Tensor:$result);
+  let assemblyFormat = "$input (`,` $k^)? attr-dict `:` "
+                       "functional-type(operands, results)";
+}
+
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELDATAMOVEMENTOPS_TD
