@@ -1,5 +1,6 @@
 //===- TesselToLinalg.cpp - The tessel-to-linalg conversion pass ----------===//
 
+#include "LoweringUtils.h"
 #include "tessel/Conversion/TesselToLinalg/TesselToLinalg.h"
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
@@ -68,13 +69,7 @@ std::optional<std::string> whyNotLowerable(Operation *op) {
   if (!isa<ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceL1Op, ReduceL2Op,
            ReduceLogSumOp, ReduceLogSumExpOp, ArgMaxOp, ArgMinOp>(op))
     return std::nullopt;
-  auto isUnsigned = [](Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    auto element = tensor ? dyn_cast<IntegerType>(tensor.getElementType())
-                          : IntegerType();
-    return element && element.isUnsigned();
-  };
-  if (llvm::any_of(op->getOperandTypes(), isUnsigned))
+  if (llvm::any_of(op->getOperandTypes(), isUnsignedInteger))
     return std::string("computes on unsigned integers, which Tessel cannot "
                        "lower yet");
   return std::nullopt;
