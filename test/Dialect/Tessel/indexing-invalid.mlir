@@ -71,3 +71,12 @@ func.func @pad_reflect_too_wide(%x: tensor<4x2xf32>) {
   %0 = tessel.pad %x {pads = array<i64: 0, 2, 0, 0>, mode = "reflect"} : (tensor<4x2xf32>) -> tensor<4x4xf32>
   return
 }
+
+// -----
+
+func.func @broadcast_too_large(%x: tensor<1xf32>) {
+  // expected-error @+2 {{the shape [1048576, 1048576, 2] is too large}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.broadcast_to %x {shape = array<i64: 1048576, 1048576, 2>} : (tensor<1xf32>) -> tensor<1048576x1048576x2xf32>
+  return
+}

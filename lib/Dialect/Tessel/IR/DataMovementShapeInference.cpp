@@ -96,6 +96,11 @@ LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *,
   if (failed(result) || ArrayRef<int64_t>(*result) != shape)
     return emitOptionalError(loc, "the input does not broadcast to ",
                              formatList(shape));
+  int64_t count = 1;
+  for (int64_t d : shape)
+    if (llvm::MulOverflow(count, d, count) || count > (int64_t(1) << 40))
+      return emitOptionalError(loc, "the shape ", formatList(shape),
+                               " is too large");
   types.push_back(RankedTensorType::get(shape, x.getElementType()));
   return success();
 }
