@@ -58,8 +58,13 @@ void mlir::tessel::buildLinalgPipeline(OpPassManager &pm,
 
 void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
                                      const PipelineOptions &options) {
-  // CPU code generation on tensors: register-tiled, vectorized products.
+  // CPU code generation on tensors: register-tiled, vectorized
+  // convolutions and products.
   if (options.optLevel > 0) {
+    TesselVectorizeConvolutionsPassOptions convolutions;
+    convolutions.vectorWidth = options.vectorWidth;
+    pm.addNestedPass<func::FuncOp>(
+        createTesselVectorizeConvolutionsPass(convolutions));
     TesselVectorizeContractionsPassOptions vectorize;
     vectorize.vectorWidth = options.vectorWidth;
     pm.addNestedPass<func::FuncOp>(

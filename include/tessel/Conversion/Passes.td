@@ -121,6 +121,39 @@ def TesselVectorizeContractionsPass
   ];
 }
 
+def TesselVectorizeConvolutionsPass
+    : Pass<"tessel-vectorize-convolutions", "func::FuncOp"> {
+  let summary = "Direct NCHW f32 convolutions with register-resident output tiles";
+  let description = [{
+    CPU code generation for the 2-D convolution that
+    `tessel-convert-tessel-to-linalg` emits: a 7-loop `linalg.generic`
+    (n, f, oh, ow, c, kh, kw) over an NCHW input (already padded), FCHW
+    weights and an NCHW output, any strides, dilations and groups, static
+    shapes, f32. It becomes loops over output tiles of `Fr` filters x `OHr`
+    rows x `OWr` columns. `OWr` divides the output width (two or one whole
+    vectors where it can); `Fr` (dividing the filters of a group) and `OHr`
+    fill the accumulator budget. Each tile's accumulators are vectors carried
+    through a loop over the group's input channels, in which every filter
+    tap is unrolled: per tap, one input row segment per output row (a strided
+    row is read whole and its lanes picked by a shuffle) and one broadcast
+    weight per filter feed `Fr x OHr` FMAs.
+
+    Other generics are left alone. Run it before bufferization.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
+           "f32 elements per vector register (8: AVX2, 16: AVX-512)">,
+    Option<"accumulators", "accumulators", "int64_t", /*default=*/"12",
+           "vector registers the output tile may occupy">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def TesselLowerVectorsPass : Pass<"tessel-lower-vectors", "func::FuncOp"> {
   let summary = "Lowers vector contractions and transfers towards LLVM";
   let description = [{
