@@ -129,14 +129,24 @@ def TesselVectorizeConvolutionsPass
     `tessel-convert-tessel-to-linalg` emits: a 7-loop `linalg.generic`
     (n, f, oh, ow, c, kh, kw) over an NCHW input (already padded), FCHW
     weights and an NCHW output, any strides, dilations and groups, static
-    shapes, f32. It becomes loops over output tiles of `Fr` filters x `OHr`
-    rows x `OWr` columns. `OWr` divides the output width (two or one whole
-    vectors where it can); `Fr` (dividing the filters of a group) and `OHr`
-    fill the accumulator budget. Each tile's accumulators are vectors carried
-    through a loop over the group's input channels, in which every filter
-    tap is unrolled: per tap, one input row segment per output row (a strided
-    row is read whole and its lanes picked by a shuffle) and one broadcast
-    weight per filter feed `Fr x OHr` FMAs.
+    shapes, f32. It becomes loops over output tiles whose accumulators are
+    vectors carried through a loop over the group's input channels, in which
+    every filter tap is unrolled. Two tilings:
+
+    - Over filters, when the weights are constant and a group's filters fill
+      whole vectors: tiles of 1-3 vectors of filters x `P` consecutive output
+      positions (row-major; `P` divides the output's area). The weights are
+      packed at compile time as `[F/B][C][KH][KW][B]` (`B` filters per tile),
+      so per tap the tile loads its weight vectors and broadcasts one input
+      value per position. Accumulators are read and written along the filter
+      dimension.
+    - Over columns otherwise (depthwise convolutions, weights computed at run
+      time): tiles of `Fr` filters x `OHr` rows x `OWr` columns, `OWr`
+      dividing the output width (two or one whole vectors where it can). Per
+      tap, one input row segment per output row (a strided row is read whole
+      and its lanes picked by a shuffle) and one broadcast weight per filter.
+
+    Both fill the accumulator budget (`accumulators` vector registers).
 
     Other generics are left alone. Run it before bufferization.
   }];

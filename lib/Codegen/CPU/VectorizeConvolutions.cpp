@@ -2,11 +2,9 @@
 //
 // Rewrites the 2-D convolution that tessel-convert-tessel-to-linalg emits
 // (a 7-loop linalg.generic over NCHW input, FCHW weights, NCHW output) into
-// a direct convolution whose output tile lives in vector registers: Fr
-// filters x OHr output rows x OWr output columns, the columns vectorized.
-// For each input channel and each filter tap, the tile takes one input row
-// segment per output row and one broadcast weight per filter, and
-// accumulates with FMAs. See the pass description in Passes.td.
+// a direct convolution whose output tile lives in vector registers, either
+// vectorized over filters (constant weights, packed at compile time) or over
+// output columns. See the pass description in Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -160,6 +158,80 @@ int64_t pickDivisor(int64_t size, ArrayRef<int64_t> preferred, int64_t limit) {
   return 1;
 }
 
+/// Builds the loop nests: index constants once at the function's entry,
+/// scf.for loops with iteration arguments, index arithmetic.
+struct Emitter {
+  Emitter(Operation *anchor)
+      : b(anchor), loc(anchor->getLoc()),
+        entry(anchor->getParentOfType<func::FuncOp>().getBody()) {}
+
+  OpBuilder b;
+  Location loc;
+  OpBuilder entry;
+  llvm::DenseMap<int64_t, Value> constants;
+  Value zero;
+
+  Value idx(int64_t v) {
+    Value &c = constants[v];
+    if (!c)
+      c = arith::ConstantIndexOp::create(entry, loc, v);
+    return c;
+  }
+  Value pad() {
+    if (!zero)
+      zero = arith::ConstantOp::create(entry, loc, entry.getF32FloatAttr(0));
+    return zero;
+  }
+  Value add(Value v, int64_t c) {
+    return c == 0 ? v : arith::AddIOp::create(b, loc, v, idx(c)).getResult();
+  }
+  Value mul(Value v, int64_t c) {
+    return c == 1 ? v : arith::MulIOp::create(b, loc, v, idx(c)).getResult();
+  }
+  /// scf.for 0..upper step `step` carrying `iterArgs`; `body` returns what
+  /// the iteration yields.
+  SmallVector<Value>
+  loop(int64_t upper, int64_t step, ValueRange iterArgs,
+       function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+    auto forOp = scf::ForOp::create(
+        b, loc, idx(0), idx(upper), idx(step), iterArgs,
+        [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToEnd(nested.getInsertionBlock());
+          scf::YieldOp::create(b, loc, body(iv, args));
+        });
+    return SmallVector<Value>(forOp.getResults());
+  }
+};
+
+/// A tile over filters: `filterVectors` vectors of `lanes` consecutive
+/// filters x `positions` consecutive output positions (row-major over
+/// oh, ow), with the weights packed so that each tap's filters are
+/// contiguous.
+struct FilterTile {
+  int64_t filterVectors, positions;
+};
+
+/// The weights [F][Cg][KH][KW] packed as [F / B][Cg][KH][KW][B], B =
+/// `block` filters: each tap's B weights are one contiguous vector.
+DenseElementsAttr packWeights(DenseElementsAttr weights, int64_t block) {
+  auto type = cast<RankedTensorType>(weights.getType());
+  int64_t filters = type.getDimSize(0);
+  int64_t inner = type.getNumElements() / filters; // Cg * KH * KW
+  SmallVector<float> source(weights.getValues<float>());
+  SmallVector<float> packed(source.size());
+  for (int64_t f = 0; f < filters; ++f)
+    for (int64_t i = 0; i < inner; ++i)
+      packed[((f / block) * inner + i) * block + f % block] =
+          source[f * inner + i];
+  SmallVector<int64_t> shape = {filters / block};
+  shape.append(type.getShape().begin() + 1, type.getShape().end());
+  shape.push_back(block);
+  return DenseElementsAttr::get(
+      RankedTensorType::get(shape, type.getElementType()),
+      ArrayRef<float>(packed));
+}
+
 struct VectorizeConvolutionsPass
     : tessel::impl::TesselVectorizeConvolutionsPassBase<
           VectorizeConvolutionsPass> {
@@ -171,154 +243,234 @@ struct VectorizeConvolutionsPass
       if (std::optional<Conv2D> conv = matchConv2D(op))
         convs.push_back({op, *conv});
     });
-    for (auto &[op, conv] : convs)
-      rewrite(op, conv);
+    int64_t lanes = std::max<int64_t>(1, vectorWidth);
+    for (auto &[op, conv] : convs) {
+      DenseElementsAttr weights;
+      std::optional<FilterTile> tile = planFilterTile(conv, lanes);
+      if (tile && matchPattern(op.getDpsInputs()[1], m_Constant(&weights)))
+        rewriteOverFilters(op, conv, *tile, weights, lanes);
+      else
+        rewriteOverColumns(op, conv, lanes);
+    }
   }
 
-  void rewrite(linalg::GenericOp op, const Conv2D &conv) {
-    int64_t lanes = std::max<int64_t>(1, vectorWidth);
-    // The tile: OWr columns (whole vectors where the width allows), then as
-    // many filters x rows as the accumulators fit, filters first (each input
-    // row segment is reused by every filter of the tile).
-    int64_t owTile = pickDivisor(conv.outWidth, {2 * lanes, lanes}, 2 * lanes);
-    int64_t vectors = (owTile + lanes - 1) / lanes;
-    int64_t budget = std::max<int64_t>(1, accumulators / vectors);
-    int64_t bestF = 1, bestH = 1;
-    for (int64_t f = 1; f <= std::min(budget, conv.filtersPerGroup); ++f) {
-      if (conv.filtersPerGroup % f != 0)
+  /// The filter-vectorized tile, when the filters of a group fill whole
+  /// vectors: the most accumulators within the budget, then the fewest
+  /// loads per FMA.
+  std::optional<FilterTile> planFilterTile(const Conv2D &conv, int64_t lanes) {
+    if (conv.filtersPerGroup % lanes != 0)
+      return std::nullopt;
+    int64_t positions = conv.outHeight * conv.outWidth;
+    std::optional<FilterTile> best;
+    for (int64_t fv = 1; fv <= 3; ++fv) {
+      if (conv.filtersPerGroup % (fv * lanes) != 0 || fv > accumulators)
         continue;
-      int64_t h = pickDivisor(conv.outHeight, {}, budget / f);
-      if (f * h > bestF * bestH || (f * h == bestF * bestH && f > bestF))
-        bestF = f, bestH = h;
+      int64_t p = pickDivisor(positions, {}, accumulators / fv);
+      auto score = [](int64_t f, int64_t q) {
+        return std::make_pair(f * q, -(f + q));
+      };
+      if (!best || score(fv, p) > score(best->filterVectors, best->positions))
+        best = FilterTile{fv, p};
     }
-    const int64_t fTile = bestF, ohTile = bestH;
+    return best;
+  }
 
-    OpBuilder b(op);
-    Location loc = op.getLoc();
-    Value input = op.getDpsInputs()[0], weight = op.getDpsInputs()[1];
-    Value init = op.getDpsInits()[0];
-    Type f32 = b.getF32Type();
-    auto vecType = VectorType::get({owTile}, f32);
-    int64_t readWidth = (owTile - 1) * conv.strideW + 1;
-    auto readType = VectorType::get({readWidth}, f32);
-    // Constants go to the function's entry, once each.
-    OpBuilder entry(op->getParentOfType<func::FuncOp>().getBody());
-    llvm::DenseMap<int64_t, Value> constants;
-    auto idx = [&](int64_t v) -> Value {
-      Value &c = constants[v];
-      if (!c)
-        c = arith::ConstantIndexOp::create(entry, loc, v);
-      return c;
-    };
-    Value pad =
-        arith::ConstantOp::create(entry, loc, entry.getF32FloatAttr(0.0f));
+  /// Output tiles of `filterVectors * lanes` filters x `positions` output
+  /// positions: per channel and tap, the tile loads its filters' weights
+  /// as vectors and broadcasts one input value per position.
+  void rewriteOverFilters(linalg::GenericOp op, const Conv2D &conv,
+                          FilterTile tile, DenseElementsAttr weights,
+                          int64_t lanes) {
+    Emitter e(op);
+    OpBuilder &b = e.b;
+    Location loc = e.loc;
+    int64_t block = tile.filterVectors * lanes;
+    Value packed = arith::ConstantOp::create(
+        e.entry, loc, packWeights(weights, block));
+    Value input = op.getDpsInputs()[0];
+    auto vecType = VectorType::get({lanes}, b.getF32Type());
     SmallVector<bool> inBounds = {true};
+    // The output (and bias) vectors run along the filter dimension.
+    auto alongFilters = AffineMapAttr::get(
+        AffineMap::get(4, 0, getAffineDimExpr(1, b.getContext())));
+    int64_t positions = conv.outHeight * conv.outWidth;
 
-    auto loop = [&](int64_t upper, int64_t step, ValueRange iterArgs,
-                    function_ref<SmallVector<Value>(Value, ValueRange)> body) {
-      auto forOp = scf::ForOp::create(
-          b, loc, idx(0), idx(upper), idx(step), iterArgs,
-          [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
-            OpBuilder::InsertionGuard guard(b);
-            b.setInsertionPointToEnd(nested.getInsertionBlock());
-            scf::YieldOp::create(b, loc, body(iv, args));
+    SmallVector<Value> results = e.loop(
+        conv.batch, 1, op.getDpsInits()[0], [&](Value n, ValueRange a0) {
+          return e.loop(conv.filters, block, a0, [&](Value f0, ValueRange a1) {
+            Value group = arith::DivUIOp::create(b, loc, f0,
+                                                 e.idx(conv.filtersPerGroup));
+            Value channelBase = e.mul(group, conv.channelsPerGroup);
+            Value fBlock = arith::DivUIOp::create(b, loc, f0, e.idx(block));
+            return e.loop(positions, tile.positions, a1, [&](Value p0,
+                                                             ValueRange a2) {
+              Value out = a2[0];
+              // Each position's output row and column, and its input row
+              // and column at tap (0, 0).
+              SmallVector<Value> oh, ow, ih0, iw0;
+              for (int64_t j = 0; j < tile.positions; ++j) {
+                Value p = e.add(p0, j);
+                oh.push_back(arith::DivUIOp::create(b, loc, p,
+                                                    e.idx(conv.outWidth)));
+                ow.push_back(arith::RemUIOp::create(b, loc, p,
+                                                    e.idx(conv.outWidth)));
+                ih0.push_back(e.mul(oh.back(), conv.strideH));
+                iw0.push_back(e.mul(ow.back(), conv.strideW));
+              }
+              SmallVector<Value> accs;
+              for (int64_t j = 0; j < tile.positions; ++j)
+                for (int64_t v = 0; v < tile.filterVectors; ++v)
+                  accs.push_back(vector::TransferReadOp::create(
+                      b, loc, vecType, out,
+                      ValueRange{n, e.add(f0, v * lanes), oh[j], ow[j]},
+                      alongFilters, e.pad(), /*mask=*/Value(),
+                      b.getBoolArrayAttr(inBounds)));
+              SmallVector<Value> summed = e.loop(
+                  conv.channelsPerGroup, 1, accs, [&](Value c, ValueRange acc) {
+                    SmallVector<Value> next(acc.begin(), acc.end());
+                    Value ic = arith::AddIOp::create(b, loc, channelBase, c);
+                    for (int64_t kh = 0; kh < conv.kernelHeight; ++kh) {
+                      for (int64_t kw = 0; kw < conv.kernelWidth; ++kw) {
+                        SmallVector<Value> w;
+                        for (int64_t v = 0; v < tile.filterVectors; ++v)
+                          w.push_back(vector::TransferReadOp::create(
+                              b, loc, vecType, packed,
+                              ValueRange{fBlock, c, e.idx(kh), e.idx(kw),
+                                         e.idx(v * lanes)},
+                              e.pad(), inBounds));
+                        for (int64_t j = 0; j < tile.positions; ++j) {
+                          Value x = tensor::ExtractOp::create(
+                              b, loc, input,
+                              ValueRange{n, ic,
+                                         e.add(ih0[j], kh * conv.dilationH),
+                                         e.add(iw0[j], kw * conv.dilationW)});
+                          Value xs =
+                              vector::BroadcastOp::create(b, loc, vecType, x);
+                          for (int64_t v = 0; v < tile.filterVectors; ++v) {
+                            Value &a = next[j * tile.filterVectors + v];
+                            a = vector::FMAOp::create(b, loc, w[v], xs, a);
+                          }
+                        }
+                      }
+                    }
+                    return next;
+                  });
+              for (int64_t j = 0; j < tile.positions; ++j)
+                for (int64_t v = 0; v < tile.filterVectors; ++v)
+                  out = vector::TransferWriteOp::create(
+                            b, loc, summed[j * tile.filterVectors + v], out,
+                            ValueRange{n, e.add(f0, v * lanes), oh[j], ow[j]},
+                            alongFilters, b.getBoolArrayAttr(inBounds))
+                            .getResult();
+              return SmallVector<Value>{out};
+            });
           });
-      return forOp.getResults();
-    };
-    auto add = [&](Value v, int64_t c) -> Value {
-      return c == 0 ? v : arith::AddIOp::create(b, loc, v, idx(c)).getResult();
-    };
-    auto mul = [&](Value v, int64_t c) -> Value {
-      return c == 1 ? v : arith::MulIOp::create(b, loc, v, idx(c)).getResult();
-    };
-
-    ValueRange results = loop(conv.batch, 1, init, [&](Value n,
-                                                       ValueRange a0) {
-      return SmallVector<Value>(loop(
-          conv.filters, fTile, a0, [&](Value f0, ValueRange a1) {
-            // The input channels of this tile's group.
-            Value group = arith::DivUIOp::create(
-                b, loc, f0, idx(conv.filtersPerGroup));
-            Value channelBase = mul(group, conv.channelsPerGroup);
-            return SmallVector<Value>(loop(
-                conv.outHeight, ohTile, a1, [&](Value oh0, ValueRange a2) {
-                  return SmallVector<Value>(loop(
-                      conv.outWidth, owTile, a2,
-                      [&](Value ow0, ValueRange a3) {
-                        return tile(b, loc, conv, input, weight, a3[0], n, f0,
-                                    oh0, ow0, channelBase, fTile, ohTile,
-                                    vecType, readType, pad, inBounds, idx, add,
-                                    mul, loop);
-                      }));
-                }));
-          }));
-    });
+        });
     op.getResult(0).replaceAllUsesWith(results[0]);
     op.erase();
   }
 
-  /// One output tile: read the accumulators, loop over input channels with
-  /// the taps unrolled, write the accumulators back.
-  template <typename Idx, typename Add, typename Mul, typename Loop>
-  SmallVector<Value> tile(OpBuilder &b, Location loc, const Conv2D &conv,
-                          Value input, Value weight, Value out, Value n,
-                          Value f0, Value oh0, Value ow0, Value channelBase,
-                          int64_t fTile, int64_t ohTile, VectorType vecType,
-                          VectorType readType, Value pad,
-                          ArrayRef<bool> inBounds, Idx idx, Add add, Mul mul,
-                          Loop loop) {
-    SmallVector<Value> accs;
-    for (int64_t r = 0; r < fTile; ++r)
-      for (int64_t h = 0; h < ohTile; ++h)
-        accs.push_back(vector::TransferReadOp::create(
-            b, loc, vecType, out,
-            ValueRange{n, add(f0, r), add(oh0, h), ow0}, pad, inBounds));
+  /// Output tiles of Fr filters x OHr rows x OWr columns, the columns
+  /// vectorized: per channel and tap, one input row segment per row and
+  /// one broadcast weight per filter.
+  void rewriteOverColumns(linalg::GenericOp op, const Conv2D &conv,
+                          int64_t lanes) {
+    // OWr columns (whole vectors where the width allows), then as many
+    // filters x rows as the accumulators fit, filters first (each input
+    // row segment is reused by every filter of the tile).
+    int64_t owTile = pickDivisor(conv.outWidth, {2 * lanes, lanes}, 2 * lanes);
+    int64_t vectors = (owTile + lanes - 1) / lanes;
+    int64_t budget = std::max<int64_t>(1, accumulators / vectors);
+    int64_t fTile = 1, ohTile = 1;
+    for (int64_t f = 1; f <= std::min(budget, conv.filtersPerGroup); ++f) {
+      if (conv.filtersPerGroup % f != 0)
+        continue;
+      int64_t h = pickDivisor(conv.outHeight, {}, budget / f);
+      if (f * h > fTile * ohTile || (f * h == fTile * ohTile && f > fTile))
+        fTile = f, ohTile = h;
+    }
 
+    Emitter e(op);
+    OpBuilder &b = e.b;
+    Location loc = e.loc;
+    Value input = op.getDpsInputs()[0], weight = op.getDpsInputs()[1];
+    auto vecType = VectorType::get({owTile}, b.getF32Type());
+    int64_t readWidth = (owTile - 1) * conv.strideW + 1;
+    auto readType = VectorType::get({readWidth}, b.getF32Type());
+    SmallVector<bool> inBounds = {true};
     SmallVector<int64_t> lanesOfRead;
-    for (int64_t i = 0; i < vecType.getDimSize(0); ++i)
+    for (int64_t i = 0; i < owTile; ++i)
       lanesOfRead.push_back(i * conv.strideW);
 
-    ValueRange summed = loop(
-        conv.channelsPerGroup, 1, accs, [&](Value c, ValueRange acc) {
-          SmallVector<Value> next(acc.begin(), acc.end());
-          Value ic = arith::AddIOp::create(b, loc, channelBase, c);
-          Value iw0 = mul(ow0, conv.strideW);
-          for (int64_t kh = 0; kh < conv.kernelHeight; ++kh) {
-            for (int64_t kw = 0; kw < conv.kernelWidth; ++kw) {
-              SmallVector<Value> weights;
-              for (int64_t r = 0; r < fTile; ++r) {
-                Value w = tensor::ExtractOp::create(
-                    b, loc, weight,
-                    ValueRange{add(f0, r), c, idx(kh), idx(kw)});
-                weights.push_back(
-                    vector::BroadcastOp::create(b, loc, vecType, w));
-              }
-              Value iw = add(iw0, kw * conv.dilationW);
-              for (int64_t h = 0; h < ohTile; ++h) {
-                Value ih = add(mul(add(oh0, h), conv.strideH),
-                               kh * conv.dilationH);
-                Value x = vector::TransferReadOp::create(
-                    b, loc, readType, input, ValueRange{n, ic, ih, iw}, pad,
-                    inBounds);
-                if (conv.strideW != 1)
-                  x = vector::ShuffleOp::create(b, loc, x, x, lanesOfRead);
-                for (int64_t r = 0; r < fTile; ++r) {
-                  Value &a = next[r * ohTile + h];
-                  a = vector::FMAOp::create(b, loc, weights[r], x, a);
-                }
-              }
-            }
-          }
-          return next;
+    SmallVector<Value> results = e.loop(
+        conv.batch, 1, op.getDpsInits()[0], [&](Value n, ValueRange a0) {
+          return e.loop(conv.filters, fTile, a0, [&](Value f0, ValueRange a1) {
+            Value group = arith::DivUIOp::create(b, loc, f0,
+                                                 e.idx(conv.filtersPerGroup));
+            Value channelBase = e.mul(group, conv.channelsPerGroup);
+            return e.loop(conv.outHeight, ohTile, a1, [&](Value oh0,
+                                                          ValueRange a2) {
+              return e.loop(conv.outWidth, owTile, a2, [&](Value ow0,
+                                                           ValueRange a3) {
+                Value out = a3[0];
+                SmallVector<Value> accs;
+                for (int64_t r = 0; r < fTile; ++r)
+                  for (int64_t h = 0; h < ohTile; ++h)
+                    accs.push_back(vector::TransferReadOp::create(
+                        b, loc, vecType, out,
+                        ValueRange{n, e.add(f0, r), e.add(oh0, h), ow0},
+                        e.pad(), inBounds));
+                SmallVector<Value> summed = e.loop(
+                    conv.channelsPerGroup, 1, accs,
+                    [&](Value c, ValueRange acc) {
+                      SmallVector<Value> next(acc.begin(), acc.end());
+                      Value ic = arith::AddIOp::create(b, loc, channelBase, c);
+                      Value iw0 = e.mul(ow0, conv.strideW);
+                      for (int64_t kh = 0; kh < conv.kernelHeight; ++kh) {
+                        for (int64_t kw = 0; kw < conv.kernelWidth; ++kw) {
+                          SmallVector<Value> weights;
+                          for (int64_t r = 0; r < fTile; ++r) {
+                            Value w = tensor::ExtractOp::create(
+                                b, loc, weight,
+                                ValueRange{e.add(f0, r), c, e.idx(kh),
+                                           e.idx(kw)});
+                            weights.push_back(
+                                vector::BroadcastOp::create(b, loc, vecType, w));
+                          }
+                          Value iw = e.add(iw0, kw * conv.dilationW);
+                          for (int64_t h = 0; h < ohTile; ++h) {
+                            Value ih = e.add(e.mul(e.add(oh0, h), conv.strideH),
+                                             kh * conv.dilationH);
+                            Value x = vector::TransferReadOp::create(
+                                b, loc, readType, input,
+                                ValueRange{n, ic, ih, iw}, e.pad(), inBounds);
+                            if (conv.strideW != 1)
+                              x = vector::ShuffleOp::create(b, loc, x, x,
+                                                            lanesOfRead);
+                            for (int64_t r = 0; r < fTile; ++r) {
+                              Value &a = next[r * ohTile + h];
+                              a = vector::FMAOp::create(b, loc, weights[r], x,
+                                                        a);
+                            }
+                          }
+                        }
+                      }
+                      return next;
+                    });
+                for (int64_t r = 0; r < fTile; ++r)
+                  for (int64_t h = 0; h < ohTile; ++h)
+                    out = vector::TransferWriteOp::create(
+                              b, loc, summed[r * ohTile + h], out,
+                              ValueRange{n, e.add(f0, r), e.add(oh0, h), ow0},
+                              inBounds)
+                              .getResult();
+                return SmallVector<Value>{out};
+              });
+            });
+          });
         });
-
-    for (int64_t r = 0; r < fTile; ++r)
-      for (int64_t h = 0; h < ohTile; ++h)
-        out = vector::TransferWriteOp::create(
-                  b, loc, summed[r * ohTile + h], out,
-                  ValueRange{n, add(f0, r), add(oh0, h), ow0}, inBounds)
-                  .getResult();
-    return {out};
+    op.getResult(0).replaceAllUsesWith(results[0]);
+    op.erase();
   }
 };
 

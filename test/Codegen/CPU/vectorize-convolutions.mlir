@@ -17,7 +17,6 @@
 // CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG:     %[[C6:.*]] = arith.constant 6 : index
 // CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
-// CHECK-NOT:     arith.constant
 // CHECK:         scf.for %[[N:.*]] = %{{.*}} to %[[C1]] step %[[C1]]
 // CHECK:           scf.for %[[F:.*]] = %{{.*}} to %[[C4]] step %[[C4]]
 // CHECK:             scf.for %[[OH:.*]] = %{{.*}} to %[[C6]] step %[[C3]]
@@ -113,4 +112,41 @@ func.func @left_alone(%x: tensor<1x1x3x3xf64>, %w: tensor<1x1x3x3xf64>, %init: t
     linalg.yield %s : f32
   } -> tensor<1x1x1x1xf32>
   return %0, %1 : tensor<1x1x1x1xf64>, tensor<1x1x1x1xf32>
+}
+
+// -----
+
+// Constant weights and filters that fill whole vectors: the tile runs over
+// filters instead. 8 filters (one vector) x 9 output positions (all of
+// 3x3); the weights are packed [F/8][C][KH][KW][8] at compile time, so each
+// tap loads one contiguous weight vector and broadcasts one input value per
+// position. The output is read and written along the filter dimension.
+
+#in = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#w = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
+#out = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
+// CHECK-DAG:   #[[$FILTERS:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @over_filters
+// CHECK-DAG:     %[[PACKED:.*]] = arith.constant dense<{{\[\[\[\[\[}}0.000000e+00, 4.000000e+00, 8.000000e+00, 1.200000e+01, 1.600000e+01, 2.000000e+01, 2.400000e+01, 2.800000e+01], [1.000000e+00, 5.000000e+00{{.*}}> : tensor<1x1x2x2x8xf32>
+// CHECK-COUNT-9: vector.transfer_read %{{.*}} {in_bounds = [true], permutation_map = #[[$FILTERS]]} : tensor<1x8x3x3xf32>, vector<8xf32>
+// CHECK:         scf.for
+// CHECK:           vector.transfer_read %[[PACKED]]{{.*}} : tensor<1x1x2x2x8xf32>, vector<8xf32>
+// CHECK-COUNT-9:   tensor.extract %{{.*}} : tensor<1x1x4x4xf32>
+// CHECK-COUNT-9: vector.transfer_write %{{.*}} {in_bounds = [true], permutation_map = #[[$FILTERS]]} : vector<8xf32>, tensor<1x8x3x3xf32>
+func.func @over_filters(%x: tensor<1x1x4x4xf32>, %init: tensor<1x8x3x3xf32>) -> tensor<1x8x3x3xf32> {
+  %w = arith.constant dense<[[[[0.0, 1.0], [2.0, 3.0]]], [[[4.0, 5.0], [6.0, 7.0]]],
+                             [[[8.0, 9.0], [10.0, 11.0]]], [[[12.0, 13.0], [14.0, 15.0]]],
+                             [[[16.0, 17.0], [18.0, 19.0]]], [[[20.0, 21.0], [22.0, 23.0]]],
+                             [[[24.0, 25.0], [26.0, 27.0]]], [[[28.0, 29.0], [30.0, 31.0]]]]> : tensor<8x1x2x2xf32>
+  %0 = linalg.generic {indexing_maps = [#in, #w, #out],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x1x4x4xf32>, tensor<8x1x2x2xf32>)
+      outs(%init : tensor<1x8x3x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x3x3xf32>
+  return %0 : tensor<1x8x3x3xf32>
 }
