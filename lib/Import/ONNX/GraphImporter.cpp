@@ -43,6 +43,8 @@ const ImporterRegistry &ImporterRegistry::get() {
     registerTensorImporters(r);
     registerIndexingImporters(r);
     registerLossImporters(r);
+    registerQuantizationImporters(r);
+    registerRecurrentImporters(r);
     return r;
   }();
   return registry;
