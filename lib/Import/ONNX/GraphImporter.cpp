@@ -15,6 +15,7 @@
 #include "tessel/Import/ONNX/ImportONNX.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MathExtras.h"
@@ -471,12 +472,26 @@ void GraphImporter::importIf(OpBuilder &builder, const onnx::NodeProto &node,
       return poisonOutputs();
     results = *outputs;
   } else {
+    Block *block = builder.getInsertionBlock();
+    Operation *before = block->empty() ? nullptr : &block->back();
     FailureOr<SmallVector<Value>> thenOutputs =
         importBranch(builder, *thenBranch);
     FailureOr<SmallVector<Value>> elseOutputs =
         failed(thenOutputs) ? thenOutputs : importBranch(builder, *elseBranch);
     if (failed(elseOutputs))
       return poisonOutputs();
+    // Both branches run: one that may trap (integer division by a zero the
+    // condition guards against) cannot.
+    for (Operation &op : llvm::make_range(
+             before ? std::next(before->getIterator()) : block->begin(),
+             block->end()))
+      if (isa<DivOp, ModOp>(op) &&
+          isa<IntegerType>(getElementTypeOrSelf(op.getResult(0).getType()))) {
+        issue(name, "If",
+              "a branch divides integers and the condition is not a "
+              "constant; both branches would run, and the division may trap");
+        return poisonOutputs();
+      }
     Location loc = FusedLoc::get(
         ctx, {NameLoc::get(StringAttr::get(ctx, name))},
         StringAttr::get(ctx, "If"));

@@ -173,7 +173,10 @@ LogicalResult importDequantizeLinear(NodeContext &ctx,
       convertElementType(ctx.builder.getContext(), outputType->i()) != output)
     return ctx.fail("output_dtype differs from x_scale's type");
   int64_t axis = quantizationAxis(ctx, x.getRank());
-  Type compute = computeType(ctx, output);
+  // 8- and 16-bit values are exact in f32; int32 ones compute in f64, as the
+  // reference's float32 - int32 promotes to float64.
+  Type compute = intType.getWidth() > 16 ? ctx.builder.getF64Type()
+                                         : computeType(ctx, output);
   FailureOr<Value> dx = castTo(ctx, ctx.input(0), compute);
   if (failed(dx))
     return failure();
