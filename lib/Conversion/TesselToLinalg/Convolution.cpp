@@ -69,10 +69,8 @@ struct Conv2DLowering : OpRewritePattern<Conv2DOp> {
     auto generic = linalg::GenericOp::create(
         rewriter, loc, resultType, ValueRange{input, op.getWeight()}, init,
         maps, iterators, [](OpBuilder &b, Location l, ValueRange args) {
-          Value product = arith::MulFOp::create(b, l, args[0], args[1]);
-          linalg::YieldOp::create(b, l,
-                                  arith::AddFOp::create(b, l, args[2], product)
-                                      .getResult());
+          Value product = createMul(b, l, args[0], args[1]);
+          linalg::YieldOp::create(b, l, createAdd(b, l, args[2], product));
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();

@@ -203,6 +203,8 @@ void registerReductionImporters(ImporterRegistry &registry);
 void registerTensorImporters(ImporterRegistry &registry);
 void registerIndexingImporters(ImporterRegistry &registry);
 void registerLossImporters(ImporterRegistry &registry);
+void registerQuantizationImporters(ImporterRegistry &registry);
+void registerRecurrentImporters(ImporterRegistry &registry);
 
 /// The MLIR element type of an ONNX TensorProto data type, or null.
 Type convertElementType(MLIRContext *ctx, int32_t onnxType);
@@ -221,6 +223,11 @@ LogicalResult resolvePads(NodeContext &ctx, ArrayRef<int64_t> inputSpatial,
                           ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
                           ArrayRef<int64_t> dilations,
                           SmallVectorImpl<int64_t> &pads);
+
+/// Imports a Conv node (1-D or 2-D) on `ctx.inputs` (x, w and optional
+/// bias), reading the window attributes from the node.
+LogicalResult importConvolution(NodeContext &ctx,
+                                SmallVectorImpl<Value> &results);
 
 /// Normalises a possibly negative axis against `rank`, or fails.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);

@@ -51,3 +51,15 @@ func.func @conv_depthwise(%x: tensor<1x3x4x4xf32>, %w: tensor<3x1x2x2xf32>) -> t
   %0 = tessel.conv2d %x, %w {group = 3 : i64} : (tensor<1x3x4x4xf32>, tensor<3x1x2x2xf32>) -> tensor<1x3x3x3xf32>
   return %0 : tensor<1x3x3x3xf32>
 }
+
+// -----
+
+// An integer convolution multiplies and adds with muli/addi.
+// CHECK-LABEL: func.func @conv_i32
+// CHECK: linalg.generic
+// CHECK: arith.muli
+// CHECK-NEXT: arith.addi
+func.func @conv_i32(%x: tensor<1x1x3x3xi32>, %w: tensor<1x1x2x2xi32>) -> tensor<1x1x2x2xi32> {
+  %0 = tessel.conv2d %x, %w : (tensor<1x1x3x3xi32>, tensor<1x1x2x2xi32>) -> tensor<1x1x2x2xi32>
+  return %0 : tensor<1x1x2x2xi32>
+}

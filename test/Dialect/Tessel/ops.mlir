@@ -95,3 +95,22 @@ func.func @data_movement(%x: tensor<1x1x28x28xf32>, %t: tensor<1x3x4x5xf32>, %a:
   %2 = tessel.concat %a, %b {axis = 0 : i64} : (tensor<2x3xi64>, tensor<1x3xi64>) -> tensor<3x3xi64>
   return %0, %1, %2 : tensor<1x784xf32>, tensor<1x4x5x3xf32>, tensor<3x3xi64>
 }
+
+// CHECK-LABEL: func.func @einsum
+func.func @einsum(%x: tensor<5x2x3xf32>, %y: tensor<5x3x4xf32>, %d: tensor<3x5x5xi32>) -> (tensor<5x2x4xf32>, tensor<3x5xi32>) {
+  // CHECK: tessel.einsum %{{.+}}, %{{.+}} {equation = "bij,bjk->bik"} : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+  %0 = tessel.einsum %x, %y {equation = "bij,bjk->bik"} : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+  // CHECK: tessel.einsum %{{.+}} {equation = "Aii->Ai"} : (tensor<3x5x5xi32>) -> tensor<3x5xi32>
+  %1 = tessel.einsum %d {equation = "Aii->Ai"} : (tensor<3x5x5xi32>) -> tensor<3x5xi32>
+  return %0, %1 : tensor<5x2x4xf32>, tensor<3x5xi32>
+}
+
+// Integer operands multiply and accumulate in their own type.
+// CHECK-LABEL: func.func @integer_contractions
+func.func @integer_contractions(%a: tensor<4x3xi32>, %b: tensor<3x2xi32>, %x: tensor<1x1x3x3xi32>, %w: tensor<1x1x2x2xi32>) -> (tensor<4x2xi32>, tensor<1x1x2x2xi32>) {
+  // CHECK: tessel.matmul %{{.+}}, %{{.+}} : (tensor<4x3xi32>, tensor<3x2xi32>) -> tensor<4x2xi32>
+  %0 = tessel.matmul %a, %b : (tensor<4x3xi32>, tensor<3x2xi32>) -> tensor<4x2xi32>
+  // CHECK: tessel.conv2d %{{.+}}, %{{.+}} : (tensor<1x1x3x3xi32>, tensor<1x1x2x2xi32>) -> tensor<1x1x2x2xi32>
+  %1 = tessel.conv2d %x, %w : (tensor<1x1x3x3xi32>, tensor<1x1x2x2xi32>) -> tensor<1x1x2x2xi32>
+  return %0, %1 : tensor<4x2xi32>, tensor<1x1x2x2xi32>
+}
