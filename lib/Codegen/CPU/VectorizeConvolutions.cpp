@@ -71,7 +71,7 @@ bool isMultiplyAccumulate(linalg::GenericOp op) {
   if (body.getOperations().size() != 3)
     return false;
   auto mul = dyn_cast<arith::MulFOp>(&body.front());
-  auto add = dyn_cast<arith::AddFOp>(mul ? mul->getNextNode() : nullptr);
+  auto add = dyn_cast_or_null<arith::AddFOp>(mul ? mul->getNextNode() : nullptr);
   auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
   if (!mul || !add || !yield || yield.getValues().size() != 1 ||
       yield.getValues()[0] != add.getResult())
