@@ -3,6 +3,7 @@
 #include "tessel/Driver/TesselCompileMain.h"
 
 #include "Report.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Driver/Diagnostics.h"
 #include "tessel/Import/ONNX/ImportONNX.h"
 #include "tessel/Pipelines/Pipelines.h"
@@ -321,6 +322,8 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   report.cpu = (*machine)->getTargetCPU().str();
   report.features = getEnabledTargetFeatures(**machine);
 
+  if (auto size = (*module)->getAttrOfType<IntegerAttr>(kWorkspaceSizeAttrName))
+    report.workspaceBytes = size.getValue().getZExtValue();
   llvm::LLVMContext llvmContext;
   ArtifactInfo info{version, flags};
   std::unique_ptr<llvm::Module> llvmModule = translateToArtifactModule(

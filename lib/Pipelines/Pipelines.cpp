@@ -79,6 +79,9 @@ void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Intermediates in one workspace the runtime reuses across runs.
+  if (options.optLevel > 0)
+    pm.addPass(createTesselPlanMemoryPass());
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   pm.addPass(createCanonicalizerPass());

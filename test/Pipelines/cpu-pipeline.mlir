@@ -4,15 +4,17 @@
 // RUN:       --implicit-check-not='{{"(tessel|linalg|tensor|memref|bufferization|arith|math|scf|cf|affine|func|ub)\.}}'
 
 // A small model goes from tessel ops to the LLVM dialect: the entry becomes
-// @tessel_model_main taking one bare pointer per input and per output, and
-// no op of any other dialect is left.
+// @tessel_model_main taking one bare pointer per input and per output, then
+// the workspace holding its intermediates, and no op of any other dialect
+// is left.
 
 // CHECK: tessel.signature = {inputs = [{name = "x", type = tensor<2x4xf32>}], name = "tiny", outputs = [{name = "y", type = tensor<2x3xf32>}]}
+// CHECK-SAME: tessel.workspace_size = {{[1-9][0-9]*}} : i64
 // CHECK-LABEL: llvm.func @tessel_model_main
-// CHECK-SAME: (%{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr) {
+// CHECK-SAME: (%{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr) {
 
 // GENERIC: "builtin.module"
-// GENERIC: "llvm.func"() <{{{.*}}function_type = !llvm.func<void (ptr, ptr)>{{.*}}sym_name = "tessel_model_main"
+// GENERIC: "llvm.func"() <{{{.*}}function_type = !llvm.func<void (ptr, ptr, ptr)>{{.*}}sym_name = "tessel_model_main"
 module attributes {tessel.model_name = "tiny"} {
   func.func @main(%x: tensor<2x4xf32> {tessel.name = "x"}) -> (tensor<2x3xf32> {tessel.name = "y"}) attributes {tessel.entry} {
     %w = tessel.constant dense<0.5> : tensor<3x4xf32>

@@ -164,6 +164,29 @@ def TesselVectorizeConvolutionsPass
   ];
 }
 
+def TesselPlanMemoryPass : Pass<"tessel-plan-memory", "ModuleOp"> {
+  let summary = "Places intermediate buffers in one reused workspace";
+  let description = [{
+    After bufferization, before buffer deallocation: every `memref.alloc` in
+    the entry function's top-level block (`@tessel_model_main`) with a
+    static shape, an identity layout and whole-byte int or float elements
+    becomes a `memref.view` into a workspace that the function takes as its
+    last argument (`memref<Nxi8>`). Offsets are 64-byte aligned and chosen
+    first-fit, largest buffer first, so that buffers whose lifetimes overlap
+    never share bytes; a lifetime runs from the allocation to the last
+    top-level op that uses the buffer or anything derived from it (views,
+    casts, region results). A buffer that may escape (returned, passed to a
+    call) keeps its allocation. The module attribute
+    `tessel.workspace_size` records N; the artifact's descriptor carries it
+    as `workspace_size`, and the runtime allocates one workspace per
+    concurrent run of a session and reuses it, so a run allocates nothing.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def TesselLowerVectorsPass : Pass<"tessel-lower-vectors", "func::FuncOp"> {
   let summary = "Lowers vector contractions and transfers towards LLVM";
   let description = [{

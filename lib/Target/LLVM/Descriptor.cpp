@@ -158,8 +158,12 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
   FailureOr<ModelSignature> signature = readSignature(module);
   if (failed(signature))
     return nullptr;
+  uint64_t workspaceSize = 0;
+  if (auto size = module->getAttrOfType<IntegerAttr>(kWorkspaceSizeAttrName))
+    workspaceSize = size.getValue().getZExtValue();
   // The tessel.* attributes have served; LLVM IR has no place for them.
-  for (StringRef name : {kSignatureAttrName, kModelNameAttrName})
+  for (StringRef name :
+       {kSignatureAttrName, kModelNameAttrName, kWorkspaceSizeAttrName})
     module->removeAttr(name);
 
   std::unique_ptr<llvm::Module> llvmModule =
@@ -174,9 +178,11 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
 
   llvm::Function *main = llvmModule->getFunction(kEntryFunctionName);
   size_t numBuffers = signature->inputs.size() + signature->outputs.size();
-  if (!main || main->arg_size() != numBuffers) {
+  bool takesWorkspace = workspaceSize > 0;
+  if (!main || main->arg_size() != numBuffers + (takesWorkspace ? 1 : 0)) {
     module.emitError() << "the module lacks '" << kEntryFunctionName
-                       << "' taking one pointer per input and output";
+                       << "' taking one pointer per input and output"
+                       << (takesWorkspace ? " and the workspace" : "");
     return nullptr;
   }
 
@@ -220,6 +226,8 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
     };
     loadTable(entry->getArg(1), signature->inputs.size(), "input");
     loadTable(entry->getArg(2), signature->outputs.size(), "output");
+    if (takesWorkspace)
+      args.push_back(entry->getArg(3));
     ir.CreateCall(main, args);
     ir.CreateRet(llvm::ConstantInt::get(b.i32, 0));
   }
@@ -241,7 +249,7 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
       b.tensorTable(signature->outputs, "tessel_outputs"),
       b.string("tessel_model_entry", "tessel_entry_name"),
       entry,
-      llvm::ConstantInt::get(b.i64, 0),
+      llvm::ConstantInt::get(b.i64, workspaceSize),
       llvm::ConstantInt::get(b.i64, 64),
       llvm::ConstantInt::get(b.i64, weightsSize)};
   auto *desc = new llvm::GlobalVariable(

@@ -18,6 +18,11 @@ inline constexpr llvm::StringLiteral kModelNameAttrName = "tessel.model_name";
 /// Module attribute holding the entry signature once buffers are introduced:
 /// `{name = "...", inputs = [{name, type}...], outputs = [{name, type}...]}`.
 inline constexpr llvm::StringLiteral kSignatureAttrName = "tessel.signature";
+/// Module attribute (i64) holding the bytes of the workspace that
+/// `--tessel-plan-memory` placed the intermediate buffers in; the entry
+/// function then takes it as its last argument.
+inline constexpr llvm::StringLiteral kWorkspaceSizeAttrName =
+    "tessel.workspace_size";
 
 } // namespace mlir::tessel
 

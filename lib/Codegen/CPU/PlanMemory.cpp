@@ -1,0 +1,170 @@
+//===- PlanMemory.cpp - Intermediate buffers in one reused workspace ------===//
+//
+// Places the entry function's top-level static buffers in one workspace
+// that the runtime allocates once per session, reusing bytes between
+// buffers whose lifetimes do not overlap. See the pass description in
+// Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELPLANMEMORYPASS
+#include "tessel/Conversion/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+constexpr int64_t kAlignment = 64;
+
+/// One buffer to place: its live range in entry-block positions.
+struct Buffer {
+  memref::AllocOp alloc;
+  int64_t bytes;
+  unsigned first, last;
+  int64_t offset = -1;
+};
+
+/// The byte size of a static buffer of int or float elements whose width is
+/// a whole number of bytes, or nullopt.
+std::optional<int64_t> staticBytes(MemRefType type) {
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      type.getMemorySpace())
+    return std::nullopt;
+  Type element = type.getElementType();
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
+    return std::nullopt;
+  return type.getNumElements() * (element.getIntOrFloatBitWidth() / 8);
+}
+
+/// The last entry-block position at which `alloc`'s memory (through any
+/// value derived from it) is used; nullopt if it may escape the function.
+std::optional<unsigned> lastUse(memref::AllocOp alloc, Block &entry,
+                                const DenseMap<Operation *, unsigned> &pos) {
+  unsigned last = pos.lookup(alloc);
+  SmallVector<Value> worklist = {alloc.getResult()};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<func::ReturnOp, func::CallOp>(user))
+        return std::nullopt;
+      Operation *top = entry.findAncestorOpInBlock(*user);
+      if (!top)
+        return std::nullopt;
+      last = std::max(last, pos.lookup(top));
+      // Anything the user returns may alias the buffer (views, casts,
+      // region results): follow it too.
+      for (Value result : user->getResults())
+        if (isa<BaseMemRefType>(result.getType()))
+          worklist.push_back(result);
+      // A value yielded out of a region aliases the parent's results.
+      if (user->hasTrait<OpTrait::IsTerminator>())
+        if (Operation *parent = user->getParentOp())
+          for (Value result : parent->getResults())
+            if (isa<BaseMemRefType>(result.getType()))
+              worklist.push_back(result);
+    }
+  }
+  return last;
+}
+
+struct PlanMemoryPass
+    : tessel::impl::TesselPlanMemoryPassBase<PlanMemoryPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto func = module.lookupSymbol<func::FuncOp>(kEntryFunctionName);
+    if (!func || func.isExternal())
+      return;
+    Block &entry = func.getBody().front();
+    DenseMap<Operation *, unsigned> pos;
+    unsigned index = 0;
+    for (Operation &op : entry)
+      pos[&op] = index++;
+
+    SmallVector<Buffer> buffers;
+    for (Operation &op : entry) {
+      auto alloc = dyn_cast<memref::AllocOp>(&op);
+      if (!alloc)
+        continue;
+      std::optional<int64_t> bytes = staticBytes(alloc.getType());
+      if (!bytes || *bytes == 0)
+        continue;
+      std::optional<unsigned> last = lastUse(alloc, entry, pos);
+      if (!last)
+        continue;
+      int64_t rounded = (*bytes + kAlignment - 1) / kAlignment * kAlignment;
+      buffers.push_back({alloc, rounded, pos[alloc], *last});
+    }
+
+    // First fit, largest buffers first: each takes the lowest offset that
+    // overlaps no placed buffer alive at the same time.
+    SmallVector<Buffer *> order;
+    for (Buffer &buffer : buffers)
+      order.push_back(&buffer);
+    llvm::stable_sort(order, [](Buffer *a, Buffer *b) {
+      return a->bytes > b->bytes;
+    });
+    int64_t workspaceBytes = 0;
+    SmallVector<Buffer *> placed;
+    for (Buffer *buffer : order) {
+      SmallVector<std::pair<int64_t, int64_t>> taken;
+      for (Buffer *other : placed)
+        if (other->first <= buffer->last && buffer->first <= other->last)
+          taken.push_back({other->offset, other->offset + other->bytes});
+      llvm::sort(taken);
+      int64_t offset = 0;
+      for (auto [begin, end] : taken) {
+        if (offset + buffer->bytes <= begin)
+          break;
+        offset = std::max(offset, end);
+      }
+      buffer->offset = offset;
+      workspaceBytes = std::max(workspaceBytes, offset + buffer->bytes);
+      placed.push_back(buffer);
+    }
+    if (buffers.empty())
+      return;
+
+    // The workspace is the entry function's last argument.
+    MLIRContext *ctx = &getContext();
+    auto workspaceType =
+        MemRefType::get({workspaceBytes}, IntegerType::get(ctx, 8));
+    if (failed(func.insertArgument(func.getNumArguments(), workspaceType,
+                                   DictionaryAttr::get(ctx), func.getLoc())))
+      return signalPassFailure();
+    Value workspace = func.getArgument(func.getNumArguments() - 1);
+    OpBuilder atEntry = OpBuilder::atBlockBegin(&entry);
+    DenseMap<int64_t, Value> offsets;
+    for (Buffer &buffer : buffers) {
+      Location loc = buffer.alloc.getLoc();
+      Value &offset = offsets[buffer.offset];
+      if (!offset) {
+        // At the block's start each time: the op the last insertion point
+        // named may be an allocation erased below.
+        atEntry.setInsertionPointToStart(&entry);
+        offset = arith::ConstantIndexOp::create(atEntry, func.getLoc(),
+                                                buffer.offset);
+      }
+      OpBuilder b(buffer.alloc);
+      Value view = memref::ViewOp::create(b, loc, buffer.alloc.getType(),
+                                          workspace, offset, ValueRange());
+      buffer.alloc.replaceAllUsesWith(view);
+      buffer.alloc.erase();
+    }
+    module->setAttr(kWorkspaceSizeAttrName,
+                    IntegerAttr::get(IntegerType::get(ctx, 64), workspaceBytes));
+  }
+};
+
+} // namespace

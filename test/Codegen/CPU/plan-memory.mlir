@@ -1,0 +1,56 @@
+// RUN: tessel-opt %s --split-input-file --tessel-plan-memory | FileCheck %s
+
+// Three 4 KiB intermediates: %a dies when %c is allocated, so %c reuses
+// its bytes; %b overlaps both. The workspace (8 KiB) becomes the entry's
+// last argument and its size a module attribute.
+
+// CHECK-LABEL: module attributes {tessel.workspace_size = 8192 : i64}
+// CHECK:       func.func @tessel_model_main(%[[IN:.*]]: memref<1024xf32>, %[[OUT:.*]]: memref<1024xf32>, %[[WS:.*]]: memref<8192xi8>)
+// CHECK-NOT:     memref.alloc
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C4096:.*]] = arith.constant 4096 : index
+// CHECK:         %[[A:.*]] = memref.view %[[WS]][%[[C0]]][] : memref<8192xi8> to memref<1024xf32>
+// CHECK:         %[[B:.*]] = memref.view %[[WS]][%[[C4096]]][] : memref<8192xi8> to memref<1024xf32>
+// CHECK:         %[[C:.*]] = memref.view %[[WS]][%[[C0]]][] : memref<8192xi8> to memref<1024xf32>
+module {
+  func.func @tessel_model_main(%in: memref<1024xf32>, %out: memref<1024xf32>) {
+    %a = memref.alloc() {alignment = 64 : i64} : memref<1024xf32>
+    memref.copy %in, %a : memref<1024xf32> to memref<1024xf32>
+    %b = memref.alloc() {alignment = 64 : i64} : memref<1024xf32>
+    memref.copy %a, %b : memref<1024xf32> to memref<1024xf32>
+    %c = memref.alloc() {alignment = 64 : i64} : memref<1024xf32>
+    memref.copy %b, %c : memref<1024xf32> to memref<1024xf32>
+    memref.copy %c, %out : memref<1024xf32> to memref<1024xf32>
+    return
+  }
+}
+
+// -----
+
+// A buffer used through a view inside a loop lives until the loop ends;
+// a buffer that escapes through a call keeps its allocation, and so does
+// one with a dynamic shape.
+
+// CHECK-LABEL: module attributes {tessel.workspace_size = 64 : i64}
+// CHECK:       func.func @tessel_model_main(%{{.*}}: memref<8xf32>, %{{.*}}: index, %[[WS:.*]]: memref<64xi8>)
+// CHECK:         memref.view %[[WS]]{{.*}} to memref<4x4xf32>
+// CHECK:         memref.alloc() : memref<2xf32>
+// CHECK:         memref.alloc(%{{.*}}) : memref<?xf32>
+module {
+  func.func private @sink(memref<2xf32>)
+  func.func @tessel_model_main(%out: memref<8xf32>, %n: index) {
+    %a = memref.alloc() : memref<4x4xf32>
+    %flat = memref.collapse_shape %a [[0, 1]] : memref<4x4xf32> into memref<16xf32>
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %c1 = arith.constant 1 : index
+    scf.for %i = %c0 to %c8 step %c1 {
+      %v = memref.load %flat[%i] : memref<16xf32>
+      memref.store %v, %out[%i] : memref<8xf32>
+    }
+    %e = memref.alloc() : memref<2xf32>
+    func.call @sink(%e) : (memref<2xf32>) -> ()
+    %d = memref.alloc(%n) : memref<?xf32>
+    return
+  }
+}
