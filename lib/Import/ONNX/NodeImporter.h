@@ -215,8 +215,9 @@ FailureOr<ElementsAttr> convertTensor(MLIRContext *ctx,
                                       const onnx::TensorProto &tensor,
                                       std::string &error);
 
-/// Shape of a 4-D NCHW window op after ONNX's auto_pad: fills `pads` (as
-/// [top, left, bottom, right]) from the explicit pads or the auto_pad mode.
+/// Pads of a window op over [N, C, D1, ..., Dk] after ONNX's auto_pad: fills
+/// `pads` (all begins, then all ends) from the explicit pads or the auto_pad
+/// mode.
 LogicalResult resolvePads(NodeContext &ctx, ArrayRef<int64_t> inputSpatial,
                           ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
                           ArrayRef<int64_t> dilations,
