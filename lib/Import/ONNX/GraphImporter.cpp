@@ -43,6 +43,7 @@ const ImporterRegistry &ImporterRegistry::get() {
     registerTensorImporters(r);
     registerIndexingImporters(r);
     registerLossImporters(r);
+    registerResizeImporters(r);
     return r;
   }();
   return registry;

@@ -203,6 +203,7 @@ void registerReductionImporters(ImporterRegistry &registry);
 void registerTensorImporters(ImporterRegistry &registry);
 void registerIndexingImporters(ImporterRegistry &registry);
 void registerLossImporters(ImporterRegistry &registry);
+void registerResizeImporters(ImporterRegistry &registry);
 
 /// The MLIR element type of an ONNX TensorProto data type, or null.
 Type convertElementType(MLIRContext *ctx, int32_t onnxType);

@@ -300,3 +300,28 @@ func.func @conv_rank(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) {
   %0 = tessel.conv %x, %w {strides = array<i64>, pads = array<i64>, dilations = array<i64>} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   return
 }
+
+// -----
+
+func.func @resize_mode(%x: tensor<2x2xf32>) {
+  // expected-error @+1 {{unknown mode 'area' (nearest, linear, cubic)}}
+  %0 = tessel.resize %x {mode = "area", scales = array<f64: 1.0, 2.0>, sizes = array<i64: 2, 4>} : (tensor<2x2xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @resize_roi(%x: tensor<2x2xf32>) {
+  // expected-error @+1 {{tf_crop_and_resize needs a roi of 4 entries}}
+  %0 = tessel.resize %x {coordinate_transformation_mode = "tf_crop_and_resize", scales = array<f64: 1.0, 2.0>, sizes = array<i64: 2, 4>} : (tensor<2x2xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @resize_sizes(%x: tensor<2x2xf32>) {
+  // expected-error @+2 {{sizes and scales need one entry per dimension}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.resize %x {scales = array<f64: 2.0>, sizes = array<i64: 2, 4>} : (tensor<2x2xf32>) -> tensor<2x4xf32>
+  return
+}

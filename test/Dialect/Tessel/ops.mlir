@@ -102,3 +102,10 @@ func.func @conv_transpose_3d(%x: tensor<1x2x3x3x3xf32>, %w: tensor<2x3x2x2x2xf32
   %0 = tessel.conv_transpose %x, %w {strides = array<i64: 2, 2, 2>, pads = array<i64: 0, 0, 0, 0, 0, 0>, dilations = array<i64: 1, 1, 1>, output_padding = array<i64: 1, 0, 0>} : (tensor<1x2x3x3x3xf32>, tensor<2x3x2x2x2xf32>) -> tensor<1x3x7x6x6xf32>
   return %0 : tensor<1x3x7x6x6xf32>
 }
+
+// CHECK-LABEL: func.func @resize
+func.func @resize(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x3xf32> {
+  // CHECK: tessel.resize %{{.+}} {mode = "cubic", scales = array<f64: 1.000000e+00, 1.000000e+00, 2.000000e+00, 1.500000e+00>, sizes = array<i64: 1, 1, 4, 3>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x3xf32>
+  %0 = tessel.resize %x {mode = "cubic", scales = array<f64: 1.0, 1.0, 2.0, 1.5>, sizes = array<i64: 1, 1, 4, 3>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x3xf32>
+  return %0 : tensor<1x1x4x3xf32>
+}
