@@ -224,6 +224,11 @@ LogicalResult resolvePads(NodeContext &ctx, ArrayRef<int64_t> inputSpatial,
                           ArrayRef<int64_t> dilations,
                           SmallVectorImpl<int64_t> &pads);
 
+/// Operand B of a binary elementwise node, aligned for numpy broadcasting:
+/// before opset 7, B broadcasts only with `broadcast = 1`, placed at `axis`
+/// of A (default: the trailing dimensions). Fails the node otherwise.
+FailureOr<Value> alignLegacyBroadcast(NodeContext &ctx);
+
 /// Normalises a possibly negative axis against `rank`, or fails.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 
