@@ -52,7 +52,7 @@ def Tessel_GemmOp : Tessel_Op<"gemm", [Pure, InferTypeOpAdaptor]> {
 }
 
 def Tessel_ConvOp : Tessel_Op<"conv", [Pure, InferTypeOpAdaptor]> {
-  let summary = "N-D convolution, channels-first input and OI... weights";
+  let summary = "N-D convolution, [N, C, spatial...] input, [OC, C / group, kernel...] weights";
   let description = [{
     `input` is `[N, C, D1, ..., Dk]` (k >= 1 spatial dimensions), `weight` is
     `[OC, C / group, K1, ..., Kk]`, the optional `bias` is `[OC]`. `strides`
@@ -80,7 +80,7 @@ def Tessel_ConvOp : Tessel_Op<"conv", [Pure, InferTypeOpAdaptor]> {
 
 def Tessel_ConvTransposeOp : Tessel_Op<"conv_transpose",
     [Pure, InferTypeOpAdaptor]> {
-  let summary = "N-D transposed convolution (the gradient of `conv`)";
+  let summary = "N-D transposed convolution (the input gradient of `conv`)";
   let description = [{
     `input` is `[N, C, D1, ..., Dk]`, `weight` is `[C, OC / group, K1, ...,
     Kk]` (input channels first, as in ONNX), the optional `bias` is `[OC]`.
