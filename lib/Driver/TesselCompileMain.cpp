@@ -260,9 +260,19 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   report.phases.push_back(
       {std::string(getPhaseName(from)), secondsSince(start)});
 
+  // The target machine first: its vector width sizes the register tiles.
+  CpuTarget target{"", targetCpu, targetFeatures,
+                   static_cast<unsigned>(optLevel - '0')};
+  std::string error;
+  FailureOr<std::unique_ptr<llvm::TargetMachine>> machine =
+      createTargetMachine(target, error);
+  if (failed(machine))
+    return usageError(error);
+
   // Phases 2..4: one pass manager per phase, so each is timed on its own.
   PipelineOptions pipelineOptions;
   pipelineOptions.optLevel = optLevel - '0';
+  pipelineOptions.vectorWidth = getVectorWidthF32(**machine);
   for (Phase phase : {Phase::Graph, Phase::Linalg, Phase::LLVM}) {
     if (phase <= from || phase > to)
       continue;
@@ -307,13 +317,6 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
 
   // The artifact: LLVM IR, object, shared object.
   start = std::chrono::steady_clock::now();
-  CpuTarget target{"", targetCpu, targetFeatures,
-                   static_cast<unsigned>(optLevel - '0')};
-  std::string error;
-  FailureOr<std::unique_ptr<llvm::TargetMachine>> machine =
-      createTargetMachine(target, error);
-  if (failed(machine))
-    return usageError(error);
   report.triple = (*machine)->getTargetTriple().str();
   report.cpu = (*machine)->getTargetCPU().str();
   report.features = getEnabledTargetFeatures(**machine);

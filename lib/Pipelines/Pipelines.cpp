@@ -5,6 +5,7 @@
 #include "tessel/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
@@ -56,7 +57,21 @@ void mlir::tessel::buildLinalgPipeline(OpPassManager &pm,
 }
 
 void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
-                                     const PipelineOptions &) {
+                                     const PipelineOptions &options) {
+  // CPU code generation on tensors: register-tiled, vectorized
+  // convolutions and products.
+  if (options.optLevel > 0) {
+    TesselVectorizeConvolutionsPassOptions convolutions;
+    convolutions.vectorWidth = options.vectorWidth;
+    pm.addNestedPass<func::FuncOp>(
+        createTesselVectorizeConvolutionsPass(convolutions));
+    TesselVectorizeContractionsPassOptions vectorize;
+    vectorize.vectorWidth = options.vectorWidth;
+    pm.addNestedPass<func::FuncOp>(
+        createTesselVectorizeContractionsPass(vectorize));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
   pm.addPass(createTesselEntryABIPass());
   // Bufferize: results are written straight into the caller's buffers where
   // the analysis allows.
@@ -68,13 +83,18 @@ void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   pm.addPass(createCanonicalizerPass());
 
-  // Loops, then the LLVM dialect.
+  // Vectors down to 1-D vector ops, loops, then the LLVM dialect.
+  pm.addNestedPass<func::FuncOp>(createTesselLowerVectorsPass());
+  VectorTransferToSCFOptions transfers;
+  transfers.enableFullUnroll(true);
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(transfers));
   pm.addNestedPass<func::FuncOp>(createTesselLowerStridedCopiesPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());

@@ -75,4 +75,111 @@ def TesselLowerStridedCopiesPass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TesselVectorizeContractionsPass
+    : Pass<"tessel-vectorize-contractions", "func::FuncOp"> {
+  let summary = "Register-tiles and vectorizes f32 matrix products on tensors";
+  let description = [{
+    CPU code generation for contractions (matmul, batch matmul, gemm: any
+    `linalg` op whose body multiplies and adds, with static shapes and f32
+    elements). Each one is tiled into an `MR x NR` register tile of the
+    output (`NR` a multiple of the target's vector width where the size
+    allows, `MR` as many rows as the accumulators fit in 12 vector
+    registers), with loops ordered columns, rows, then the reduction
+    innermost; the tile becomes a `vector.contract` whose accumulator stays
+    in registers across the reduction loop (hoisted out of it).
+
+    A constant right-hand side stored transposed (ONNX `Gemm` with
+    `transB = 1`, as torch exports `Linear`) is transposed once at compile
+    time, so that every step loads a contiguous row of it.
+
+    Tile sizes divide the loop sizes exactly (no padding or masking). Ops it
+    does not handle (other element types, dynamic shapes, an output whose
+    innermost dimension is not a column of the product, a scaled product)
+    are left for `convert-linalg-to-loops`. `tessel-lower-vectors` lowers the
+    vector ops after bufferization.
+
+    ```mlir
+    // Before: 128x256 = 128x64 * 64x256
+    %0 = linalg.generic {... iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%a, %b : tensor<128x64xf32>, tensor<64x256xf32>) outs(%c : tensor<128x256xf32>)
+    // After (vector-width=8): scf.for %j step 16 { scf.for %i step 6 {
+    //   %acc = vector.transfer_read ... vector<6x16xf32>
+    //   scf.for %k step 1 iter_args(%v = %acc) { vector.contract ... } } }
+    ```
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
+           "f32 elements per vector register (8: AVX2, 16: AVX-512)">,
+    Option<"accumulators", "accumulators", "int64_t", /*default=*/"12",
+           "vector registers the output tile may occupy">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def TesselVectorizeConvolutionsPass
+    : Pass<"tessel-vectorize-convolutions", "func::FuncOp"> {
+  let summary = "Direct NCHW f32 convolutions with register-resident output tiles";
+  let description = [{
+    CPU code generation for the 2-D convolution that
+    `tessel-convert-tessel-to-linalg` emits: a 7-loop `linalg.generic`
+    (n, f, oh, ow, c, kh, kw) over an NCHW input (already padded), FCHW
+    weights and an NCHW output, any strides, dilations and groups, static
+    shapes, f32. It becomes loops over output tiles whose accumulators are
+    vectors carried through a loop over the group's input channels, in which
+    every filter tap is unrolled. Two tilings:
+
+    - Over filters, when the weights are constant and a group's filters fill
+      whole vectors: tiles of 1-3 vectors of filters x `P` consecutive output
+      positions (row-major; `P` divides the output's area). The weights are
+      packed at compile time as `[F/B][C][KH][KW][B]` (`B` filters per tile),
+      so per tap the tile loads its weight vectors and broadcasts one input
+      value per position. Accumulators are read and written along the filter
+      dimension.
+    - Over columns otherwise (depthwise convolutions, weights computed at run
+      time): tiles of `Fr` filters x `OHr` rows x `OWr` columns, `OWr`
+      dividing the output width (two or one whole vectors where it can). Per
+      tap, one input row segment per output row (a strided row is read whole
+      and its lanes picked by a shuffle) and one broadcast weight per filter.
+
+    Both fill the accumulator budget (`accumulators` vector registers).
+
+    Other generics are left alone. Run it before bufferization.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
+           "f32 elements per vector register (8: AVX2, 16: AVX-512)">,
+    Option<"accumulators", "accumulators", "int64_t", /*default=*/"12",
+           "vector registers the output tile may occupy">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def TesselLowerVectorsPass : Pass<"tessel-lower-vectors", "func::FuncOp"> {
+  let summary = "Lowers vector contractions and transfers towards LLVM";
+  let description = [{
+    After bufferization: `vector.contract` becomes outer products and those
+    become FMAs on 1-D vectors; 1-D transfers become loads and stores;
+    broadcasts, transposes, shape casts and multi-reductions are unrolled to
+    1-D vector ops that `convert-vector-to-llvm` maps onto LLVM vectors.
+    Run `convert-vector-to-scf{full-unroll=true}` after it: it unrolls the
+    n-D transfers into 1-D ones (without the full unroll it would put a
+    stack buffer inside the loops).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 #endif // TESSEL_CONVERSION_PASSES_TD

@@ -28,8 +28,11 @@ llvm::StringRef getPhaseName(Phase phase);
 
 /// Options shared by the pipelines.
 struct PipelineOptions {
-  /// Optimisation level, 0..3.
+  /// Optimisation level, 0..3. At 0, contractions stay scalar loops.
   unsigned optLevel = 2;
+  /// f32 elements per vector register of the target: 16 with AVX-512, 8
+  /// with AVX/AVX2, 4 otherwise. Sizes the register tiles.
+  int64_t vectorWidth = 8;
 };
 
 /// import -> graph: graph-level simplification on the tessel dialect.

@@ -15,13 +15,13 @@ namespace {
 /// `acc + a * b` with an optional scale on the product.
 Value multiplyAccumulate(OpBuilder &b, Location loc, Value lhs, Value rhs,
                          Value acc, std::optional<double> scale) {
-  Value product = arith::MulFOp::create(b, loc, lhs, rhs);
+  Value product = createMul(b, loc, lhs, rhs);
   if (scale) {
     Value s = arith::ConstantOp::create(
         b, loc, b.getFloatAttr(product.getType(), *scale));
     product = arith::MulFOp::create(b, loc, product, s);
   }
-  return arith::AddFOp::create(b, loc, acc, product);
+  return createAdd(b, loc, acc, product);
 }
 
 /// Builds a reduction generic over `iterators` with the given maps, `inputs`
@@ -135,9 +135,73 @@ struct GemmLowering : OpRewritePattern<GemmOp> {
   }
 };
 
+/// One generic over every letter of the equation: the output's letters are
+/// parallel loops, the others reductions; each operand reads its letters'
+/// loops (a repeated letter reads a diagonal; a size-1 dimension under a
+/// larger letter reads index 0), and the body accumulates their product.
+struct EinsumLowering : OpRewritePattern<EinsumOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(EinsumOp op,
+                                PatternRewriter &rewriter) const override {
+    MLIRContext *ctx = op.getContext();
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto [ins, out] = op.getTerms();
+
+    // Loops: the output letters, then the summed ones in order of use.
+    SmallVector<char> letters(out.begin(), out.end());
+    llvm::SmallDenseMap<char, int64_t> sizes;
+    for (auto [term, input] : llvm::zip(ins, op.getInputs())) {
+      auto type = cast<RankedTensorType>(input.getType());
+      for (auto [letter, size] : llvm::zip(term, type.getShape())) {
+        if (!llvm::is_contained(letters, letter))
+          letters.push_back(letter);
+        int64_t &known = sizes[letter];
+        known = std::max(known, size);
+      }
+    }
+    auto loopOf = [&](char letter) {
+      return getAffineDimExpr(llvm::find(letters, letter) - letters.begin(),
+                              ctx);
+    };
+    unsigned numLoops = letters.size();
+    SmallVector<AffineMap> maps;
+    for (auto [term, input] : llvm::zip(ins, op.getInputs())) {
+      auto type = cast<RankedTensorType>(input.getType());
+      SmallVector<AffineExpr> exprs;
+      for (auto [letter, size] : llvm::zip(term, type.getShape()))
+        exprs.push_back(size == 1 && sizes[letter] != 1
+                            ? getAffineConstantExpr(0, ctx)
+                            : loopOf(letter));
+      maps.push_back(AffineMap::get(numLoops, 0, exprs, ctx));
+    }
+    SmallVector<AffineExpr> outExprs;
+    for (char letter : out)
+      outExprs.push_back(loopOf(letter));
+    maps.push_back(AffineMap::get(numLoops, 0, outExprs, ctx));
+    SmallVector<utils::IteratorType> iterators(out.size(),
+                                               utils::IteratorType::parallel);
+    iterators.append(numLoops - out.size(), utils::IteratorType::reduction);
+
+    Value init = buildFilled(rewriter, loc, resultType,
+                             rewriter.getZeroAttr(resultType.getElementType()));
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, resultType, op.getInputs(), init, maps, iterators,
+        [](OpBuilder &b, Location l, ValueRange args) {
+          Value product = args.front();
+          for (Value arg : args.drop_front().drop_back())
+            product = createMul(b, l, product, arg);
+          linalg::YieldOp::create(b, l, createAdd(b, l, args.back(), product));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tessel::populateContractionToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<MatMulLowering, GemmLowering>(patterns.getContext());
+  patterns.add<MatMulLowering, GemmLowering, EinsumLowering>(patterns.getContext());
 }

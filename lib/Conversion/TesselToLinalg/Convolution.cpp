@@ -70,10 +70,8 @@ static Value buildConvolution(OpBuilder &b, Location loc, Value input,
              b, loc, resultType, ValueRange{input, weight}, init, maps,
              iterators,
              [](OpBuilder &nb, Location l, ValueRange args) {
-               Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
-               linalg::YieldOp::create(
-                   nb, l,
-                   arith::AddFOp::create(nb, l, args[2], product).getResult());
+               Value product = createMul(nb, l, args[0], args[1]);
+               linalg::YieldOp::create(nb, l, createAdd(nb, l, args[2], product));
              })
       .getResult(0);
 }

@@ -15,6 +15,7 @@
 #include "tessel/Import/ONNX/ImportONNX.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MathExtras.h"
@@ -44,6 +45,8 @@ const ImporterRegistry &ImporterRegistry::get() {
     registerIndexingImporters(r);
     registerLossImporters(r);
     registerResizeImporters(r);
+    registerQuantizationImporters(r);
+    registerRecurrentImporters(r);
     return r;
   }();
   return registry;
@@ -103,6 +106,16 @@ private:
   FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &info);
   OwningOpRef<ModuleOp> build();
   void importNode(OpBuilder &builder, int index);
+  void importNode(OpBuilder &builder, const onnx::NodeProto &node,
+                  const std::string &name);
+  /// If: the taken branch of a constant condition, or both branches selected
+  /// between elementwise (see the definition).
+  void importIf(OpBuilder &builder, const onnx::NodeProto &node,
+                const std::string &name);
+  /// Imports a branch's initializers and nodes in the enclosing scope and
+  /// returns its outputs, or fails (the problems are recorded).
+  FailureOr<SmallVector<Value>> importBranch(OpBuilder &builder,
+                                             const onnx::GraphProto &branch);
 
   MLIRContext *ctx;
   const ImportOptions &options;
@@ -156,6 +169,8 @@ bool GraphImporter::checkOperators() {
     if (!isDefaultDomain(node.domain())) {
       reason = "operator '" + node.op_type() + "' of domain '" + node.domain() +
                "' is not supported";
+    } else if (node.op_type() == "If") {
+      // Imported by the graph importer itself (its branches are subgraphs).
     } else if (const OpImporter *op = registry.lookup(node.op_type())) {
       if (opset < op->minOpset || opset > op->maxOpset)
         reason = "operator '" + node.op_type() + "' is supported for opsets " +
@@ -292,13 +307,21 @@ GraphImporter::inputType(const onnx::ValueInfoProto &info) {
 
 void GraphImporter::importNode(OpBuilder &builder, int index) {
   const onnx::NodeProto &node = graph->node(index);
-  std::string name = nodeName(index);
+  if (unsupported.contains(index)) {
+    // Already reported.
+    for (const std::string &out : node.output())
+      poisoned.insert(out);
+    return;
+  }
+  importNode(builder, node, nodeName(index));
+}
+
+void GraphImporter::importNode(OpBuilder &builder, const onnx::NodeProto &node,
+                               const std::string &name) {
   auto poisonOutputs = [&] {
     for (const std::string &out : node.output())
       poisoned.insert(out);
   };
-  if (unsupported.contains(index))
-    return poisonOutputs(); // already reported
   SmallVector<Value> inputs;
   for (const std::string &in : node.input()) {
     if (in.empty()) {
@@ -318,7 +341,18 @@ void GraphImporter::importNode(OpBuilder &builder, int index) {
             "input " + std::to_string(i) + " is not a ranked tensor");
       return poisonOutputs();
     }
+  if (node.op_type() == "If" && isDefaultDomain(node.domain()))
+    return importIf(builder, node, name);
   const OpImporter *importer = ImporterRegistry::get().lookup(node.op_type());
+  if (!importer || !isDefaultDomain(node.domain()) ||
+      opset < importer->minOpset || opset > importer->maxOpset) {
+    // Only a branch's nodes get here: the graph's were checked up front.
+    issue(name, node.op_type(),
+          "operator '" + node.op_type() + "' (opset " + std::to_string(opset) +
+              ") is not supported",
+          ErrorCode::UnsupportedOperator);
+    return poisonOutputs();
+  }
   Arity arity = importer->inputs;
   if (inputs.size() < arity.min || inputs.size() > arity.max) {
     std::string expected =
@@ -356,6 +390,131 @@ void GraphImporter::importNode(OpBuilder &builder, int index) {
     }
     values[out] = results[i];
   }
+}
+
+FailureOr<SmallVector<Value>>
+GraphImporter::importBranch(OpBuilder &builder,
+                            const onnx::GraphProto &branch) {
+  size_t issuesBefore = error.issues.size();
+  for (const onnx::TensorProto &init : branch.initializer()) {
+    std::string message;
+    FailureOr<ElementsAttr> value = convertTensor(ctx, init, message);
+    if (failed(value)) {
+      issue(init.name(), "initializer", message, ErrorCode::UnsupportedType);
+      return failure();
+    }
+    values[init.name()] = ConstantOp::create(
+        builder, NameLoc::get(builder.getStringAttr(init.name())), *value);
+  }
+  for (auto [i, node] : llvm::enumerate(branch.node())) {
+    for (const std::string &in : node.input())
+      if (!in.empty() && !values.count(in) && !poisoned.contains(in)) {
+        issue(node.name().empty() ? node.op_type() + "#" + std::to_string(i)
+                                  : node.name(),
+              node.op_type(), "input '" + in + "' is not defined",
+              ErrorCode::MalformedGraph);
+        return failure();
+      }
+    importNode(builder, node,
+               node.name().empty()
+                   ? branch.name() + "/" + node.op_type() + "#" +
+                         std::to_string(i)
+                   : node.name());
+  }
+  if (error.issues.size() != issuesBefore)
+    return failure();
+  SmallVector<Value> outputs;
+  for (const onnx::ValueInfoProto &out : branch.output()) {
+    Value v = values.lookup(out.name());
+    if (!v)
+      return failure();
+    outputs.push_back(v);
+  }
+  return outputs;
+}
+
+/// ONNX If. A constant condition imports only the taken branch. Otherwise
+/// both branches are imported and each output selects between them with
+/// tessel.where: both are computed, which is correct because tessel ops have
+/// no side effects, and needs the two branches to produce the same static
+/// types.
+void GraphImporter::importIf(OpBuilder &builder, const onnx::NodeProto &node,
+                             const std::string &name) {
+  auto poisonOutputs = [&] {
+    for (const std::string &out : node.output())
+      poisoned.insert(out);
+  };
+  if (node.input_size() != 1 || poisoned.contains(node.input(0)))
+    return poisonOutputs();
+  Value cond = values.lookup(node.input(0));
+  auto condType = dyn_cast<RankedTensorType>(cond.getType());
+  const onnx::GraphProto *thenBranch = nullptr, *elseBranch = nullptr;
+  for (const onnx::AttributeProto &a : node.attribute()) {
+    if (a.name() == "then_branch" && a.has_g())
+      thenBranch = &a.g();
+    if (a.name() == "else_branch" && a.has_g())
+      elseBranch = &a.g();
+  }
+  if (!condType || !condType.getElementType().isInteger(1) ||
+      condType.getNumElements() != 1 || !thenBranch || !elseBranch ||
+      thenBranch->output_size() != node.output_size() ||
+      elseBranch->output_size() != node.output_size()) {
+    issue(name, "If",
+          "expects a one-element bool condition and two branches with one "
+          "output per output of the node");
+    return poisonOutputs();
+  }
+  SmallVector<Value> results;
+  if (auto constant = cond.getDefiningOp<ConstantOp>()) {
+    bool taken = !(*constant.getValue().getValues<APInt>().begin()).isZero();
+    FailureOr<SmallVector<Value>> outputs =
+        importBranch(builder, taken ? *thenBranch : *elseBranch);
+    if (failed(outputs))
+      return poisonOutputs();
+    results = *outputs;
+  } else {
+    Block *block = builder.getInsertionBlock();
+    Operation *before = block->empty() ? nullptr : &block->back();
+    FailureOr<SmallVector<Value>> thenOutputs =
+        importBranch(builder, *thenBranch);
+    FailureOr<SmallVector<Value>> elseOutputs =
+        failed(thenOutputs) ? thenOutputs : importBranch(builder, *elseBranch);
+    if (failed(elseOutputs))
+      return poisonOutputs();
+    // Both branches run: one that may trap (integer division by a zero the
+    // condition guards against) cannot.
+    for (Operation &op : llvm::make_range(
+             before ? std::next(before->getIterator()) : block->begin(),
+             block->end()))
+      if (isa<DivOp, ModOp>(op) &&
+          isa<IntegerType>(getElementTypeOrSelf(op.getResult(0).getType()))) {
+        issue(name, "If",
+              "a branch divides integers and the condition is not a "
+              "constant; both branches would run, and the division may trap");
+        return poisonOutputs();
+      }
+    Location loc = FusedLoc::get(
+        ctx, {NameLoc::get(StringAttr::get(ctx, name))},
+        StringAttr::get(ctx, "If"));
+    Value scalar = ReshapeOp::create(
+        builder, loc, RankedTensorType::get({}, builder.getI1Type()), cond,
+        builder.getDenseI64ArrayAttr({}));
+    for (auto [i, pair] :
+         llvm::enumerate(llvm::zip(*thenOutputs, *elseOutputs))) {
+      auto [t, e] = pair;
+      if (t.getType() != e.getType()) {
+        issue(name, "If",
+              "output " + std::to_string(i) +
+                  " has different types in the two branches and the "
+                  "condition is not a constant; Tessel needs one static type");
+        return poisonOutputs();
+      }
+      results.push_back(WhereOp::create(builder, loc, t.getType(), scalar, t, e));
+    }
+  }
+  for (auto [out, v] : llvm::zip(node.output(), results))
+    if (!out.empty())
+      values[out] = v;
 }
 
 OwningOpRef<ModuleOp> GraphImporter::build() {

@@ -116,6 +116,78 @@ LogicalResult importIsInf(NodeContext &ctx, SmallVectorImpl<Value> &results) {
       b.getBoolAttr(ctx.intAttr("detect_negative", 1) != 0));
 }
 
+/// Det of [..., n, n] for n <= 3 by its closed form (cofactor expansion
+/// along the first row) over the entries sliced out of each matrix.
+LogicalResult importDet(NodeContext &ctx, SmallVectorImpl<Value> &results) {
+  RankedTensorType x = ctx.inputType(0);
+  int64_t rank = x.getRank();
+  if (!isFloat(x) || rank < 2 || x.getDimSize(rank - 1) != x.getDimSize(rank - 2))
+    return ctx.fail("expects floating-point square matrices [..., n, n]");
+  int64_t n = x.getDimSize(rank - 1);
+  if (n < 1 || n > 3)
+    return ctx.fail("Det of " + llvm::Twine(n) + "x" + llvm::Twine(n) +
+                    " matrices is not supported (at most 3x3)");
+  Builder &b = ctx.builder;
+  ArrayRef<int64_t> batch = x.getShape().drop_back(2);
+  bool ok = true;
+  auto entry = [&](int64_t i, int64_t j) -> Value {
+    SmallVector<int64_t> starts(rank, 0), sizes(x.getShape()),
+        steps(rank, 1);
+    starts[rank - 2] = i;
+    starts[rank - 1] = j;
+    sizes[rank - 2] = sizes[rank - 1] = 1;
+    FailureOr<Value> v = ctx.build<SliceOp>(
+        ctx.input(0), b.getDenseI64ArrayAttr(starts),
+        b.getDenseI64ArrayAttr(sizes), b.getDenseI64ArrayAttr(steps));
+    if (succeeded(v))
+      v = ctx.build<ReshapeOp>(*v, b.getDenseI64ArrayAttr(batch));
+    ok &= succeeded(v);
+    return ok ? *v : Value();
+  };
+  auto binary = [&](auto tag, Value l, Value r) -> Value {
+    using OpTy = typename decltype(tag)::type;
+    if (!ok)
+      return Value();
+    FailureOr<Value> v = ctx.build<OpTy>(l, r);
+    ok &= succeeded(v);
+    return ok ? *v : Value();
+  };
+  auto mul = [&](Value l, Value r) { return binary(llvm::type_identity<MulOp>(), l, r); };
+  auto sub = [&](Value l, Value r) { return binary(llvm::type_identity<SubOp>(), l, r); };
+  auto add = [&](Value l, Value r) { return binary(llvm::type_identity<AddOp>(), l, r); };
+  // det of the 2x2 minor on rows (r0, r1) and columns (c0, c1). Each value
+  // is named before use: argument evaluation order would otherwise make the
+  // IR's order depend on the host compiler.
+  auto minor = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+    Value a = entry(r0, c0), d = entry(r1, c1);
+    Value ad = mul(a, d);
+    Value b = entry(r0, c1), c = entry(r1, c0);
+    Value bc = mul(b, c);
+    return sub(ad, bc);
+  };
+  // Cofactor expansion along the first row.
+  auto term = [&](int64_t col, int64_t c0, int64_t c1) {
+    Value e = entry(0, col);
+    Value m = minor(1, 2, c0, c1);
+    return mul(e, m);
+  };
+  Value det;
+  if (n == 1) {
+    det = entry(0, 0);
+  } else if (n == 2) {
+    det = minor(0, 1, 0, 1);
+  } else {
+    Value t0 = term(0, 1, 2);
+    Value t1 = term(1, 0, 2);
+    Value t2 = term(2, 0, 1);
+    det = add(sub(t0, t1), t2);
+  }
+  if (!ok)
+    return failure();
+  results.push_back(det);
+  return success();
+}
+
 } // namespace
 
 void mlir::tessel::onnx_import::registerMathImporters(
@@ -150,4 +222,5 @@ void mlir::tessel::onnx_import::registerMathImporters(
   registry.add("Max", variadic<MaxOp>(), {1, kVariadic}, 6);
   registry.add("Sum", variadic<AddOp>(), {1, kVariadic}, 6);
   registry.add("Mean", importMean, {1, kVariadic}, 6);
+  registry.add("Det", importDet, {1, 1}, 11);
 }

@@ -4,6 +4,10 @@
 
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 
+#include "llvm/ADT/StringExtras.h"
+
+#include <map>
+
 using namespace mlir;
 using namespace mlir::tessel;
 using namespace mlir::tessel::onnx_import;
@@ -149,8 +153,8 @@ LogicalResult checkConvOperands(NodeContext &ctx) {
                     llvm::Twine(x.getRank()));
   if (w.getRank() != x.getRank())
     return ctx.fail("input and weight ranks differ");
-  if (!isa<FloatType>(x.getElementType()))
-    return ctx.fail("only floating-point inputs are supported");
+  if (x.getElementType().isInteger(1))
+    return ctx.fail("boolean inputs are not supported");
   if (w.getElementType() != x.getElementType() ||
       (ctx.input(2) && ctx.inputType(2).getElementType() != x.getElementType()))
     return ctx.fail("operand element types differ");
@@ -195,6 +199,8 @@ LogicalResult importConvTranspose(NodeContext &ctx,
   if (failed(checkConvOperands(ctx)))
     return failure();
   RankedTensorType x = ctx.inputType(0), w = ctx.inputType(1);
+  if (!isa<FloatType>(x.getElementType()))
+    return ctx.fail("only floating-point inputs are supported");
   size_t k = x.getRank() - 2;
   SmallVector<int64_t> kernel(w.getShape().drop_front(2));
   auto strides = ctx.intsAttr("strides").value_or(SmallVector<int64_t>(k, 1));
@@ -355,13 +361,112 @@ LogicalResult importSoftmax(NodeContext &ctx,
                              b.getDenseI64ArrayAttr(x.getShape()));
 }
 
+/// Writes ONNX's Einsum equation in tessel.einsum's explicit form: spaces
+/// dropped, each `...` spelled as capital letters the equation does not use
+/// (right-aligned, as the ellipsis dimensions broadcast), and the implicit
+/// output (ellipsis, then the letters used once, in alphabetical order)
+/// written out.
+FailureOr<std::string> explicitEquation(NodeContext &ctx,
+                                        StringRef equation) {
+  std::string text;
+  for (char c : equation)
+    if (!llvm::isSpace(c))
+      text.push_back(c);
+  StringRef lhs = text, rhs;
+  bool hasOutput = StringRef(text).contains("->");
+  if (hasOutput)
+    std::tie(lhs, rhs) = StringRef(text).split("->");
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  if (terms.size() != ctx.inputs.size())
+    return ctx.fail("the equation has " + llvm::Twine(terms.size()) +
+                    " input terms for " + llvm::Twine(ctx.inputs.size()) +
+                    " inputs");
+  for (char c : text)
+    if (!llvm::isAlpha(c) && !StringRef(".,->").contains(c))
+      return ctx.fail("the equation '" + equation + "' has an invalid "
+                      "character '" + llvm::Twine(c) + "'");
+  // The ellipsis rank is the widest operand's dimensions it covers.
+  int64_t ellipsisRank = 0;
+  SmallVector<int64_t> covered;
+  for (auto [i, term] : llvm::enumerate(terms)) {
+    int64_t rank = ctx.inputType(i).getRank();
+    size_t dots = term.find("...");
+    int64_t letters = term.size() - (dots == StringRef::npos ? 0 : 3);
+    if (dots != StringRef::npos && term.find("...", dots + 1) !=
+                                       StringRef::npos)
+      return ctx.fail("term '" + term + "' has more than one ellipsis");
+    if (term.count('.') != (dots == StringRef::npos ? 0 : 3) ||
+        (dots == StringRef::npos ? letters != rank : letters > rank))
+      return ctx.fail("term '" + term + "' does not match input " +
+                      llvm::Twine(i) + " of rank " + llvm::Twine(rank));
+    covered.push_back(dots == StringRef::npos ? 0 : rank - letters);
+    ellipsisRank = std::max(ellipsisRank, covered.back());
+  }
+  std::string fresh;
+  for (char c = 'A'; c <= 'Z' && fresh.size() < size_t(ellipsisRank); ++c)
+    if (!StringRef(text).contains(c))
+      fresh.push_back(c);
+  if (fresh.size() < size_t(ellipsisRank))
+    return ctx.fail("the equation leaves too few letters for its ellipsis");
+  std::string result;
+  std::map<char, int> uses; // ordered: the implicit output is sorted
+  for (auto [term, count] : llvm::zip(terms, covered)) {
+    if (!result.empty())
+      result.push_back(',');
+    for (size_t i = 0; i < term.size(); ++i) {
+      if (term[i] == '.') {
+        result += fresh.substr(fresh.size() - count);
+        i += 2;
+        continue;
+      }
+      result.push_back(term[i]);
+      ++uses[term[i]];
+    }
+  }
+  result += "->";
+  if (hasOutput) {
+    if (rhs.count('.') != 0 && rhs.count('.') != 3)
+      return ctx.fail("the output term '" + rhs + "' has an invalid ellipsis");
+    for (size_t i = 0; i < rhs.size(); ++i) {
+      if (rhs[i] == '.') {
+        result += fresh;
+        i += 2;
+        continue;
+      }
+      result.push_back(rhs[i]);
+    }
+    return result;
+  }
+  result += fresh;
+  for (auto [letter, count] : uses)
+    if (count == 1)
+      result.push_back(letter);
+  return result;
+}
+
+LogicalResult importEinsum(NodeContext &ctx, SmallVectorImpl<Value> &results) {
+  FailureOr<std::string> equation =
+      explicitEquation(ctx, ctx.stringAttr("equation", ""));
+  if (failed(equation))
+    return failure();
+  return ctx.emit<EinsumOp>(results, ValueRange(ctx.inputs),
+                            ctx.builder.getStringAttr(*equation));
+}
+
 } // namespace
+
+LogicalResult mlir::tessel::onnx_import::importConvolution(
+    NodeContext &ctx, SmallVectorImpl<Value> &results) {
+  return importConv(ctx, results);
+}
 
 void mlir::tessel::onnx_import::registerNNImporters(
     ImporterRegistry &registry) {
   registry.add("Gemm", importGemm, {2, 3});
   registry.add("MatMul", importMatMul, {2, 2});
-  registry.add("Conv", importConv, {2, 3});
+  registry.add("Einsum", importEinsum, {1, kVariadic}, 12);
+  registry.add("Conv", importConvolution, {2, 3});
   registry.add("ConvTranspose", importConvTranspose, {2, 3});
   registry.add("MaxPool", importMaxPool, {1, 1});
   registry.add("AveragePool", importAveragePool, {1, 1});

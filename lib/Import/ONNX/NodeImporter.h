@@ -204,6 +204,8 @@ void registerTensorImporters(ImporterRegistry &registry);
 void registerIndexingImporters(ImporterRegistry &registry);
 void registerLossImporters(ImporterRegistry &registry);
 void registerResizeImporters(ImporterRegistry &registry);
+void registerQuantizationImporters(ImporterRegistry &registry);
+void registerRecurrentImporters(ImporterRegistry &registry);
 
 /// The MLIR element type of an ONNX TensorProto data type, or null.
 Type convertElementType(MLIRContext *ctx, int32_t onnxType);
@@ -228,6 +230,12 @@ LogicalResult resolvePads(NodeContext &ctx, ArrayRef<int64_t> inputSpatial,
 /// before opset 7, B broadcasts only with `broadcast = 1`, placed at `axis`
 /// of A (default: the trailing dimensions). Fails the node otherwise.
 FailureOr<Value> alignLegacyBroadcast(NodeContext &ctx);
+
+/// Imports a Conv node (any number of spatial dimensions, float or integer
+/// operands) on `ctx.inputs` (x, w and optional bias), reading the window
+/// attributes from the node.
+LogicalResult importConvolution(NodeContext &ctx,
+                                SmallVectorImpl<Value> &results);
 
 /// Normalises a possibly negative axis against `rank`, or fails.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);

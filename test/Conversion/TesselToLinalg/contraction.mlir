@@ -92,3 +92,59 @@ func.func @gemm_beta_zero(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<2
   %0 = tessel.gemm %a, %b, %c {beta = 0.0 : f32} : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
+
+// -----
+
+// Einsum: one generic whose loops are the output letters (parallel) then
+// the summed letters (reduction); each operand reads its letters' loops.
+// CHECK-DAG: #[[$EX:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[$EY:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[$EZ:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @einsum_batch_matmul
+// CHECK: %[[ACC:.+]] = linalg.fill
+// CHECK: linalg.generic {indexing_maps = [#[[$EX]], #[[$EY]], #[[$EZ]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME: outs(%[[ACC]] : tensor<5x2x4xf32>)
+// CHECK: arith.mulf
+// CHECK-NEXT: arith.addf
+func.func @einsum_batch_matmul(%x: tensor<5x2x3xf32>, %y: tensor<5x3x4xf32>) -> tensor<5x2x4xf32> {
+  %0 = tessel.einsum %x, %y {equation = "bij,bjk->bik"} : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+  return %0 : tensor<5x2x4xf32>
+}
+
+// -----
+
+// A letter repeated within a term reads the diagonal; a single operand is
+// accumulated as it is (no multiplication), integers with addi.
+// CHECK-DAG: #[[$DIAG:.+]] = affine_map<(d0, d1) -> (d0, d1, d1)>
+// CHECK-DAG: #[[$DOUT:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @einsum_diagonal
+// CHECK: linalg.generic {indexing_maps = [#[[$DIAG]], #[[$DOUT]]], iterator_types = ["parallel", "parallel"]}
+// CHECK: ^bb0(%[[V:.+]]: i32, %[[A:.+]]: i32):
+// CHECK-NEXT: %[[S:.+]] = arith.addi %[[A]], %[[V]] : i32
+// CHECK-NEXT: linalg.yield %[[S]]
+func.func @einsum_diagonal(%x: tensor<3x5x5xi32>) -> tensor<3x5xi32> {
+  %0 = tessel.einsum %x {equation = "Aii->Ai"} : (tensor<3x5x5xi32>) -> tensor<3x5xi32>
+  return %0 : tensor<3x5xi32>
+}
+
+// -----
+
+// A size-1 dimension under a larger letter broadcasts: it reads index 0.
+// CHECK-DAG: #[[$EB:.+]] = affine_map<(d0, d1) -> (0, d1)>
+// CHECK-LABEL: func.func @einsum_broadcast
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[$EB]], #{{.+}}], iterator_types = ["parallel", "reduction"]}
+func.func @einsum_broadcast(%x: tensor<4x3xf32>, %y: tensor<1x3xf32>) -> tensor<4xf32> {
+  %0 = tessel.einsum %x, %y {equation = "ij,ij->i"} : (tensor<4x3xf32>, tensor<1x3xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Integer MatMul multiplies and adds with muli/addi.
+// CHECK-LABEL: func.func @matmul_i32
+// CHECK: arith.muli
+// CHECK-NEXT: arith.addi
+func.func @matmul_i32(%a: tensor<4x3xi32>, %b: tensor<3x2xi32>) -> tensor<4x2xi32> {
+  %0 = tessel.matmul %a, %b : (tensor<4x3xi32>, tensor<3x2xi32>) -> tensor<4x2xi32>
+  return %0 : tensor<4x2xi32>
+}

@@ -1,6 +1,6 @@
 // RUN: tessel-opt %s --tessel-convert-tessel-to-linalg --split-input-file | FileCheck %s
 
-// conv2d becomes tensor.pad (for pads) and one generic over
+// conv becomes tensor.pad (for pads) and one generic over
 // (n, oc, oh, ow, c, kh, kw) whose input map applies strides and dilations;
 // the accumulator is the bias broadcast along channels, or a zero fill.
 
@@ -98,4 +98,31 @@ func.func @conv_transpose_1d(%x: tensor<1x2x3xf32>, %w: tensor<2x4x3xf32>) -> te
 func.func @conv_transpose_grouped_cropped(%x: tensor<1x4x5xf32>, %w: tensor<4x3x2xf32>) -> tensor<1x6x3xf32> {
   %0 = tessel.conv_transpose %x, %w {group = 2 : i64, strides = array<i64: 1>, pads = array<i64: 3, 0>, dilations = array<i64: 1>, output_padding = array<i64: 0>} : (tensor<1x4x5xf32>, tensor<4x3x2xf32>) -> tensor<1x6x3xf32>
   return %0 : tensor<1x6x3xf32>
+}
+
+// -----
+
+// An integer convolution multiplies and adds with muli/addi.
+// CHECK-LABEL: func.func @conv_i32
+// CHECK: linalg.generic
+// CHECK: arith.muli
+// CHECK-NEXT: arith.addi
+func.func @conv_i32(%x: tensor<1x1x3x3xi32>, %w: tensor<1x1x2x2xi32>) -> tensor<1x1x2x2xi32> {
+  %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x1x3x3xi32>, tensor<1x1x2x2xi32>) -> tensor<1x1x2x2xi32>
+  return %0 : tensor<1x1x2x2xi32>
+}
+
+// -----
+
+// A padded 1-D integer convolution pads with an integer zero.
+// CHECK-LABEL: func.func @conv_i32_1d_padded
+// CHECK: %[[ZERO:.+]] = arith.constant 0 : i32
+// CHECK: tensor.pad %{{.+}} low[0, 0, 1] high[0, 0, 1]
+// CHECK: tensor.yield %[[ZERO]] : i32
+// CHECK: linalg.generic
+// CHECK: arith.muli
+// CHECK-NEXT: arith.addi
+func.func @conv_i32_1d_padded(%x: tensor<1x2x4xi32>, %w: tensor<3x2x3xi32>) -> tensor<1x3x4xi32> {
+  %0 = tessel.conv %x, %w {strides = array<i64: 1>, pads = array<i64: 1, 1>, dilations = array<i64: 1>} : (tensor<1x2x4xi32>, tensor<3x2x3xi32>) -> tensor<1x3x4xi32>
+  return %0 : tensor<1x3x4xi32>
 }

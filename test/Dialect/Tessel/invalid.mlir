@@ -325,3 +325,93 @@ func.func @resize_sizes(%x: tensor<2x2xf32>) {
   %0 = tessel.resize %x {scales = array<f64: 2.0>, sizes = array<i64: 2, 4>} : (tensor<2x2xf32>) -> tensor<2x4xf32>
   return
 }
+
+// -----
+
+func.func @einsum_no_output(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{the equation must give its output after '->'}}
+  // expected-error @+1 {{'tessel.einsum' op failed to infer returned types}}
+  %0 = tessel.einsum %a {equation = "ij"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_term_count(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{the equation has 2 input terms for 1 operands}}
+  // expected-error @+1 {{'tessel.einsum' op failed to infer returned types}}
+  %0 = tessel.einsum %a {equation = "ij,jk->ik"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_term_rank(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{term 'ijk' has 3 letters for an operand of rank 2}}
+  // expected-error @+1 {{'tessel.einsum' op failed to infer returned types}}
+  %0 = tessel.einsum %a {equation = "ijk->i"} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_sizes(%a: tensor<2x3xf32>, %b: tensor<4x2xf32>) {
+  // expected-error @+2 {{letter 'j' has sizes 3 and 4}}
+  // expected-error @+1 {{'tessel.einsum' op failed to infer returned types}}
+  %0 = tessel.einsum %a, %b {equation = "ij,jk->ik"} : (tensor<2x3xf32>, tensor<4x2xf32>) -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_not_letter(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{'.' is not a letter}}
+  // expected-error @+1 {{'tessel.einsum' op failed to infer returned types}}
+  %0 = tessel.einsum %a {equation = "i.->i"} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_unknown_output(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{output letter 'k' occurs in no operand}}
+  // expected-error @+1 {{'tessel.einsum' op failed to infer returned types}}
+  %0 = tessel.einsum %a {equation = "ij->k"} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_repeated_output(%a: tensor<2x2xf32>) {
+  // expected-error @+2 {{output letter 'i' is repeated}}
+  // expected-error @+1 {{'tessel.einsum' op failed to infer returned types}}
+  %0 = tessel.einsum %a {equation = "ij->ii"} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_bool(%a: tensor<2x2xi1>) {
+  // expected-error @+2 {{boolean operands are not supported}}
+  // expected-error @+1 {{'tessel.einsum' op failed to infer returned types}}
+  %0 = tessel.einsum %a {equation = "ij->i"} : (tensor<2x2xi1>) -> tensor<2xi1>
+  return
+}
+
+// -----
+
+func.func @matmul_bool(%a: tensor<2x2xi1>) {
+  // expected-error @+2 {{boolean operands are not supported}}
+  // expected-error @+1 {{'tessel.matmul' op failed to infer returned types}}
+  %0 = tessel.matmul %a, %a : (tensor<2x2xi1>, tensor<2x2xi1>) -> tensor<2x2xi1>
+  return
+}
+
+// -----
+
+func.func @conv_bool(%x: tensor<1x1x3x3xi1>, %w: tensor<1x1x2x2xi1>) {
+  // expected-error @+2 {{boolean operands are not supported}}
+  // expected-error @+1 {{'tessel.conv' op failed to infer returned types}}
+  %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x1x3x3xi1>, tensor<1x1x2x2xi1>) -> tensor<1x1x2x2xi1>
+  return
+}

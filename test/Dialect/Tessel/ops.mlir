@@ -109,3 +109,22 @@ func.func @resize(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x3xf32> {
   %0 = tessel.resize %x {mode = "cubic", scales = array<f64: 1.0, 1.0, 2.0, 1.5>, sizes = array<i64: 1, 1, 4, 3>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x3xf32>
   return %0 : tensor<1x1x4x3xf32>
 }
+
+// CHECK-LABEL: func.func @einsum
+func.func @einsum(%x: tensor<5x2x3xf32>, %y: tensor<5x3x4xf32>, %d: tensor<3x5x5xi32>) -> (tensor<5x2x4xf32>, tensor<3x5xi32>) {
+  // CHECK: tessel.einsum %{{.+}}, %{{.+}} {equation = "bij,bjk->bik"} : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+  %0 = tessel.einsum %x, %y {equation = "bij,bjk->bik"} : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+  // CHECK: tessel.einsum %{{.+}} {equation = "Aii->Ai"} : (tensor<3x5x5xi32>) -> tensor<3x5xi32>
+  %1 = tessel.einsum %d {equation = "Aii->Ai"} : (tensor<3x5x5xi32>) -> tensor<3x5xi32>
+  return %0, %1 : tensor<5x2x4xf32>, tensor<3x5xi32>
+}
+
+// Integer operands multiply and accumulate in their own type.
+// CHECK-LABEL: func.func @integer_contractions
+func.func @integer_contractions(%a: tensor<4x3xi32>, %b: tensor<3x2xi32>, %x: tensor<1x1x3x3xi32>, %w: tensor<1x1x2x2xi32>) -> (tensor<4x2xi32>, tensor<1x1x2x2xi32>) {
+  // CHECK: tessel.matmul %{{.+}}, %{{.+}} : (tensor<4x3xi32>, tensor<3x2xi32>) -> tensor<4x2xi32>
+  %0 = tessel.matmul %a, %b : (tensor<4x3xi32>, tensor<3x2xi32>) -> tensor<4x2xi32>
+  // CHECK: tessel.conv %{{.+}}, %{{.+}} {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xi32>, tensor<1x1x2x2xi32>) -> tensor<1x1x2x2xi32>
+  %1 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x1x3x3xi32>, tensor<1x1x2x2xi32>) -> tensor<1x1x2x2xi32>
+  return %0, %1 : tensor<4x2xi32>, tensor<1x1x2x2xi32>
+}

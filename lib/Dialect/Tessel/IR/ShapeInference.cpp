@@ -10,6 +10,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -100,6 +101,8 @@ MatMulOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
     return emitOptionalError(loc, "operands must have rank >= 2");
   if (a.getElementType() != b.getElementType())
     return emitOptionalError(loc, "operand element types differ");
+  if (a.getElementType().isInteger(1))
+    return emitOptionalError(loc, "boolean operands are not supported");
   ArrayRef<int64_t> as = a.getShape(), bs = b.getShape();
   int64_t k = as.back(), kb = bs[bs.size() - 2];
   if (k != kb)
@@ -220,6 +223,8 @@ static LogicalResult verifyConvOperands(std::optional<Location> loc,
     return emitOptionalError(loc, "input and weight must have the same rank");
   if (x.getElementType() != w.getElementType())
     return emitOptionalError(loc, "input and weight element types differ");
+  if (x.getElementType().isInteger(1))
+    return emitOptionalError(loc, "boolean operands are not supported");
   int64_t channels = x.getDimSize(1);
   if (group < 1 || channels % group != 0 || filters % group != 0)
     return emitOptionalError(loc, "group ", group, " must divide the ",
@@ -408,5 +413,77 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
     shape[axis] += t.getDimSize(axis);
   }
   types.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+
+/// Splits an explicit einsum equation "ab,bc->ac" into its terms.
+static void splitEquation(StringRef equation, SmallVectorImpl<StringRef> &ins,
+                          StringRef &out) {
+  auto [lhs, rhs] = equation.split("->");
+  out = rhs;
+  lhs.split(ins, ',');
+}
+
+std::pair<SmallVector<StringRef>, StringRef> EinsumOp::getTerms() {
+  SmallVector<StringRef> ins;
+  StringRef out;
+  splitEquation(getEquation(), ins, out);
+  return {ins, out};
+}
+
+LogicalResult EinsumOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  StringRef equation = adaptor.getEquation();
+  if (!equation.contains("->"))
+    return emitOptionalError(loc, "the equation must give its output after "
+                                  "'->'");
+  SmallVector<StringRef> ins;
+  StringRef out;
+  splitEquation(equation, ins, out);
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty() || ins.size() != inputs.size())
+    return emitOptionalError(loc, "the equation has ", ins.size(),
+                             " input terms for ", inputs.size(), " operands");
+  Type element;
+  llvm::SmallDenseMap<char, int64_t> sizes;
+  for (auto [term, input] : llvm::zip(ins, inputs)) {
+    auto type = getRanked(input.getType());
+    if (!type)
+      return emitOptionalError(loc, "operands must be ranked tensors");
+    if (element && type.getElementType() != element)
+      return emitOptionalError(loc, "operand element types differ");
+    element = type.getElementType();
+    if (static_cast<int64_t>(term.size()) != type.getRank())
+      return emitOptionalError(loc, "term '", term, "' has ", term.size(),
+                               " letters for an operand of rank ",
+                               type.getRank());
+    for (auto [letter, size] : llvm::zip(term, type.getShape())) {
+      if (!llvm::isAlpha(letter))
+        return emitOptionalError(loc, "'", std::string(1, letter),
+                                 "' is not a letter");
+      auto [it, inserted] = sizes.try_emplace(letter, size);
+      if (!inserted && it->second != size && it->second != 1 && size != 1)
+        return emitOptionalError(loc, "letter '", std::string(1, letter),
+                                 "' has sizes ", it->second, " and ", size);
+      if (!inserted && it->second == 1)
+        it->second = size;
+    }
+  }
+  if (element.isInteger(1))
+    return emitOptionalError(loc, "boolean operands are not supported");
+  SmallVector<int64_t> shape;
+  for (auto [i, letter] : llvm::enumerate(out)) {
+    auto it = sizes.find(letter);
+    if (it == sizes.end())
+      return emitOptionalError(loc, "output letter '", std::string(1, letter),
+                               "' occurs in no operand");
+    if (out.find(letter, i + 1) != StringRef::npos)
+      return emitOptionalError(loc, "output letter '", std::string(1, letter),
+                               "' is repeated");
+    shape.push_back(it->second);
+  }
+  types.push_back(RankedTensorType::get(shape, element));
   return success();
 }

@@ -18,13 +18,15 @@ def Tessel_MatMulOp : Tessel_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
   let description = [{
     Both operands have rank >= 2 (the importer reshapes ONNX's 1-D cases):
     `[..., M, K] x [..., K, N] -> [..., M, N]`, batch dimensions broadcast.
+    Integer operands accumulate in their own type (wrapping), as ONNX
+    MatMul on integers does; MatMulInteger imports as an i32 product.
 
     ```mlir
     %c = tessel.matmul %a, %b : (tensor<8x2x3xf32>, tensor<3x4xf32>) -> tensor<8x2x4xf32>
     ```
   }];
-  let arguments = (ins Tessel_FloatTensor:$lhs, Tessel_FloatTensor:$rhs);
-  let results = (outs Tessel_FloatTensor:$result);
+  let arguments = (ins Tessel_Tensor:$lhs, Tessel_Tensor:$rhs);
+  let results = (outs Tessel_Tensor:$result);
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
 }
@@ -51,6 +53,33 @@ def Tessel_GemmOp : Tessel_Op<"gemm", [Pure, InferTypeOpAdaptor]> {
                        "functional-type(operands, results)";
 }
 
+def Tessel_EinsumOp : Tessel_Op<"einsum", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Einstein summation: a product of operands summed over indices";
+  let description = [{
+    `equation` names each operand dimension with a letter, one term per
+    operand, and the result's dimensions after `->`:
+    `result[out...] = sum over the other letters of prod_i input_i[term_i...]`.
+    The importer writes ONNX's equation in this explicit form: no spaces, no
+    `...` (expanded to unused capital letters), the output always given.
+    A letter repeated within one term reads a diagonal (`ii->i`). A letter
+    has one size; an operand dimension of size 1 broadcasts to it. Result
+    letters are distinct and each occurs in some operand. Boolean operands
+    are rejected.
+
+    ```mlir
+    %z = tessel.einsum %x, %y {equation = "bij,bjk->bik"}
+        : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tessel_Tensor>:$inputs, StrAttr:$equation);
+  let results = (outs Tessel_Tensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    /// The equation's input terms and its output term.
+    std::pair<SmallVector<StringRef>, StringRef> getTerms();
+  }];
+}
+
 def Tessel_ConvOp : Tessel_Op<"conv", [Pure, InferTypeOpAdaptor]> {
   let summary = "N-D convolution, [N, C, spatial...] input, [OC, C / group, kernel...] weights";
   let description = [{
@@ -58,7 +87,9 @@ def Tessel_ConvOp : Tessel_Op<"conv", [Pure, InferTypeOpAdaptor]> {
     `[OC, C / group, K1, ..., Kk]`, the optional `bias` is `[OC]`. `strides`
     and `dilations` have k entries; `pads` has 2k, all begins then all ends
     (ONNX's order, `[top, left, bottom, right]` in 2-D). `auto_pad` is
-    resolved at import.
+    resolved at import. Integer operands accumulate in their own type
+    (ConvInteger and QLinearConv import as an i32 convolution); boolean
+    operands are rejected.
 
     ```mlir
     %y = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>,
@@ -67,13 +98,13 @@ def Tessel_ConvOp : Tessel_Op<"conv", [Pure, InferTypeOpAdaptor]> {
         : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
     ```
   }];
-  let arguments = (ins Tessel_FloatTensor:$input, Tessel_FloatTensor:$weight,
-                       Optional<Tessel_FloatTensor>:$bias,
+  let arguments = (ins Tessel_Tensor:$input, Tessel_Tensor:$weight,
+                       Optional<Tessel_Tensor>:$bias,
                        DenseI64ArrayAttr:$strides,
                        DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
                        DefaultValuedAttr<I64Attr, "1">:$group);
-  let results = (outs Tessel_FloatTensor:$result);
+  let results = (outs Tessel_Tensor:$result);
   let assemblyFormat = "$input `,` $weight (`,` $bias^)? attr-dict `:` "
                        "functional-type(operands, results)";
 }

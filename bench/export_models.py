@@ -1,0 +1,184 @@
+"""Exports the benchmark's models to ONNX, with torch's outputs as reference.
+
+Runs under Debian's /usr/bin/python3 (python3-torch 1.13, python3-torchvision,
+python3-onnx): torch 1.13 exports up to opset 17. Writes, for each model NAME
+into OUT_DIR:
+
+    NAME.onnx                  batch 1, opset 17, random (seeded) weights
+    NAME.inputs.npz            the inputs, by ONNX input name
+    NAME.expected.npz          torch's outputs, by ONNX output name
+    NAME.json                  {"flops": ..., "inputs": [...], "outputs": [...]}
+
+plus identity.onnx (the per-call floor) and gemm_N.onnx (C = A @ B, both
+inputs, for N in --gemm-sizes). Usage:
+
+    /usr/bin/python3 bench/export_models.py OUT_DIR [--gemm-sizes 256,512,...]
+"""
+
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+import torchvision
+import onnx
+from onnx import TensorProto, helper
+
+OPSET = 17
+
+
+def fill_batchnorm_statistics(model, shape, batches=3):
+    """Random-weight nets have BatchNorm running stats of 0/1, which makes
+    MobileNetV2's logits vanish; a few train-mode batches give real ones."""
+    model.train()
+    with torch.no_grad():
+        for _ in range(batches):
+            model(torch.randn(*shape))
+    model.eval()
+
+
+class BertLike(torch.nn.Module):
+    """Token + position embeddings, a 2-layer TransformerEncoder (d_model 128,
+    4 heads, GELU), and a final LayerNorm: a BERT-like encoder."""
+
+    def __init__(self, vocab=1000, seq=128, d_model=128, heads=4, layers=2):
+        super().__init__()
+        self.tokens = torch.nn.Embedding(vocab, d_model)
+        self.positions = torch.nn.Embedding(seq, d_model)
+        layer = torch.nn.TransformerEncoderLayer(
+            d_model, heads, dim_feedforward=4 * d_model, dropout=0.0,
+            activation="gelu", batch_first=True)
+        self.encoder = torch.nn.TransformerEncoder(layer, layers)
+        self.norm = torch.nn.LayerNorm(d_model)
+        self.register_buffer("position_ids", torch.arange(seq).unsqueeze(0))
+
+    def forward(self, input_ids):
+        x = self.tokens(input_ids) + self.positions(self.position_ids)
+        return self.norm(self.encoder(x))
+
+
+def mlp():
+    return torch.nn.Sequential(
+        torch.nn.Flatten(), torch.nn.Linear(784, 512), torch.nn.ReLU(),
+        torch.nn.Linear(512, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10))
+
+
+def conv_flops(model, example):
+    """2 * MACs of every Conv2d and Linear, counted with forward hooks."""
+    total = [0]
+
+    def conv_hook(module, inputs, output):
+        k = module.kernel_size[0] * module.kernel_size[1]
+        total[0] += 2 * output.numel() * (module.in_channels // module.groups) * k
+
+    def linear_hook(module, inputs, output):
+        total[0] += 2 * output.numel() * module.in_features
+
+    hooks = []
+    for m in model.modules():
+        if isinstance(m, torch.nn.Conv2d):
+            hooks.append(m.register_forward_hook(conv_hook))
+        elif isinstance(m, torch.nn.Linear):
+            hooks.append(m.register_forward_hook(linear_hook))
+    with torch.no_grad():
+        model(*example)
+    for h in hooks:
+        h.remove()
+    return total[0]
+
+
+def bert_flops(seq=128, d=128, layers=2, ff=512, heads=4):
+    per_layer = (2 * seq * d * 3 * d        # q, k, v projections
+                 + 2 * seq * seq * d * 2    # scores and context
+                 + 2 * seq * d * d          # output projection
+                 + 2 * seq * d * ff * 2)    # feed-forward
+    return layers * per_layer
+
+
+def export(model, example, name, out_dir, input_names, output_names, flops,
+           enable_grad=False):
+    model.eval()
+    with torch.no_grad():
+        expected = model(*example)
+    if isinstance(expected, torch.Tensor):
+        expected = (expected,)
+    path = os.path.join(out_dir, name + ".onnx")
+    # torch 1.13's TransformerEncoder takes a fused fast path under no_grad
+    # that has no ONNX export; exporting with gradients enabled avoids it.
+    ctx = torch.enable_grad() if enable_grad else torch.no_grad()
+    with ctx:
+        torch.onnx.export(model, example, path, opset_version=OPSET,
+                          input_names=input_names, output_names=output_names,
+                          do_constant_folding=True)
+    onnx.checker.check_model(onnx.load(path))
+    np.savez(os.path.join(out_dir, name + ".inputs.npz"),
+             **{n: t.detach().numpy() for n, t in zip(input_names, example)})
+    np.savez(os.path.join(out_dir, name + ".expected.npz"),
+             **{n: t.detach().numpy() for n, t in zip(output_names, expected)})
+    with open(os.path.join(out_dir, name + ".json"), "w") as f:
+        json.dump({"flops": flops, "inputs": input_names,
+                   "outputs": output_names}, f)
+    print(f"exported {name}: {flops / 1e9:.3f} GFLOP", flush=True)
+
+
+def write_identity(out_dir):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])],
+                              "identity", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = 8
+    onnx.save(model, os.path.join(out_dir, "identity.onnx"))
+
+
+def write_gemm(out_dir, n):
+    a = helper.make_tensor_value_info("A", TensorProto.FLOAT, [n, n])
+    b = helper.make_tensor_value_info("B", TensorProto.FLOAT, [n, n])
+    c = helper.make_tensor_value_info("C", TensorProto.FLOAT, [n, n])
+    graph = helper.make_graph([helper.make_node("MatMul", ["A", "B"], ["C"])],
+                              f"gemm_{n}", [a, b], [c])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = 8
+    onnx.save(model, os.path.join(out_dir, f"gemm_{n}.onnx"))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out_dir")
+    parser.add_argument("--gemm-sizes", default="256,512,1024,2048")
+    parser.add_argument("--models", default="resnet18,mobilenet_v2,bert,mlp")
+    args = parser.parse_args()
+    os.makedirs(args.out_dir, exist_ok=True)
+    wanted = args.models.split(",")
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+
+    for name, ctor in (("resnet18", torchvision.models.resnet18),
+                       ("mobilenet_v2", torchvision.models.mobilenet_v2)):
+        if name not in wanted:
+            continue
+        model = ctor(pretrained=False)
+        fill_batchnorm_statistics(model, (4, 3, 224, 224))
+        x = torch.randn(1, 3, 224, 224)
+        export(model, (x,), name, args.out_dir, ["input"], ["logits"],
+               conv_flops(model, (x,)))
+    if "bert" in wanted:
+        model = BertLike()
+        ids = torch.randint(0, 1000, (1, 128), dtype=torch.int64)
+        export(model, (ids,), "bert", args.out_dir, ["input_ids"], ["hidden"],
+               bert_flops(), enable_grad=True)
+    if "mlp" in wanted:
+        model = mlp()
+        x = torch.randn(1, 1, 28, 28)
+        export(model, (x,), "mlp", args.out_dir, ["image"], ["logits"],
+               conv_flops(model, (x,)))
+    write_identity(args.out_dir)
+    for n in (int(s) for s in args.gemm_sizes.split(",") if s):
+        write_gemm(args.out_dir, n)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,477 @@
+//===- VectorizeConvolutions.cpp - Direct NCHW convolutions in registers --===//
+//
+// Rewrites the 2-D convolution that tessel-convert-tessel-to-linalg emits
+// (a 7-loop linalg.generic over NCHW input, FCHW weights, NCHW output) into
+// a direct convolution whose output tile lives in vector registers, either
+// vectorized over filters (constant weights, packed at compile time) or over
+// output columns. See the pass description in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Conversion/Passes.h"
+
+#include "mlir/IR/AffineExprVisitor.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELVECTORIZECONVOLUTIONSPASS
+#include "tessel/Conversion/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+
+namespace {
+
+/// What the rewrite needs to know of one convolution.
+struct Conv2D {
+  int64_t batch, filters, channelsPerGroup, filtersPerGroup;
+  int64_t outHeight, outWidth, kernelHeight, kernelWidth;
+  int64_t strideH, strideW, dilationH, dilationW;
+};
+
+/// `expr` evaluated at the given loop indices, if it folds to a constant.
+std::optional<int64_t> evaluate(AffineExpr expr, ArrayRef<int64_t> dims) {
+  SmallVector<AffineExpr> values;
+  for (int64_t d : dims)
+    values.push_back(getAffineConstantExpr(d, expr.getContext()));
+  AffineExpr folded = simplifyAffineExpr(
+      expr.replaceDims(values), dims.size(), /*numSymbols=*/0);
+  if (auto constant = dyn_cast<AffineConstantExpr>(folded))
+    return constant.getValue();
+  return std::nullopt;
+}
+
+/// Loop indices with the given (dim, value) pairs set, the others 0.
+SmallVector<int64_t> at(std::initializer_list<std::pair<int, int64_t>> set) {
+  SmallVector<int64_t> dims(7, 0);
+  for (auto [dim, value] : set)
+    dims[dim] = value;
+  return dims;
+}
+
+/// Whether `expr` is `a * d<x> + b * d<y>` for constants a, b >= 1; returns
+/// them.
+std::optional<std::pair<int64_t, int64_t>> linearIn(AffineExpr expr, int x,
+                                                    int y) {
+  for (int d = 0; d < 7; ++d)
+    if (d != x && d != y && expr.isFunctionOfDim(d))
+      return std::nullopt;
+  std::optional<int64_t> zero = evaluate(expr, at({}));
+  std::optional<int64_t> a = evaluate(expr, at({{x, 1}}));
+  std::optional<int64_t> b = evaluate(expr, at({{y, 1}}));
+  std::optional<int64_t> both = evaluate(expr, at({{x, 3}, {y, 5}}));
+  if (!zero || !a || !b || !both || *zero != 0 || *a < 1 || *b < 1 ||
+      *both != 3 * *a + 5 * *b)
+    return std::nullopt;
+  return std::make_pair(*a, *b);
+}
+
+/// Whether the body is `out + in0 * in1` on f32.
+bool isMultiplyAccumulate(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() != 3)
+    return false;
+  auto mul = dyn_cast<arith::MulFOp>(&body.front());
+  auto add = dyn_cast_or_null<arith::AddFOp>(mul ? mul->getNextNode() : nullptr);
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  if (!mul || !add || !yield || yield.getValues().size() != 1 ||
+      yield.getValues()[0] != add.getResult())
+    return false;
+  Value in0 = body.getArgument(0), in1 = body.getArgument(1),
+        out = body.getArgument(2);
+  bool mulOk = (mul.getLhs() == in0 && mul.getRhs() == in1) ||
+               (mul.getLhs() == in1 && mul.getRhs() == in0);
+  bool addOk = (add.getLhs() == out && add.getRhs() == mul.getResult()) ||
+               (add.getRhs() == out && add.getLhs() == mul.getResult());
+  return mulOk && addOk;
+}
+
+/// Recognizes the NCHW convolution generic; loops are
+/// (n, f, oh, ow, c, kh, kw).
+std::optional<Conv2D> matchConv2D(linalg::GenericOp op) {
+  if (op.getNumLoops() != 7 || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics() ||
+      op.hasDynamicShape() || !isMultiplyAccumulate(op))
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (int i = 0; i < 7; ++i)
+    if (iterators[i] != (i < 4 ? utils::IteratorType::parallel
+                               : utils::IteratorType::reduction))
+      return std::nullopt;
+  for (Value v : op->getOperands())
+    if (!getElementTypeOrSelf(v.getType()).isF32())
+      return std::nullopt;
+  MLIRContext *ctx = op.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps[2] != AffineMap::get(7, 0, {d(0), d(1), d(2), d(3)}, ctx) ||
+      maps[1] != AffineMap::get(7, 0, {d(1), d(4), d(5), d(6)}, ctx) ||
+      maps[0].getNumResults() != 4 || maps[0].getResult(0) != d(0))
+    return std::nullopt;
+
+  auto inputType = cast<RankedTensorType>(op.getDpsInputs()[0].getType());
+  auto weightType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+  auto outType = cast<RankedTensorType>(op.getDpsInits()[0].getType());
+  Conv2D conv;
+  conv.batch = outType.getDimSize(0);
+  conv.filters = outType.getDimSize(1);
+  conv.outHeight = outType.getDimSize(2);
+  conv.outWidth = outType.getDimSize(3);
+  conv.channelsPerGroup = weightType.getDimSize(1);
+  conv.kernelHeight = weightType.getDimSize(2);
+  conv.kernelWidth = weightType.getDimSize(3);
+  int64_t groups = inputType.getDimSize(1) / conv.channelsPerGroup;
+  if (groups < 1 || conv.filters % groups != 0)
+    return std::nullopt;
+  conv.filtersPerGroup = conv.filters / groups;
+
+  auto rows = linearIn(maps[0].getResult(2), 2, 5);
+  auto cols = linearIn(maps[0].getResult(3), 3, 6);
+  if (!rows || !cols)
+    return std::nullopt;
+  std::tie(conv.strideH, conv.dilationH) = *rows;
+  std::tie(conv.strideW, conv.dilationW) = *cols;
+
+  // The input channel: (f floordiv filtersPerGroup) * channelsPerGroup + c.
+  AffineExpr channel = maps[0].getResult(1);
+  for (int d = 0; d < 7; ++d)
+    if (d != 1 && d != 4 && channel.isFunctionOfDim(d))
+      return std::nullopt;
+  for (int64_t f : {int64_t(0), conv.filtersPerGroup - 1,
+                    std::min(conv.filtersPerGroup, conv.filters - 1),
+                    conv.filters - 1})
+    for (int64_t c : {int64_t(0), conv.channelsPerGroup - 1})
+      if (evaluate(channel, at({{1, f}, {4, c}})) !=
+          (f / conv.filtersPerGroup) * conv.channelsPerGroup + c)
+        return std::nullopt;
+  return conv;
+}
+
+/// The largest divisor of `size` that is at most `limit`, preferring the
+/// candidates in `preferred`.
+int64_t pickDivisor(int64_t size, ArrayRef<int64_t> preferred, int64_t limit) {
+  for (int64_t candidate : preferred)
+    if (candidate <= limit && candidate <= size && size % candidate == 0)
+      return candidate;
+  for (int64_t tile = std::min(size, limit); tile > 1; --tile)
+    if (size % tile == 0)
+      return tile;
+  return 1;
+}
+
+/// Builds the loop nests: index constants once at the function's entry,
+/// scf.for loops with iteration arguments, index arithmetic.
+struct Emitter {
+  Emitter(Operation *anchor)
+      : b(anchor), loc(anchor->getLoc()),
+        entry(anchor->getParentOfType<func::FuncOp>().getBody()) {}
+
+  OpBuilder b;
+  Location loc;
+  OpBuilder entry;
+  llvm::DenseMap<int64_t, Value> constants;
+  Value zero;
+
+  Value idx(int64_t v) {
+    Value &c = constants[v];
+    if (!c)
+      c = arith::ConstantIndexOp::create(entry, loc, v);
+    return c;
+  }
+  Value pad() {
+    if (!zero)
+      zero = arith::ConstantOp::create(entry, loc, entry.getF32FloatAttr(0));
+    return zero;
+  }
+  Value add(Value v, int64_t c) {
+    return c == 0 ? v : arith::AddIOp::create(b, loc, v, idx(c)).getResult();
+  }
+  Value mul(Value v, int64_t c) {
+    return c == 1 ? v : arith::MulIOp::create(b, loc, v, idx(c)).getResult();
+  }
+  /// scf.for 0..upper step `step` carrying `iterArgs`; `body` returns what
+  /// the iteration yields.
+  SmallVector<Value>
+  loop(int64_t upper, int64_t step, ValueRange iterArgs,
+       function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+    auto forOp = scf::ForOp::create(
+        b, loc, idx(0), idx(upper), idx(step), iterArgs,
+        [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToEnd(nested.getInsertionBlock());
+          scf::YieldOp::create(b, loc, body(iv, args));
+        });
+    return SmallVector<Value>(forOp.getResults());
+  }
+};
+
+/// A tile over filters: `filterVectors` vectors of `lanes` consecutive
+/// filters x `positions` consecutive output positions (row-major over
+/// oh, ow), with the weights packed so that each tap's filters are
+/// contiguous.
+struct FilterTile {
+  int64_t filterVectors, positions;
+};
+
+/// The weights [F][Cg][KH][KW] packed as [F / B][Cg][KH][KW][B], B =
+/// `block` filters: each tap's B weights are one contiguous vector.
+DenseElementsAttr packWeights(DenseElementsAttr weights, int64_t block) {
+  auto type = cast<RankedTensorType>(weights.getType());
+  int64_t filters = type.getDimSize(0);
+  int64_t inner = type.getNumElements() / filters; // Cg * KH * KW
+  SmallVector<float> source(weights.getValues<float>());
+  SmallVector<float> packed(source.size());
+  for (int64_t f = 0; f < filters; ++f)
+    for (int64_t i = 0; i < inner; ++i)
+      packed[((f / block) * inner + i) * block + f % block] =
+          source[f * inner + i];
+  SmallVector<int64_t> shape = {filters / block};
+  shape.append(type.getShape().begin() + 1, type.getShape().end());
+  shape.push_back(block);
+  return DenseElementsAttr::get(
+      RankedTensorType::get(shape, type.getElementType()),
+      ArrayRef<float>(packed));
+}
+
+struct VectorizeConvolutionsPass
+    : tessel::impl::TesselVectorizeConvolutionsPassBase<
+          VectorizeConvolutionsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<std::pair<linalg::GenericOp, Conv2D>> convs;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (std::optional<Conv2D> conv = matchConv2D(op))
+        convs.push_back({op, *conv});
+    });
+    int64_t lanes = std::max<int64_t>(1, vectorWidth);
+    for (auto &[op, conv] : convs) {
+      DenseElementsAttr weights;
+      std::optional<FilterTile> tile = planFilterTile(conv, lanes);
+      if (tile && matchPattern(op.getDpsInputs()[1], m_Constant(&weights)))
+        rewriteOverFilters(op, conv, *tile, weights, lanes);
+      else
+        rewriteOverColumns(op, conv, lanes);
+    }
+  }
+
+  /// The filter-vectorized tile, when the filters of a group fill whole
+  /// vectors: the most accumulators within the budget, then the fewest
+  /// loads per FMA.
+  std::optional<FilterTile> planFilterTile(const Conv2D &conv, int64_t lanes) {
+    if (conv.filtersPerGroup % lanes != 0)
+      return std::nullopt;
+    int64_t positions = conv.outHeight * conv.outWidth;
+    std::optional<FilterTile> best;
+    for (int64_t fv = 1; fv <= 3; ++fv) {
+      if (conv.filtersPerGroup % (fv * lanes) != 0 || fv > accumulators)
+        continue;
+      int64_t p = pickDivisor(positions, {}, accumulators / fv);
+      auto score = [](int64_t f, int64_t q) {
+        return std::make_pair(f * q, -(f + q));
+      };
+      if (!best || score(fv, p) > score(best->filterVectors, best->positions))
+        best = FilterTile{fv, p};
+    }
+    return best;
+  }
+
+  /// Output tiles of `filterVectors * lanes` filters x `positions` output
+  /// positions: per channel and tap, the tile loads its filters' weights
+  /// as vectors and broadcasts one input value per position.
+  void rewriteOverFilters(linalg::GenericOp op, const Conv2D &conv,
+                          FilterTile tile, DenseElementsAttr weights,
+                          int64_t lanes) {
+    Emitter e(op);
+    OpBuilder &b = e.b;
+    Location loc = e.loc;
+    int64_t block = tile.filterVectors * lanes;
+    Value packed = arith::ConstantOp::create(
+        e.entry, loc, packWeights(weights, block));
+    Value input = op.getDpsInputs()[0];
+    auto vecType = VectorType::get({lanes}, b.getF32Type());
+    SmallVector<bool> inBounds = {true};
+    // The output (and bias) vectors run along the filter dimension.
+    auto alongFilters = AffineMapAttr::get(
+        AffineMap::get(4, 0, getAffineDimExpr(1, b.getContext())));
+    int64_t positions = conv.outHeight * conv.outWidth;
+
+    SmallVector<Value> results = e.loop(
+        conv.batch, 1, op.getDpsInits()[0], [&](Value n, ValueRange a0) {
+          return e.loop(conv.filters, block, a0, [&](Value f0, ValueRange a1) {
+            Value group = arith::DivUIOp::create(b, loc, f0,
+                                                 e.idx(conv.filtersPerGroup));
+            Value channelBase = e.mul(group, conv.channelsPerGroup);
+            Value fBlock = arith::DivUIOp::create(b, loc, f0, e.idx(block));
+            return e.loop(positions, tile.positions, a1, [&](Value p0,
+                                                             ValueRange a2) {
+              Value out = a2[0];
+              // Each position's output row and column, and its input row
+              // and column at tap (0, 0).
+              SmallVector<Value> oh, ow, ih0, iw0;
+              for (int64_t j = 0; j < tile.positions; ++j) {
+                Value p = e.add(p0, j);
+                oh.push_back(arith::DivUIOp::create(b, loc, p,
+                                                    e.idx(conv.outWidth)));
+                ow.push_back(arith::RemUIOp::create(b, loc, p,
+                                                    e.idx(conv.outWidth)));
+                ih0.push_back(e.mul(oh.back(), conv.strideH));
+                iw0.push_back(e.mul(ow.back(), conv.strideW));
+              }
+              SmallVector<Value> accs;
+              for (int64_t j = 0; j < tile.positions; ++j)
+                for (int64_t v = 0; v < tile.filterVectors; ++v)
+                  accs.push_back(vector::TransferReadOp::create(
+                      b, loc, vecType, out,
+                      ValueRange{n, e.add(f0, v * lanes), oh[j], ow[j]},
+                      alongFilters, e.pad(), /*mask=*/Value(),
+                      b.getBoolArrayAttr(inBounds)));
+              SmallVector<Value> summed = e.loop(
+                  conv.channelsPerGroup, 1, accs, [&](Value c, ValueRange acc) {
+                    SmallVector<Value> next(acc.begin(), acc.end());
+                    Value ic = arith::AddIOp::create(b, loc, channelBase, c);
+                    for (int64_t kh = 0; kh < conv.kernelHeight; ++kh) {
+                      for (int64_t kw = 0; kw < conv.kernelWidth; ++kw) {
+                        SmallVector<Value> w;
+                        for (int64_t v = 0; v < tile.filterVectors; ++v)
+                          w.push_back(vector::TransferReadOp::create(
+                              b, loc, vecType, packed,
+                              ValueRange{fBlock, c, e.idx(kh), e.idx(kw),
+                                         e.idx(v * lanes)},
+                              e.pad(), inBounds));
+                        for (int64_t j = 0; j < tile.positions; ++j) {
+                          Value x = tensor::ExtractOp::create(
+                              b, loc, input,
+                              ValueRange{n, ic,
+                                         e.add(ih0[j], kh * conv.dilationH),
+                                         e.add(iw0[j], kw * conv.dilationW)});
+                          Value xs =
+                              vector::BroadcastOp::create(b, loc, vecType, x);
+                          for (int64_t v = 0; v < tile.filterVectors; ++v) {
+                            Value &a = next[j * tile.filterVectors + v];
+                            a = vector::FMAOp::create(b, loc, w[v], xs, a);
+                          }
+                        }
+                      }
+                    }
+                    return next;
+                  });
+              for (int64_t j = 0; j < tile.positions; ++j)
+                for (int64_t v = 0; v < tile.filterVectors; ++v)
+                  out = vector::TransferWriteOp::create(
+                            b, loc, summed[j * tile.filterVectors + v], out,
+                            ValueRange{n, e.add(f0, v * lanes), oh[j], ow[j]},
+                            alongFilters, b.getBoolArrayAttr(inBounds))
+                            .getResult();
+              return SmallVector<Value>{out};
+            });
+          });
+        });
+    op.getResult(0).replaceAllUsesWith(results[0]);
+    op.erase();
+  }
+
+  /// Output tiles of Fr filters x OHr rows x OWr columns, the columns
+  /// vectorized: per channel and tap, one input row segment per row and
+  /// one broadcast weight per filter.
+  void rewriteOverColumns(linalg::GenericOp op, const Conv2D &conv,
+                          int64_t lanes) {
+    // OWr columns (whole vectors where the width allows), then as many
+    // filters x rows as the accumulators fit, filters first (each input
+    // row segment is reused by every filter of the tile).
+    int64_t owTile = pickDivisor(conv.outWidth, {2 * lanes, lanes}, 2 * lanes);
+    int64_t vectors = (owTile + lanes - 1) / lanes;
+    int64_t budget = std::max<int64_t>(1, accumulators / vectors);
+    int64_t fTile = 1, ohTile = 1;
+    for (int64_t f = 1; f <= std::min(budget, conv.filtersPerGroup); ++f) {
+      if (conv.filtersPerGroup % f != 0)
+        continue;
+      int64_t h = pickDivisor(conv.outHeight, {}, budget / f);
+      if (f * h > fTile * ohTile || (f * h == fTile * ohTile && f > fTile))
+        fTile = f, ohTile = h;
+    }
+
+    Emitter e(op);
+    OpBuilder &b = e.b;
+    Location loc = e.loc;
+    Value input = op.getDpsInputs()[0], weight = op.getDpsInputs()[1];
+    auto vecType = VectorType::get({owTile}, b.getF32Type());
+    int64_t readWidth = (owTile - 1) * conv.strideW + 1;
+    auto readType = VectorType::get({readWidth}, b.getF32Type());
+    SmallVector<bool> inBounds = {true};
+    SmallVector<int64_t> lanesOfRead;
+    for (int64_t i = 0; i < owTile; ++i)
+      lanesOfRead.push_back(i * conv.strideW);
+
+    SmallVector<Value> results = e.loop(
+        conv.batch, 1, op.getDpsInits()[0], [&](Value n, ValueRange a0) {
+          return e.loop(conv.filters, fTile, a0, [&](Value f0, ValueRange a1) {
+            Value group = arith::DivUIOp::create(b, loc, f0,
+                                                 e.idx(conv.filtersPerGroup));
+            Value channelBase = e.mul(group, conv.channelsPerGroup);
+            return e.loop(conv.outHeight, ohTile, a1, [&](Value oh0,
+                                                          ValueRange a2) {
+              return e.loop(conv.outWidth, owTile, a2, [&](Value ow0,
+                                                           ValueRange a3) {
+                Value out = a3[0];
+                SmallVector<Value> accs;
+                for (int64_t r = 0; r < fTile; ++r)
+                  for (int64_t h = 0; h < ohTile; ++h)
+                    accs.push_back(vector::TransferReadOp::create(
+                        b, loc, vecType, out,
+                        ValueRange{n, e.add(f0, r), e.add(oh0, h), ow0},
+                        e.pad(), inBounds));
+                SmallVector<Value> summed = e.loop(
+                    conv.channelsPerGroup, 1, accs,
+                    [&](Value c, ValueRange acc) {
+                      SmallVector<Value> next(acc.begin(), acc.end());
+                      Value ic = arith::AddIOp::create(b, loc, channelBase, c);
+                      Value iw0 = e.mul(ow0, conv.strideW);
+                      for (int64_t kh = 0; kh < conv.kernelHeight; ++kh) {
+                        for (int64_t kw = 0; kw < conv.kernelWidth; ++kw) {
+                          SmallVector<Value> weights;
+                          for (int64_t r = 0; r < fTile; ++r) {
+                            Value w = tensor::ExtractOp::create(
+                                b, loc, weight,
+                                ValueRange{e.add(f0, r), c, e.idx(kh),
+                                           e.idx(kw)});
+                            weights.push_back(
+                                vector::BroadcastOp::create(b, loc, vecType, w));
+                          }
+                          Value iw = e.add(iw0, kw * conv.dilationW);
+                          for (int64_t h = 0; h < ohTile; ++h) {
+                            Value ih = e.add(e.mul(e.add(oh0, h), conv.strideH),
+                                             kh * conv.dilationH);
+                            Value x = vector::TransferReadOp::create(
+                                b, loc, readType, input,
+                                ValueRange{n, ic, ih, iw}, e.pad(), inBounds);
+                            if (conv.strideW != 1)
+                              x = vector::ShuffleOp::create(b, loc, x, x,
+                                                            lanesOfRead);
+                            for (int64_t r = 0; r < fTile; ++r) {
+                              Value &a = next[r * ohTile + h];
+                              a = vector::FMAOp::create(b, loc, weights[r], x,
+                                                        a);
+                            }
+                          }
+                        }
+                      }
+                      return next;
+                    });
+                for (int64_t r = 0; r < fTile; ++r)
+                  for (int64_t h = 0; h < ohTile; ++h)
+                    out = vector::TransferWriteOp::create(
+                              b, loc, summed[r * ohTile + h], out,
+                              ValueRange{n, e.add(f0, r), e.add(oh0, h), ow0},
+                              inBounds)
+                              .getResult();
+                return SmallVector<Value>{out};
+              });
+            });
+          });
+        });
+    op.getResult(0).replaceAllUsesWith(results[0]);
+    op.erase();
+  }
+};
+
+} // namespace

@@ -1,0 +1,26 @@
+// RUN: tessel-opt %s --split-input-file --tessel-lower-vectors | FileCheck %s
+
+// A 2x8 += 2x1 * 1x8 contraction on buffers becomes one FMA per row of
+// the tile, on 1-D vectors (the 2-D transfers are left for
+// convert-vector-to-scf{full-unroll=true}).
+
+#mA = affine_map<(m, n, k) -> (m, k)>
+#mB = affine_map<(m, n, k) -> (k, n)>
+#mC = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @outer_product
+// CHECK-NOT:     vector.contract
+// CHECK-COUNT-2: vector.fma {{.*}} : vector<8xf32>
+// CHECK-NOT:     vector.contract
+func.func @outer_product(%a: memref<2x1xf32>, %b: memref<1x8xf32>, %c: memref<2x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %pad = arith.constant 0.0 : f32
+  %va = vector.transfer_read %a[%c0, %c0], %pad {in_bounds = [true, true]} : memref<2x1xf32>, vector<2x1xf32>
+  %vb = vector.transfer_read %b[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x8xf32>, vector<1x8xf32>
+  %vc = vector.transfer_read %c[%c0, %c0], %pad {in_bounds = [true, true]} : memref<2x8xf32>, vector<2x8xf32>
+  %r = vector.contract {indexing_maps = [#mA, #mB, #mC],
+                        iterator_types = ["parallel", "parallel", "reduction"],
+                        kind = #vector.kind<add>} %va, %vb, %vc
+      : vector<2x1xf32>, vector<1x8xf32> into vector<2x8xf32>
+  vector.transfer_write %r, %c[%c0, %c0] {in_bounds = [true, true]} : vector<2x8xf32>, memref<2x8xf32>
+  return
+}

@@ -1,0 +1,137 @@
+// RUN: tessel-opt %s --split-input-file \
+// RUN:   --pass-pipeline="builtin.module(func.func(tessel-vectorize-contractions{vector-width=8}))" \
+// RUN:   | FileCheck %s
+
+// An 8x32 = 8x16 * 16x32 product: NR = 16 (two 8-wide vectors; 24 does not
+// divide 32), MR = 4 (6 does not divide 8). Loops: columns, rows, then the
+// reduction, which carries the 4x16 output tile as a vector; the multiply
+// and add may contract into FMAs.
+
+#mA = affine_map<(m, n, k) -> (m, k)>
+#mB = affine_map<(m, n, k) -> (k, n)>
+#mC = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @matmul
+// CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index
+// CHECK:         scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %[[C16]]
+// CHECK:           scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %[[C4]]
+// CHECK:             %[[ACC:.*]] = vector.transfer_read %{{.*}}[%[[I]], %[[J]]]{{.*}} vector<4x16xf32>
+// CHECK:             %[[TILE:.*]]:2 = scf.for %{{.*}} step %[[C1]] iter_args(%[[T:.*]] = %{{.*}}, %[[V:.*]] = %[[ACC]]) -> (tensor<8x32xf32>, vector<4x16xf32>)
+// CHECK-NOT:           vector.transfer_write
+// CHECK:               arith.mulf {{.*}} fastmath<contract> : vector<4x16x1xf32>
+// CHECK:               arith.addf %[[V]], {{.*}} fastmath<contract> : vector<4x16xf32>
+// CHECK:               scf.yield %[[T]]
+// CHECK:             vector.transfer_write %[[TILE]]#1, %[[TILE]]#0[%[[I]], %[[J]]]
+func.func @matmul(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>,
+                  %c: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %0 = linalg.generic {indexing_maps = [#mA, #mB, #mC],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<8x16xf32>, tensor<16x32xf32>) outs(%c : tensor<8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+
+// -----
+
+// A constant right-hand side stored transposed ([n, k], as torch exports
+// Linear) is transposed at compile time: rows contiguous along n.
+
+#mA = affine_map<(m, n, k) -> (m, k)>
+#mBt = affine_map<(m, n, k) -> (n, k)>
+#mC = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @constant_transposed_rhs
+// CHECK:         arith.constant dense<{{\[}}[1.000000e+00, 3.000000e+00, 5.000000e+00, 7.000000e+00], [2.000000e+00, 4.000000e+00, 6.000000e+00, 8.000000e+00]]> : tensor<2x4xf32>
+// CHECK:         vector.transfer_read {{.*}} vector<1x4xf32>
+// CHECK-NOT:     linalg.generic
+func.func @constant_transposed_rhs(%a: tensor<1x2xf32>, %c: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  %w = arith.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]> : tensor<4x2xf32>
+  %0 = linalg.generic {indexing_maps = [#mA, #mBt, #mC],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %w : tensor<1x2xf32>, tensor<4x2xf32>) outs(%c : tensor<1x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4xf32>
+  return %0 : tensor<1x4xf32>
+}
+
+// -----
+
+// Left alone: a transposed right-hand side that is not a constant, f64
+// elements, and dynamic shapes (convert-linalg-to-loops takes them).
+
+#mA = affine_map<(m, n, k) -> (m, k)>
+#mB = affine_map<(m, n, k) -> (k, n)>
+#mBt = affine_map<(m, n, k) -> (n, k)>
+#mC = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT:     vector.
+// CHECK-COUNT-3: linalg.generic
+// CHECK-NOT:     vector.
+func.func @left_alone(%a: tensor<4x4xf32>, %b: tensor<8x4xf32>, %c: tensor<4x8xf32>,
+                      %a64: tensor<4x4xf64>, %b64: tensor<4x8xf64>, %c64: tensor<4x8xf64>,
+                      %ad: tensor<?x4xf32>, %bd: tensor<4x8xf32>, %cd: tensor<?x8xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf64>, tensor<?x8xf32>) {
+  %0 = linalg.generic {indexing_maps = [#mA, #mBt, #mC],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<4x4xf32>, tensor<8x4xf32>) outs(%c : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %1 = linalg.generic {indexing_maps = [#mA, #mB, #mC],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a64, %b64 : tensor<4x4xf64>, tensor<4x8xf64>) outs(%c64 : tensor<4x8xf64>) {
+  ^bb0(%x: f64, %y: f64, %acc: f64):
+    %p = arith.mulf %x, %y : f64
+    %s = arith.addf %acc, %p : f64
+    linalg.yield %s : f64
+  } -> tensor<4x8xf64>
+  %2 = linalg.generic {indexing_maps = [#mA, #mB, #mC],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%ad, %bd : tensor<?x4xf32>, tensor<4x8xf32>) outs(%cd : tensor<?x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x8xf32>
+  return %0, %1, %2 : tensor<4x8xf32>, tensor<4x8xf64>, tensor<?x8xf32>
+}
+
+// -----
+
+// Large products get cache blocks around the register tiles: 256 columns,
+// 256 reduction steps, 96 rows (multiples of the register tile that divide
+// the sizes), looped columns, reduction, rows.
+
+#mA = affine_map<(m, n, k) -> (m, k)>
+#mB = affine_map<(m, n, k) -> (k, n)>
+#mC = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @blocked
+// CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : index
+// CHECK-DAG:     %[[C96:.*]] = arith.constant 96 : index
+// CHECK:         scf.for {{.*}} step %[[C256]]
+// CHECK:           scf.for {{.*}} step %[[C256]]
+// CHECK:             scf.for {{.*}} step %[[C96]]
+// CHECK:               scf.for
+// CHECK:                 scf.for
+// CHECK:                   scf.for {{.*}} -> (tensor<96x256xf32>, vector<6x16xf32>)
+func.func @blocked(%a: tensor<192x512xf32>, %b: tensor<512x512xf32>,
+                   %c: tensor<192x512xf32>) -> tensor<192x512xf32> {
+  %0 = linalg.generic {indexing_maps = [#mA, #mB, #mC],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<192x512xf32>, tensor<512x512xf32>) outs(%c : tensor<192x512xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<192x512xf32>
+  return %0 : tensor<192x512xf32>
+}

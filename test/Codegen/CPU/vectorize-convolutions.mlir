@@ -1,0 +1,152 @@
+// RUN: tessel-opt %s --split-input-file \
+// RUN:   --pass-pipeline="builtin.module(func.func(tessel-vectorize-convolutions{vector-width=8}))" \
+// RUN:   | FileCheck %s
+
+// A 3x3 convolution, stride 1: 4 filters, 2 channels, 6x8 output. The tile
+// is 8 columns (one vector), 4 filters x 3 rows = 12 accumulators, carried
+// through the channel loop; the 9 taps are unrolled: per tap 4 weight
+// broadcasts, 3 row reads, 12 FMAs.
+
+#in = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#w = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
+#out = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
+// CHECK-LABEL: func.func @conv3x3
+// CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG:     %[[C6:.*]] = arith.constant 6 : index
+// CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
+// CHECK:         scf.for %[[N:.*]] = %{{.*}} to %[[C1]] step %[[C1]]
+// CHECK:           scf.for %[[F:.*]] = %{{.*}} to %[[C4]] step %[[C4]]
+// CHECK:             scf.for %[[OH:.*]] = %{{.*}} to %[[C6]] step %[[C3]]
+// CHECK:               scf.for %[[OW:.*]] = %{{.*}} to %[[C8]] step %[[C8]]
+// CHECK-COUNT-12:        vector.transfer_read %{{.*}} : tensor<1x4x6x8xf32>, vector<8xf32>
+// CHECK:                 scf.for %[[C:.*]] = %{{.*}} to %[[C2]] step %[[C1]] iter_args
+// CHECK-COUNT-4:           tensor.extract %{{.*}} : tensor<4x2x3x3xf32>
+// CHECK:                   vector.transfer_read %{{.*}} : tensor<1x2x8x10xf32>, vector<8xf32>
+// CHECK-COUNT-4:           vector.fma
+// CHECK:                   vector.transfer_read %{{.*}} : tensor<1x2x8x10xf32>, vector<8xf32>
+// CHECK-COUNT-4:           vector.fma
+// CHECK:                   vector.transfer_read %{{.*}} : tensor<1x2x8x10xf32>, vector<8xf32>
+// CHECK-COUNT-4:           vector.fma
+// CHECK-COUNT-96:          vector.fma
+// CHECK-NOT:               vector.fma
+// CHECK:                   scf.yield
+// CHECK-COUNT-12:        vector.transfer_write
+// CHECK-NOT:     linalg.generic
+func.func @conv3x3(%x: tensor<1x2x8x10xf32>, %w: tensor<4x2x3x3xf32>,
+                   %init: tensor<1x4x6x8xf32>) -> tensor<1x4x6x8xf32> {
+  %0 = linalg.generic {indexing_maps = [#in, #w, #out],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x2x8x10xf32>, tensor<4x2x3x3xf32>)
+      outs(%init : tensor<1x4x6x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x6x8xf32>
+  return %0 : tensor<1x4x6x8xf32>
+}
+
+// -----
+
+// Stride 2, depthwise (4 groups of 1 channel and 1 filter): each input row
+// segment is read whole (15 = (8 - 1) * 2 + 1 lanes) and its even lanes
+// picked by a shuffle; the input channel is the filter's group.
+
+#in = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f + c, oh * 2 + kh, ow * 2 + kw)>
+#w = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
+#out = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
+// CHECK-LABEL: func.func @depthwise_stride2
+// CHECK:         %[[G:.*]] = arith.divui
+// CHECK:         vector.transfer_read %{{.*}} : tensor<1x4x9x17xf32>, vector<15xf32>
+// CHECK:         vector.shuffle {{.*}} [0, 2, 4, 6, 8, 10, 12, 14] : vector<15xf32>, vector<15xf32>
+// CHECK:         vector.fma {{.*}} : vector<8xf32>
+// CHECK-NOT:     linalg.generic
+func.func @depthwise_stride2(%x: tensor<1x4x9x17xf32>, %w: tensor<4x1x3x3xf32>,
+                             %init: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
+  %0 = linalg.generic {indexing_maps = [#in, #w, #out],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x4x9x17xf32>, tensor<4x1x3x3xf32>)
+      outs(%init : tensor<1x4x4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x4x8xf32>
+  return %0 : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// Left alone: f64, and a body that is not a multiply-accumulate.
+
+#in = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#w = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
+#out = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT:     vector.
+// CHECK-COUNT-2: linalg.generic
+// CHECK-NOT:     vector.
+func.func @left_alone(%x: tensor<1x1x3x3xf64>, %w: tensor<1x1x3x3xf64>, %init: tensor<1x1x1x1xf64>,
+                      %y: tensor<1x1x3x3xf32>, %v: tensor<1x1x3x3xf32>, %i2: tensor<1x1x1x1xf32>)
+    -> (tensor<1x1x1x1xf64>, tensor<1x1x1x1xf32>) {
+  %0 = linalg.generic {indexing_maps = [#in, #w, #out],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x1x3x3xf64>, tensor<1x1x3x3xf64>) outs(%init : tensor<1x1x1x1xf64>) {
+  ^bb0(%a: f64, %b: f64, %acc: f64):
+    %p = arith.mulf %a, %b : f64
+    %s = arith.addf %acc, %p : f64
+    linalg.yield %s : f64
+  } -> tensor<1x1x1x1xf64>
+  %1 = linalg.generic {indexing_maps = [#in, #w, #out],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}
+      ins(%y, %v : tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>) outs(%i2 : tensor<1x1x1x1xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %s = arith.maximumf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1x1x1xf32>
+  return %0, %1 : tensor<1x1x1x1xf64>, tensor<1x1x1x1xf32>
+}
+
+// -----
+
+// Constant weights and filters that fill whole vectors: the tile runs over
+// filters instead. 8 filters (one vector) x 9 output positions (all of
+// 3x3); the weights are packed [F/8][C][KH][KW][8] at compile time, so each
+// tap loads one contiguous weight vector and broadcasts one input value per
+// position. The output is read and written along the filter dimension.
+
+#in = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#w = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
+#out = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
+// CHECK-DAG:   #[[$FILTERS:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @over_filters
+// CHECK-DAG:     %[[PACKED:.*]] = arith.constant dense<{{\[\[\[\[\[}}0.000000e+00, 4.000000e+00, 8.000000e+00, 1.200000e+01, 1.600000e+01, 2.000000e+01, 2.400000e+01, 2.800000e+01], [1.000000e+00, 5.000000e+00{{.*}}> : tensor<1x1x2x2x8xf32>
+// CHECK-COUNT-9: vector.transfer_read %{{.*}} {in_bounds = [true], permutation_map = #[[$FILTERS]]} : tensor<1x8x3x3xf32>, vector<8xf32>
+// CHECK:         scf.for
+// CHECK:           vector.transfer_read %[[PACKED]]{{.*}} : tensor<1x1x2x2x8xf32>, vector<8xf32>
+// CHECK-COUNT-9:   tensor.extract %{{.*}} : tensor<1x1x4x4xf32>
+// CHECK-COUNT-9: vector.transfer_write %{{.*}} {in_bounds = [true], permutation_map = #[[$FILTERS]]} : vector<8xf32>, tensor<1x8x3x3xf32>
+func.func @over_filters(%x: tensor<1x1x4x4xf32>, %init: tensor<1x8x3x3xf32>) -> tensor<1x8x3x3xf32> {
+  %w = arith.constant dense<[[[[0.0, 1.0], [2.0, 3.0]]], [[[4.0, 5.0], [6.0, 7.0]]],
+                             [[[8.0, 9.0], [10.0, 11.0]]], [[[12.0, 13.0], [14.0, 15.0]]],
+                             [[[16.0, 17.0], [18.0, 19.0]]], [[[20.0, 21.0], [22.0, 23.0]]],
+                             [[[24.0, 25.0], [26.0, 27.0]]], [[[28.0, 29.0], [30.0, 31.0]]]]> : tensor<8x1x2x2xf32>
+  %0 = linalg.generic {indexing_maps = [#in, #w, #out],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x1x4x4xf32>, tensor<8x1x2x2xf32>)
+      outs(%init : tensor<1x8x3x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x3x3xf32>
+  return %0 : tensor<1x8x3x3xf32>
+}

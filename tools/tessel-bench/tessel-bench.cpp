@@ -1,0 +1,348 @@
+//===- tessel-bench.cpp - Time a compiled Tessel artifact -----------------===//
+//
+//   tessel-bench MODEL.so [--warmup N] [--iterations N] [--threads N]
+//                [--input NAME=FILE ...] [--seed S] [--json]
+//
+// Runs the artifact through the runtime's C API: `--warmup` untimed runs,
+// then `--iterations` timed ones, each timed alone with a monotonic clock.
+// Prints min, mean, p50, p95 and p99 in milliseconds, or with --json one
+// object that also records the machine and the artifact. Inputs not given
+// with --input are filled with seeded random values of the right shape and
+// dtype. Exit codes: 0 ok, 2 bad usage or a bad input file, 3 the artifact
+// failed to load or run. See docs/runtime.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/runtime.hpp"
+#include "tessel/tensor_io.hpp"
+
+#include "BenchStats.h"
+#include "MachineInfo.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace tessel;
+
+namespace {
+
+constexpr const char *kToolName = "tessel-bench";
+enum ExitCode : int { kExitOk = 0, kExitUsage = 2, kExitRuntime = 3 };
+
+const char *const kUsage =
+    R"(usage: tessel-bench MODEL.so [options]
+
+Times a compiled Tessel artifact: warm-up runs, then timed runs, each timed
+alone. Prints min, mean, p50, p95 and p99 in milliseconds.
+
+  --warmup N            untimed runs first (default 50)
+  --iterations N        timed runs (default 200)
+  --threads N           threads the session may use (default 1; 0 = all
+                        cores)
+  --input NAME=FILE     an input tensor (.npy or ONNX TensorProto); inputs
+                        not given get seeded random values: floats uniform
+                        in [-1, 1), integers uniform in [0, 4), booleans 0/1
+  --seed S              seed for the random inputs (default 0)
+  --json                print one JSON object instead of the table
+  -h, --help            this text
+)";
+
+struct Options {
+  std::string model;
+  long warmup = 50;
+  long iterations = 200;
+  long threads = 1;
+  unsigned long seed = 0;
+  bool json = false;
+  std::map<std::string, std::string> inputFiles;
+};
+
+int usageError(const std::string &message) {
+  std::fprintf(stderr, "%s: error: %s\n(see %s --help)\n", kToolName,
+               message.c_str(), kToolName);
+  return kExitUsage;
+}
+
+bool parseLong(const char *text, long minimum, long &out) {
+  char *end = nullptr;
+  errno = 0;
+  long value = std::strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || value < minimum)
+    return false;
+  out = value;
+  return true;
+}
+
+/// Parses the command line; returns -1 to go on, else an exit code.
+int parseArgs(int argc, char **argv, Options &opts) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const char *flag) -> const char * {
+      if (i + 1 >= argc)
+        return nullptr;
+      (void)flag;
+      return argv[++i];
+    };
+    if (arg == "-h" || arg == "--help") {
+      std::fputs(kUsage, stdout);
+      return kExitOk;
+    }
+    if (arg == "--json") {
+      opts.json = true;
+    } else if (arg == "--warmup" || arg == "--iterations" ||
+               arg == "--threads" || arg == "--seed") {
+      const char *text = value(arg.c_str());
+      long minimum = arg == "--iterations" ? 1 : 0;
+      long parsed = 0;
+      if (!text || !parseLong(text, minimum, parsed))
+        return usageError(arg + " needs an integer >= " +
+                          std::to_string(minimum));
+      if (arg == "--warmup")
+        opts.warmup = parsed;
+      else if (arg == "--iterations")
+        opts.iterations = parsed;
+      else if (arg == "--threads")
+        opts.threads = parsed;
+      else
+        opts.seed = static_cast<unsigned long>(parsed);
+    } else if (arg == "--input") {
+      const char *text = value("--input");
+      const char *eq = text ? std::strchr(text, '=') : nullptr;
+      if (!eq || eq == text || eq[1] == '\0')
+        return usageError("--input needs NAME=FILE");
+      opts.inputFiles[std::string(text, eq)] = eq + 1;
+    } else if (!arg.empty() && arg[0] == '-') {
+      return usageError("unknown option '" + arg + "'");
+    } else if (opts.model.empty()) {
+      opts.model = arg;
+    } else {
+      return usageError("more than one model given ('" + opts.model +
+                        "' and '" + arg + "')");
+    }
+  }
+  if (opts.model.empty())
+    return usageError("no model given");
+  return -1;
+}
+
+/// Fills `tensor` (already sized) with seeded random values for its dtype.
+void fillRandom(io::HostTensor &tensor, std::mt19937_64 &rng) {
+  int64_t n = tensor.numElements();
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int> small(0, 3);
+  uint8_t *bytes = tensor.bytes.data();
+  for (int64_t i = 0; i < n; ++i) {
+    switch (tensor.dtype) {
+    case TESSEL_DTYPE_F32: {
+      float v = static_cast<float>(real(rng));
+      std::memcpy(bytes + 4 * i, &v, 4);
+      break;
+    }
+    case TESSEL_DTYPE_F64: {
+      double v = real(rng);
+      std::memcpy(bytes + 8 * i, &v, 8);
+      break;
+    }
+    case TESSEL_DTYPE_F16:
+    case TESSEL_DTYPE_BF16: {
+      // Exactly representable halves in [-1, 1): k/8 for k in [-8, 7].
+      int k = static_cast<int>(std::floor(real(rng) * 8.0));
+      float f = static_cast<float>(k) / 8.0f;
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      uint16_t half;
+      if (tensor.dtype == TESSEL_DTYPE_BF16) {
+        half = static_cast<uint16_t>(bits >> 16);
+      } else {
+        uint32_t sign = (bits >> 16) & 0x8000u;
+        int32_t exponent = static_cast<int32_t>((bits >> 23) & 0xff) - 127 + 15;
+        uint32_t mantissa = (bits >> 13) & 0x3ffu;
+        half = f == 0.0f ? static_cast<uint16_t>(sign)
+                         : static_cast<uint16_t>(
+                               sign | (static_cast<uint32_t>(exponent) << 10) |
+                               mantissa);
+      }
+      std::memcpy(bytes + 2 * i, &half, 2);
+      break;
+    }
+    case TESSEL_DTYPE_BOOL:
+      bytes[i] = static_cast<uint8_t>(small(rng) & 1);
+      break;
+    default: {
+      // Integers: little-endian, the value fits in the lowest byte.
+      size_t size = tessel_dtype_size(tensor.dtype);
+      std::memset(bytes + size * i, 0, size);
+      bytes[size * i] = static_cast<uint8_t>(small(rng));
+      break;
+    }
+    }
+  }
+}
+
+std::string jsonEscape(const std::string &text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buffer[8];
+      std::snprintf(buffer, sizeof(buffer), "\\u%04x", c);
+      out += buffer;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string jsonString(const char *text) {
+  return "\"" + jsonEscape(text ? text : "") + "\"";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options opts;
+  if (int rc = parseArgs(argc, argv, opts); rc >= 0)
+    return rc;
+
+  // Machine state first, before this process adds to the load.
+  bench::MachineInfo machine = bench::readMachineInfo();
+
+  Model model;
+  if (Status status = Model::load(opts.model, model); !status.ok()) {
+    std::fprintf(stderr, "%s: %s\n", kToolName, status.message());
+    return kExitRuntime;
+  }
+  Session session;
+  if (Status status =
+          Session::create(model, session, static_cast<int32_t>(opts.threads));
+      !status.ok()) {
+    std::fprintf(stderr, "%s: %s\n", kToolName, status.message());
+    return kExitRuntime;
+  }
+
+  // Inputs: from files where given, random otherwise.
+  std::mt19937_64 rng(opts.seed);
+  std::vector<io::HostTensor> inputs(model.numInputs());
+  std::map<std::string, std::string> unused = opts.inputFiles;
+  for (size_t i = 0; i < model.numInputs(); ++i) {
+    const tessel_tensor_desc &desc = *model.input(i);
+    io::HostTensor &tensor = inputs[i];
+    auto file = opts.inputFiles.find(desc.name);
+    if (file != opts.inputFiles.end()) {
+      unused.erase(desc.name);
+      std::string error;
+      if (!io::readTensorFile(file->second, tensor, error)) {
+        std::fprintf(stderr, "%s: %s\n", kToolName, error.c_str());
+        return kExitUsage;
+      }
+      std::vector<int64_t> shape(desc.shape, desc.shape + desc.rank);
+      if (tensor.dtype != desc.dtype || tensor.shape != shape) {
+        std::fprintf(stderr, "%s: %s: input '%s' expects %s, got %s\n",
+                     kToolName, file->second.c_str(), desc.name,
+                     io::formatTensorType(desc.dtype, shape).c_str(),
+                     io::formatTensorType(tensor.dtype, tensor.shape).c_str());
+        return kExitUsage;
+      }
+      continue;
+    }
+    tensor.dtype = desc.dtype;
+    tensor.shape.assign(desc.shape, desc.shape + desc.rank);
+    tensor.bytes.resize(static_cast<size_t>(tensor.numElements()) *
+                        tessel_dtype_size(desc.dtype));
+    fillRandom(tensor, rng);
+  }
+  if (!unused.empty())
+    return usageError("the model has no input named '" +
+                      unused.begin()->first + "'");
+
+  std::vector<tessel_tensor_view> inputViews;
+  for (io::HostTensor &tensor : inputs)
+    inputViews.push_back(tensor.view());
+  std::vector<Tensor> outputs(model.numOutputs());
+  std::vector<tessel_tensor_view> outputViews;
+  for (size_t i = 0; i < model.numOutputs(); ++i) {
+    if (Status status = Tensor::alloc(*model.output(i), outputs[i]);
+        !status.ok()) {
+      std::fprintf(stderr, "%s: %s\n", kToolName, status.message());
+      return kExitRuntime;
+    }
+    outputViews.push_back(outputs[i].view());
+  }
+
+  auto runOnce = [&]() -> bool {
+    Status status = session.run(inputViews, outputViews);
+    if (!status.ok()) {
+      std::fprintf(stderr, "%s: %s\n", kToolName, status.message());
+      return false;
+    }
+    return true;
+  };
+  for (long i = 0; i < opts.warmup; ++i)
+    if (!runOnce())
+      return kExitRuntime;
+  std::vector<double> samples;
+  samples.reserve(static_cast<size_t>(opts.iterations));
+  for (long i = 0; i < opts.iterations; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    if (!runOnce())
+      return kExitRuntime;
+    auto end = std::chrono::steady_clock::now();
+    samples.push_back(
+        std::chrono::duration<double, std::milli>(end - start).count());
+  }
+  bench::Summary summary = bench::summarize(samples);
+  const tessel_model_desc *desc = model.descriptor();
+  int threads = session.numThreads();
+
+  if (!opts.json) {
+    std::printf("%s (%s, %s): %ld iterations after %ld warm-up, %d "
+                "thread(s)\n",
+                opts.model.c_str(), desc->model_name, desc->target_cpu,
+                opts.iterations, opts.warmup, threads);
+    std::printf("  min %.3f ms  mean %.3f ms  p50 %.3f ms  p95 %.3f ms  "
+                "p99 %.3f ms\n",
+                summary.min, summary.mean, summary.p50, summary.p95,
+                summary.p99);
+    return kExitOk;
+  }
+
+  std::string flags;
+  for (const std::string &flag : machine.flags)
+    flags += (flags.empty() ? "\"" : ", \"") + jsonEscape(flag) + "\"";
+  std::printf("{\n");
+  std::printf("  \"p50_ms\": %.6f,\n  \"p95_ms\": %.6f,\n  \"p99_ms\": %.6f,\n",
+              summary.p50, summary.p95, summary.p99);
+  std::printf("  \"mean_ms\": %.6f,\n  \"min_ms\": %.6f,\n  \"max_ms\": %.6f,\n",
+              summary.mean, summary.min, summary.max);
+  std::printf("  \"threads\": %d,\n  \"iterations\": %ld,\n  \"warmup\": %ld,\n",
+              threads, opts.iterations, opts.warmup);
+  std::printf("  \"machine\": {\"cpu\": %s, \"cores\": %d, \"flags\": [%s], "
+              "\"load_average\": %.2f},\n",
+              jsonString(machine.cpuModel.c_str()).c_str(), machine.cores,
+              flags.c_str(), machine.loadAverage);
+  std::printf("  \"tessel_version\": %s,\n",
+              jsonString(tessel_runtime_version()).c_str());
+  std::printf("  \"artifact\": {\"path\": %s, \"name\": %s, \"target\": %s, "
+              "\"target_cpu\": %s, \"target_features\": %s, "
+              "\"compile_flags\": %s, \"compiler_version\": %s}\n",
+              jsonString(opts.model.c_str()).c_str(),
+              jsonString(desc->model_name).c_str(),
+              jsonString(desc->target).c_str(),
+              jsonString(desc->target_cpu).c_str(),
+              jsonString(desc->target_features).c_str(),
+              jsonString(desc->compile_flags).c_str(),
+              jsonString(desc->compiler_version).c_str());
+  std::printf("}\n");
+  return kExitOk;
+}
