@@ -60,14 +60,15 @@ Value mlir::tessel::padSpatial(OpBuilder &b, Location loc, Value input,
   if (llvm::all_of(pads, [](int64_t p) { return p == 0; }))
     return input;
   auto type = cast<RankedTensorType>(input.getType());
-  SmallVector<int64_t> low = {0, 0, pads[0], pads[1]};
-  SmallVector<int64_t> high = {0, 0, pads[2], pads[3]};
+  int64_t rank = type.getRank(), k = rank - 2;
+  assert(static_cast<int64_t>(pads.size()) == 2 * k && "pads per spatial dim");
   SmallVector<int64_t> shape(type.getShape());
   SmallVector<OpFoldResult> lowOfr, highOfr;
-  for (int i = 0; i < 4; ++i) {
-    shape[i] += low[i] + high[i];
-    lowOfr.push_back(b.getIndexAttr(low[i]));
-    highOfr.push_back(b.getIndexAttr(high[i]));
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t low = i < 2 ? 0 : pads[i - 2], high = i < 2 ? 0 : pads[k + i - 2];
+    shape[i] += low + high;
+    lowOfr.push_back(b.getIndexAttr(low));
+    highOfr.push_back(b.getIndexAttr(high));
   }
   auto padded = RankedTensorType::get(shape, type.getElementType());
   Value scalar = arith::ConstantOp::create(b, loc, value);

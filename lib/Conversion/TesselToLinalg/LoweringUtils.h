@@ -29,8 +29,9 @@ Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
 Value buildFilled(OpBuilder &b, Location loc, RankedTensorType type,
                   TypedAttr value);
 
-/// Pads the trailing two (spatial) dimensions of an NCHW tensor with `value`.
-/// `pads` is [top, left, bottom, right]. Returns `input` when all are zero.
+/// Pads the spatial dimensions (all but the first two) of a channels-first
+/// tensor with `value`. `pads` holds all begins, then all ends ([top, left,
+/// bottom, right] in 2-D). Returns `input` when all are zero.
 Value padSpatial(OpBuilder &b, Location loc, Value input,
                  ArrayRef<int64_t> pads, TypedAttr value);
 

@@ -12,9 +12,18 @@ using namespace mlir::tessel;
 
 namespace {
 
-/// Geometry of a 2-D window op over NCHW.
+/// Geometry of a window op over [N, C, D1, ..., Dk].
 struct Window {
   SmallVector<int64_t> kernel, strides, pads, dilations;
+
+  template <typename OpTy>
+  static Window of(OpTy op) {
+    return {SmallVector<int64_t>(op.getKernel()),
+            SmallVector<int64_t>(op.getStrides()),
+            SmallVector<int64_t>(op.getPads()),
+            SmallVector<int64_t>(op.getDilations())};
+  }
+  int64_t rank() const { return kernel.size(); }
 };
 
 /// Pads `input` for a window op, adding end padding where ceil mode lets the
@@ -23,36 +32,44 @@ Value padForWindow(OpBuilder &b, Location loc, Value input,
                    RankedTensorType resultType, const Window &w,
                    TypedAttr padValue) {
   auto type = cast<RankedTensorType>(input.getType());
+  int64_t k = w.rank();
   SmallVector<int64_t> pads = w.pads;
-  for (int i = 0; i < 2; ++i) {
+  for (int64_t i = 0; i < k; ++i) {
     int64_t needed = (resultType.getDimSize(2 + i) - 1) * w.strides[i] +
                      (w.kernel[i] - 1) * w.dilations[i] + 1;
-    int64_t have = type.getDimSize(2 + i) + pads[i] + pads[2 + i];
-    pads[2 + i] += std::max<int64_t>(0, needed - have);
+    int64_t have = type.getDimSize(2 + i) + pads[i] + pads[k + i];
+    pads[k + i] += std::max<int64_t>(0, needed - have);
   }
   return padSpatial(b, loc, input, pads, padValue);
 }
 
-/// Reduces each window of the padded input into `init` with `combine`.
+/// Reduces each window of the padded input into `init` with `combine`, as
+/// one generic over (n, c, o1..ok, k1..kk).
 Value buildWindowReduction(OpBuilder &b, Location loc, Value padded,
                            Value init, const Window &w,
                            function_ref<Value(OpBuilder &, Location, Value,
                                               Value)>
                                combine) {
   MLIRContext *ctx = b.getContext();
-  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  int64_t k = w.rank();
+  unsigned numDims = 2 + 2 * k;
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
   Type element = cast<RankedTensorType>(init.getType()).getElementType();
   // The window tensor only gives the kernel loops their extents.
   Value window = tensor::EmptyOp::create(b, loc, w.kernel, element);
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(6, 0,
-                     {d(0), d(1), d(2) * w.strides[0] + d(4) * w.dilations[0],
-                      d(3) * w.strides[1] + d(5) * w.dilations[1]},
-                     ctx),
-      AffineMap::get(6, 0, {d(4), d(5)}, ctx),
-      AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, ctx)};
-  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
-  iterators.append(2, utils::IteratorType::reduction);
+  SmallVector<AffineExpr> inExprs = {d(0), d(1)}, windowExprs,
+                          outExprs = {d(0), d(1)};
+  for (int64_t i = 0; i < k; ++i) {
+    inExprs.push_back(d(2 + i) * w.strides[i] + d(2 + k + i) * w.dilations[i]);
+    windowExprs.push_back(d(2 + k + i));
+    outExprs.push_back(d(2 + i));
+  }
+  SmallVector<AffineMap> maps = {AffineMap::get(numDims, 0, inExprs, ctx),
+                                 AffineMap::get(numDims, 0, windowExprs, ctx),
+                                 AffineMap::get(numDims, 0, outExprs, ctx)};
+  SmallVector<utils::IteratorType> iterators(2 + k,
+                                             utils::IteratorType::parallel);
+  iterators.append(k, utils::IteratorType::reduction);
   return linalg::GenericOp::create(
              b, loc, init.getType(), ValueRange{padded, window}, init, maps,
              iterators,
@@ -62,17 +79,14 @@ Value buildWindowReduction(OpBuilder &b, Location loc, Value padded,
       .getResult(0);
 }
 
-struct MaxPool2DLowering : OpRewritePattern<MaxPool2DOp> {
+struct MaxPoolLowering : OpRewritePattern<MaxPoolOp> {
   using OpRewritePattern::OpRewritePattern;
 
-  LogicalResult matchAndRewrite(MaxPool2DOp op,
+  LogicalResult matchAndRewrite(MaxPoolOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
-    Window w{SmallVector<int64_t>(op.getKernel()),
-             SmallVector<int64_t>(op.getStrides()),
-             SmallVector<int64_t>(op.getPads()),
-             SmallVector<int64_t>(op.getDilations())};
+    Window w = Window::of(op);
     TypedAttr lowest = getLowestAttr(resultType.getElementType());
     Value padded =
         padForWindow(rewriter, loc, op.getInput(), resultType, w, lowest);
@@ -89,18 +103,17 @@ struct MaxPool2DLowering : OpRewritePattern<MaxPool2DOp> {
 };
 
 /// Sums each window, then divides by a compile-time table of window sizes.
-struct AvgPool2DLowering : OpRewritePattern<AvgPool2DOp> {
+struct AvgPoolLowering : OpRewritePattern<AvgPoolOp> {
   using OpRewritePattern::OpRewritePattern;
 
-  LogicalResult matchAndRewrite(AvgPool2DOp op,
+  LogicalResult matchAndRewrite(AvgPoolOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     auto inputType = cast<RankedTensorType>(op.getInput().getType());
     Type element = resultType.getElementType();
-    Window w{SmallVector<int64_t>(op.getKernel()),
-             SmallVector<int64_t>(op.getStrides()),
-             SmallVector<int64_t>(op.getPads()), SmallVector<int64_t>{1, 1}};
+    Window w = Window::of(op);
+    int64_t k = w.rank();
     Value padded = padForWindow(rewriter, loc, op.getInput(), resultType, w,
                                 rewriter.getZeroAttr(element));
     Value init =
@@ -111,37 +124,50 @@ struct AvgPool2DLowering : OpRewritePattern<AvgPool2DOp> {
           return arith::AddFOp::create(b, l, acc, x);
         });
 
-    // Window sizes per output position: clipped to the padded input with
-    // count_include_pad, to the real input without.
-    auto counts = [&](int dim) {
+    // Taps per output position and spatial dimension: those inside the
+    // padded input with count_include_pad, those on the real input without
+    // (ceil mode's extra end padding never counts).
+    auto counts = [&](int64_t dim) {
       SmallVector<int64_t> result;
       int64_t extent = inputType.getDimSize(2 + dim);
-      int64_t padBegin = w.pads[dim], padEnd = w.pads[2 + dim];
+      int64_t padBegin = w.pads[dim], padEnd = w.pads[k + dim];
+      int64_t lo = op.getCountIncludePad() ? -padBegin : 0;
+      int64_t hi = op.getCountIncludePad() ? extent + padEnd : extent;
       for (int64_t o = 0; o < resultType.getDimSize(2 + dim); ++o) {
-        int64_t start = o * w.strides[dim] - padBegin;
-        int64_t end = std::min(start + w.kernel[dim], extent + padEnd);
-        if (!op.getCountIncludePad()) {
-          start = std::max<int64_t>(start, 0);
-          end = std::min(end, extent);
+        int64_t taps = 0;
+        for (int64_t t = 0; t < w.kernel[dim]; ++t) {
+          int64_t at = o * w.strides[dim] - padBegin + t * w.dilations[dim];
+          taps += at >= lo && at < hi;
         }
-        result.push_back(std::max<int64_t>(end - start, 1));
+        result.push_back(std::max<int64_t>(taps, 1));
       }
       return result;
     };
-    SmallVector<int64_t> rows = counts(0), cols = counts(1);
-    SmallVector<APFloat> divisors;
+    SmallVector<SmallVector<int64_t>> perDim;
+    SmallVector<int64_t> tableShape;
+    for (int64_t i = 0; i < k; ++i) {
+      perDim.push_back(counts(i));
+      tableShape.push_back(perDim.back().size());
+    }
+    // The table is the outer product of the per-dimension counts.
+    SmallVector<int64_t> products = {1};
+    for (ArrayRef<int64_t> dimCounts : perDim) {
+      SmallVector<int64_t> next;
+      for (int64_t p : products)
+        for (int64_t c : dimCounts)
+          next.push_back(p * c);
+      products = std::move(next);
+    }
     auto floatType = cast<FloatType>(element);
-    for (int64_t r : rows)
-      for (int64_t c : cols) {
-        APFloat v(static_cast<double>(r * c));
-        bool lost;
-        v.convert(floatType.getFloatSemantics(),
-                  APFloat::rmNearestTiesToEven, &lost);
-        divisors.push_back(v);
-      }
-    auto tableType = RankedTensorType::get(
-        {static_cast<int64_t>(rows.size()), static_cast<int64_t>(cols.size())},
-        element);
+    SmallVector<APFloat> divisors;
+    for (int64_t p : products) {
+      APFloat v(static_cast<double>(p));
+      bool lost;
+      v.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                &lost);
+      divisors.push_back(v);
+    }
+    auto tableType = RankedTensorType::get(tableShape, element);
     Value table = arith::ConstantOp::create(
         rewriter, loc, DenseElementsAttr::get(tableType, divisors));
     rewriter.replaceOp(
@@ -209,6 +235,6 @@ struct GlobalAveragePoolLowering : OpRewritePattern<GlobalAveragePoolOp> {
 } // namespace
 
 void mlir::tessel::populatePoolingToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<MaxPool2DLowering, AvgPool2DLowering, GlobalAveragePoolLowering>(
+  patterns.add<MaxPoolLowering, AvgPoolLowering, GlobalAveragePoolLowering>(
       patterns.getContext());
 }

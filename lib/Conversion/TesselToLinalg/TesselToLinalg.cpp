@@ -33,6 +33,7 @@ void mlir::tessel::populateTesselToLinalgPatterns(RewritePatternSet &patterns) {
   populateNormalizationToLinalgPatterns(patterns);
   populateDataMovementToLinalgPatterns(patterns);
   populateIndexingToLinalgPatterns(patterns);
+  populateResizeToLinalgPatterns(patterns);
 }
 
 namespace {

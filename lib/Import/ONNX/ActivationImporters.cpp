@@ -60,12 +60,26 @@ LogicalResult importPRelu(NodeContext &ctx, SmallVectorImpl<Value> &results) {
   RankedTensorType x = ctx.inputType(0), slope = ctx.inputType(1);
   if (!isa<FloatType>(x.getElementType()))
     return ctx.fail("expects a floating-point input");
+  Value slopeValue = ctx.input(1);
+  // Before opset 7, a slope of one element per channel applies along
+  // dimension 1 (not numpy's trailing alignment).
+  if (ctx.opset < 7 && slope.getRank() == 1 && x.getRank() >= 2 &&
+      slope.getDimSize(0) == x.getDimSize(1) && slope.getDimSize(0) != 1) {
+    SmallVector<int64_t> shape(x.getRank() - 1, 1);
+    shape[0] = slope.getDimSize(0);
+    FailureOr<Value> aligned = ctx.build<ReshapeOp>(
+        slopeValue, ctx.builder.getDenseI64ArrayAttr(shape));
+    if (failed(aligned))
+      return failure();
+    slopeValue = *aligned;
+    slope = cast<RankedTensorType>(slopeValue.getType());
+  }
   // The slope broadcasts to the input (unidirectionally).
   FailureOr<SmallVector<int64_t>> shape =
       broadcastShapes(x.getShape(), slope.getShape());
   if (failed(shape) || ArrayRef<int64_t>(*shape) != x.getShape())
     return ctx.fail("slope does not broadcast to the input's shape");
-  return ctx.emit<PReluOp>(results, ctx.input(0), ctx.input(1));
+  return ctx.emit<PReluOp>(results, ctx.input(0), slopeValue);
 }
 
 } // namespace
@@ -91,5 +105,5 @@ void mlir::tessel::onnx_import::registerActivationImporters(
   registry.add("Softsign", plain<SoftsignOp>(), {1, 1});
   registry.add("Mish", plain<MishOp>(), {1, 1}, 18);
   registry.add("Gelu", importGelu, {1, 1}, 20);
-  registry.add("PRelu", importPRelu, {2, 2}, 7);
+  registry.add("PRelu", importPRelu, {2, 2}, 6);
 }

@@ -23,34 +23,13 @@ NodeImportFn binary() {
     RankedTensorType lhs = ctx.inputType(0), rhs = ctx.inputType(1);
     if (lhs.getElementType() != rhs.getElementType())
       return ctx.fail("operand element types differ");
-    Value right = ctx.input(1);
-    if (ctx.opset < 7) {
-      // Before opset 7: equal shapes, or `broadcast = 1` with B aligned to
-      // A's dimensions from `axis` (default: the trailing ones). Reshaping B
-      // with trailing unit dims turns that into numpy broadcasting.
-      if (ctx.intAttr("broadcast", 0) == 0) {
-        if (lhs.getShape() != rhs.getShape())
-          return ctx.fail("shapes differ and 'broadcast' is not set");
-      } else if (ctx.attr("axis")) {
-        int64_t axis = ctx.intAttr("axis", 0);
-        if (axis < 0)
-          axis += lhs.getRank();
-        int64_t trailing = lhs.getRank() - axis - rhs.getRank();
-        if (axis < 0 || trailing < 0)
-          return ctx.fail("'axis' does not place B inside A");
-        SmallVector<int64_t> shape(rhs.getShape());
-        shape.append(trailing, 1);
-        FailureOr<Value> aligned =
-            ctx.build<ReshapeOp>(right, ctx.builder.getDenseI64ArrayAttr(shape));
-        if (failed(aligned))
-          return failure();
-        right = *aligned;
-        rhs = cast<RankedTensorType>(right.getType());
-      }
-    }
+    FailureOr<Value> right = alignLegacyBroadcast(ctx);
+    if (failed(right))
+      return failure();
+    rhs = cast<RankedTensorType>(right->getType());
     if (failed(broadcastShapes(lhs.getShape(), rhs.getShape())))
       return ctx.fail("operand shapes do not broadcast");
-    return ctx.emit<OpTy>(results, ctx.input(0), right);
+    return ctx.emit<OpTy>(results, ctx.input(0), *right);
   };
 }
 

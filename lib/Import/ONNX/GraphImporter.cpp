@@ -44,6 +44,7 @@ const ImporterRegistry &ImporterRegistry::get() {
     registerTensorImporters(r);
     registerIndexingImporters(r);
     registerLossImporters(r);
+    registerResizeImporters(r);
     registerQuantizationImporters(r);
     registerRecurrentImporters(r);
     return r;

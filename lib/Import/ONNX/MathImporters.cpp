@@ -85,7 +85,15 @@ LogicalResult importPow(NodeContext &ctx, SmallVectorImpl<Value> &results) {
   for (int i = 0; i < 2; ++i)
     if (ctx.inputType(i).getElementType().isInteger(1))
       return ctx.fail("Pow expects numeric operands, not bool");
-  return ctx.emit<PowOp>(results, ctx.input(0), ctx.input(1));
+  // Before opset 7, both operands are floats of one type and B broadcasts
+  // the legacy way.
+  if (ctx.opset < 7 &&
+      ctx.inputType(0).getElementType() != ctx.inputType(1).getElementType())
+    return ctx.fail("operand element types differ");
+  FailureOr<Value> exponent = alignLegacyBroadcast(ctx);
+  if (failed(exponent))
+    return failure();
+  return ctx.emit<PowOp>(results, ctx.input(0), *exponent);
 }
 
 LogicalResult importMod(NodeContext &ctx, SmallVectorImpl<Value> &results) {
@@ -208,7 +216,7 @@ void mlir::tessel::onnx_import::registerMathImporters(
   registry.add("Erf", floatUnary<ErfOp>(), {1, 1}, 9);
   registry.add("IsNaN", floatUnary<IsNaNOp>(), {1, 1}, 9);
   registry.add("IsInf", importIsInf, {1, 1}, 10);
-  registry.add("Pow", importPow, {2, 2}, 7);
+  registry.add("Pow", importPow, {2, 2});
   registry.add("Mod", importMod, {2, 2}, 10);
   registry.add("Min", variadic<MinOp>(), {1, kVariadic}, 6);
   registry.add("Max", variadic<MaxOp>(), {1, kVariadic}, 6);

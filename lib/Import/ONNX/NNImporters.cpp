@@ -102,21 +102,24 @@ LogicalResult importMatMul(NodeContext &ctx, SmallVectorImpl<Value> &results) {
                              ctx.builder.getDenseI64ArrayAttr(shape));
 }
 
-/// Reads kernel_shape/strides/dilations for a 2-D window op.
+/// Reads strides/dilations (default 1) and the pads (explicit or from
+/// auto_pad) of a window op over `input` ([N, C, D1, ..., Dk]).
 LogicalResult readWindow(NodeContext &ctx, RankedTensorType input,
-                         SmallVector<int64_t> kernel,
+                         ArrayRef<int64_t> kernel,
                          SmallVectorImpl<int64_t> &strides,
                          SmallVectorImpl<int64_t> &dilations,
                          SmallVectorImpl<int64_t> &pads) {
-  if (input.getRank() != 4)
-    return ctx.fail("only 1-D and 2-D spatial inputs are supported; input has "
-                    "rank " +
+  if (input.getRank() < 3)
+    return ctx.fail("input must have rank >= 3 ([N, C, spatial dimensions]); "
+                    "it has rank " +
                     llvm::Twine(input.getRank()));
-  auto s = ctx.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1});
-  auto d = ctx.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1});
-  if (kernel.size() != 2 || s.size() != 2 || d.size() != 2)
-    return ctx.fail("kernel_shape, strides and dilations must have 2 entries");
-  for (int i = 0; i < 2; ++i)
+  size_t k = input.getRank() - 2;
+  auto s = ctx.intsAttr("strides").value_or(SmallVector<int64_t>(k, 1));
+  auto d = ctx.intsAttr("dilations").value_or(SmallVector<int64_t>(k, 1));
+  if (kernel.size() != k || s.size() != k || d.size() != k)
+    return ctx.fail("kernel_shape, strides and dilations must have " +
+                    llvm::Twine(k) + " entries (one per spatial dimension)");
+  for (size_t i = 0; i < k; ++i)
     if (kernel[i] < 1 || s[i] < 1 || d[i] < 1)
       return ctx.fail("kernel_shape, strides and dilations must be >= 1");
   strides.assign(s.begin(), s.end());
@@ -131,29 +134,41 @@ LogicalResult checkWindowFits(NodeContext &ctx, RankedTensorType input,
                               ArrayRef<int64_t> strides,
                               ArrayRef<int64_t> pads,
                               ArrayRef<int64_t> dilations, bool ceilMode) {
-  for (int i = 0; i < 2; ++i)
+  size_t k = kernel.size();
+  for (size_t i = 0; i < k; ++i)
     if (failed(slidingWindowExtent(input.getDimSize(2 + i), kernel[i],
-                                   strides[i], pads[i], pads[2 + i],
+                                   strides[i], pads[i], pads[k + i],
                                    dilations[i], ceilMode)))
       return ctx.fail("the window does not fit the input");
   return success();
 }
 
-LogicalResult importConv(NodeContext &ctx, SmallVectorImpl<Value> &results) {
+/// Checks Conv/ConvTranspose operand ranks and element types, and that a
+/// declared kernel_shape matches the weight.
+LogicalResult checkConvOperands(NodeContext &ctx) {
   RankedTensorType x = ctx.inputType(0), w = ctx.inputType(1);
+  if (x.getRank() < 3)
+    return ctx.fail("input must have rank >= 3 ([N, C, spatial dimensions]); "
+                    "it has rank " +
+                    llvm::Twine(x.getRank()));
   if (w.getRank() != x.getRank())
     return ctx.fail("input and weight ranks differ");
-  if (x.getRank() != 4)
-    return ctx.fail("only 1-D and 2-D spatial inputs are supported; input has "
-                    "rank " +
-                    llvm::Twine(x.getRank()));
+  if (x.getElementType().isInteger(1))
+    return ctx.fail("boolean inputs are not supported");
   if (w.getElementType() != x.getElementType() ||
       (ctx.input(2) && ctx.inputType(2).getElementType() != x.getElementType()))
     return ctx.fail("operand element types differ");
-  SmallVector<int64_t> kernel(w.getShape().drop_front(2));
-  if (auto declared = ctx.intsAttr("kernel_shape"); declared &&
-                                                    *declared != kernel)
+  if (auto declared = ctx.intsAttr("kernel_shape");
+      declared && ArrayRef<int64_t>(*declared) != w.getShape().drop_front(2))
     return ctx.fail("kernel_shape does not match the weight's shape");
+  return success();
+}
+
+LogicalResult importConv(NodeContext &ctx, SmallVectorImpl<Value> &results) {
+  if (failed(checkConvOperands(ctx)))
+    return failure();
+  RankedTensorType x = ctx.inputType(0), w = ctx.inputType(1);
+  SmallVector<int64_t> kernel(w.getShape().drop_front(2));
   SmallVector<int64_t> strides, dilations, pads;
   if (failed(readWindow(ctx, x, kernel, strides, dilations, pads)))
     return failure();
@@ -170,9 +185,100 @@ LogicalResult importConv(NodeContext &ctx, SmallVectorImpl<Value> &results) {
       return ctx.fail("bias must have one element per output channel");
   }
   Builder &b = ctx.builder;
-  return ctx.emit<Conv2DOp>(results, ctx.input(0), ctx.input(1), ctx.input(2),
+  return ctx.emit<ConvOp>(results, ctx.input(0), ctx.input(1), ctx.input(2),
       b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(pads),
       b.getDenseI64ArrayAttr(dilations), b.getI64IntegerAttr(group));
+}
+
+/// ConvTranspose: `output_shape` and `auto_pad` become pads as ONNX's
+/// reference computes them (total padding split with the larger half at the
+/// end for SAME_UPPER, at the beginning otherwise); a negative end pad (an
+/// output_shape beyond the full output) becomes output padding.
+LogicalResult importConvTranspose(NodeContext &ctx,
+                                  SmallVectorImpl<Value> &results) {
+  if (failed(checkConvOperands(ctx)))
+    return failure();
+  RankedTensorType x = ctx.inputType(0), w = ctx.inputType(1);
+  if (!isa<FloatType>(x.getElementType()))
+    return ctx.fail("only floating-point inputs are supported");
+  size_t k = x.getRank() - 2;
+  SmallVector<int64_t> kernel(w.getShape().drop_front(2));
+  auto strides = ctx.intsAttr("strides").value_or(SmallVector<int64_t>(k, 1));
+  auto dilations =
+      ctx.intsAttr("dilations").value_or(SmallVector<int64_t>(k, 1));
+  auto outputPadding =
+      ctx.intsAttr("output_padding").value_or(SmallVector<int64_t>(k, 0));
+  if (strides.size() != k || dilations.size() != k ||
+      outputPadding.size() != k)
+    return ctx.fail("strides, dilations and output_padding must have " +
+                    llvm::Twine(k) + " entries (one per spatial dimension)");
+  for (size_t i = 0; i < k; ++i)
+    if (strides[i] < 1 || dilations[i] < 1 || outputPadding[i] < 0)
+      return ctx.fail("strides and dilations must be >= 1, output_padding "
+                      ">= 0");
+  int64_t group = ctx.intAttr("group", 1);
+  if (group < 1 || x.getDimSize(1) != w.getDimSize(0) ||
+      x.getDimSize(1) % group != 0)
+    return ctx.fail("group " + llvm::Twine(group) +
+                    " does not match the input and weight channels");
+  if (Value bias = ctx.input(2)) {
+    RankedTensorType bt = ctx.inputType(2);
+    if (bt.getRank() != 1 || bt.getDimSize(0) != w.getDimSize(1) * group)
+      return ctx.fail("bias must have one element per output channel");
+  }
+
+  std::string autoPad = ctx.stringAttr("auto_pad", "NOTSET");
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER")
+    return ctx.fail("unknown auto_pad '" + autoPad + "'");
+  auto floorDiv2 = [](int64_t v) { return v >= 0 ? v / 2 : -((-v + 1) / 2); };
+  SmallVector<int64_t> pads(2 * k, 0);
+  std::optional<SmallVector<int64_t>> outputShape =
+      ctx.intsAttr("output_shape");
+  if (outputShape && outputShape->size() == k + 2)
+    outputShape->erase(outputShape->begin(), outputShape->begin() + 2);
+  if (outputShape && outputShape->size() != k)
+    return ctx.fail("output_shape must have " + llvm::Twine(k) + " entries");
+  if (!outputShape && autoPad.rfind("SAME", 0) == 0) {
+    outputShape.emplace();
+    for (size_t i = 0; i < k; ++i)
+      outputShape->push_back(x.getDimSize(2 + i) * strides[i]);
+  }
+  if (outputShape) {
+    for (size_t i = 0; i < k; ++i) {
+      int64_t total = strides[i] * (x.getDimSize(2 + i) - 1) +
+                      outputPadding[i] + (kernel[i] - 1) * dilations[i] + 1 -
+                      (*outputShape)[i];
+      if (autoPad.rfind("SAME", 0) == 0 && !ctx.intsAttr("output_shape"))
+        total = std::max<int64_t>(total, 0);
+      int64_t half = floorDiv2(total);
+      pads[i] = autoPad == "SAME_UPPER" ? half : total - half;
+      pads[k + i] = autoPad == "SAME_UPPER" ? total - half : half;
+      if (pads[i] < 0)
+        return ctx.fail("output_shape needs output before the first input "
+                        "position (negative begin padding), which is not "
+                        "supported");
+      if (pads[k + i] < 0) {
+        outputPadding[i] -= pads[k + i];
+        pads[k + i] = 0;
+      }
+    }
+  } else if (autoPad == "NOTSET") {
+    if (auto explicitPads = ctx.intsAttr("pads")) {
+      if (explicitPads->size() != 2 * k)
+        return ctx.fail("'pads' has " + llvm::Twine(explicitPads->size()) +
+                        " entries, expected " + llvm::Twine(2 * k));
+      pads.assign(explicitPads->begin(), explicitPads->end());
+    }
+    if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+      return ctx.fail("negative pads are not supported");
+  }
+  Builder &b = ctx.builder;
+  return ctx.emit<ConvTransposeOp>(
+      results, ctx.input(0), ctx.input(1), ctx.input(2),
+      b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(pads),
+      b.getDenseI64ArrayAttr(dilations), b.getDenseI64ArrayAttr(outputPadding),
+      b.getI64IntegerAttr(group));
 }
 
 LogicalResult importMaxPool(NodeContext &ctx,
@@ -191,7 +297,7 @@ LogicalResult importMaxPool(NodeContext &ctx,
                              ceilMode)))
     return failure();
   Builder &b = ctx.builder;
-  return ctx.emit<MaxPool2DOp>(results, ctx.input(0), b.getDenseI64ArrayAttr(*kernel),
+  return ctx.emit<MaxPoolOp>(results, ctx.input(0), b.getDenseI64ArrayAttr(*kernel),
       b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(pads),
       b.getDenseI64ArrayAttr(dilations), b.getBoolAttr(ceilMode));
 }
@@ -205,16 +311,14 @@ LogicalResult importAveragePool(NodeContext &ctx,
   SmallVector<int64_t> strides, dilations, pads;
   if (failed(readWindow(ctx, x, *kernel, strides, dilations, pads)))
     return failure();
-  if (dilations[0] != 1 || dilations[1] != 1)
-    return ctx.fail("dilated AveragePool is not supported yet");
   bool ceilMode = ctx.intAttr("ceil_mode", 0) != 0;
   if (failed(checkWindowFits(ctx, x, *kernel, strides, pads, dilations,
                              ceilMode)))
     return failure();
   Builder &b = ctx.builder;
-  return ctx.emit<AvgPool2DOp>(results, ctx.input(0), b.getDenseI64ArrayAttr(*kernel),
+  return ctx.emit<AvgPoolOp>(results, ctx.input(0), b.getDenseI64ArrayAttr(*kernel),
       b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(pads),
-      b.getBoolAttr(ceilMode),
+      b.getDenseI64ArrayAttr(dilations), b.getBoolAttr(ceilMode),
       b.getBoolAttr(ctx.intAttr("count_include_pad", 0) != 0));
 }
 
@@ -255,61 +359,6 @@ LogicalResult importSoftmax(NodeContext &ctx,
     return failure();
   return ctx.emit<ReshapeOp>(results, *soft,
                              b.getDenseI64ArrayAttr(x.getShape()));
-}
-
-/// A 1-D window op (Conv, MaxPool, AveragePool on [N, C, W]) runs as its
-/// 2-D form on [N, C, 1, W]: the inputs gain a unit height, the spatial
-/// attributes a leading entry for it (kernel 1, stride 1, no padding), and
-/// the result loses the height again.
-NodeImportFn as2D(NodeImportFn importer2D) {
-  return [importer2D](NodeContext &ctx, SmallVectorImpl<Value> &results) {
-    if (ctx.inputType(0).getRank() != 3)
-      return importer2D(ctx, results);
-    // Every tensor input of these ops with a spatial extent (x, and Conv's
-    // weight) gets the unit height; Conv's bias (1-D) stays.
-    SmallVector<Value> inputs;
-    for (auto [i, v] : llvm::enumerate(ctx.inputs)) {
-      RankedTensorType t = v ? dyn_cast<RankedTensorType>(v.getType())
-                             : RankedTensorType();
-      if (!t || t.getRank() != 3) {
-        inputs.push_back(v);
-        continue;
-      }
-      FailureOr<Value> raised = reshape(
-          ctx, v, {t.getDimSize(0), t.getDimSize(1), 1, t.getDimSize(2)});
-      if (failed(raised))
-        return failure();
-      inputs.push_back(*raised);
-    }
-    onnx::NodeProto node = ctx.node;
-    for (onnx::AttributeProto &a : *node.mutable_attribute()) {
-      auto prepend = [&](int64_t value) {
-        auto *ints = a.mutable_ints();
-        ints->Add(value);
-        std::rotate(ints->begin(), ints->end() - 1, ints->end());
-      };
-      if (a.name() == "kernel_shape" || a.name() == "strides" ||
-          a.name() == "dilations") {
-        prepend(1);
-      } else if (a.name() == "pads" && a.ints_size() == 2) {
-        int64_t begin = a.ints(0), end = a.ints(1);
-        a.clear_ints();
-        for (int64_t v : {int64_t(0), begin, int64_t(0), end})
-          a.add_ints(v);
-      }
-    }
-    NodeContext ctx2D(ctx.builder, ctx.loc, node, inputs, ctx.opset);
-    SmallVector<Value> results2D;
-    if (failed(importer2D(ctx2D, results2D))) {
-      ctx.failure = ctx2D.failure;
-      return failure();
-    }
-    auto type = cast<RankedTensorType>(results2D.front().getType());
-    return ctx.emit<ReshapeOp>(
-        results, results2D.front(),
-        ctx.builder.getDenseI64ArrayAttr(
-            {type.getDimSize(0), type.getDimSize(1), type.getDimSize(3)}));
-  };
 }
 
 /// Writes ONNX's Einsum equation in tessel.einsum's explicit form: spaces
@@ -409,7 +458,7 @@ LogicalResult importEinsum(NodeContext &ctx, SmallVectorImpl<Value> &results) {
 
 LogicalResult mlir::tessel::onnx_import::importConvolution(
     NodeContext &ctx, SmallVectorImpl<Value> &results) {
-  return as2D(importConv)(ctx, results);
+  return importConv(ctx, results);
 }
 
 void mlir::tessel::onnx_import::registerNNImporters(
@@ -418,8 +467,9 @@ void mlir::tessel::onnx_import::registerNNImporters(
   registry.add("MatMul", importMatMul, {2, 2});
   registry.add("Einsum", importEinsum, {1, kVariadic}, 12);
   registry.add("Conv", importConvolution, {2, 3});
-  registry.add("MaxPool", as2D(importMaxPool), {1, 1});
-  registry.add("AveragePool", as2D(importAveragePool), {1, 1});
+  registry.add("ConvTranspose", importConvTranspose, {2, 3});
+  registry.add("MaxPool", importMaxPool, {1, 1});
+  registry.add("AveragePool", importAveragePool, {1, 1});
   registry.add("GlobalAveragePool", importGlobalAveragePool, {1, 1});
   registry.add("Softmax", importSoftmax, {1, 1});
 }

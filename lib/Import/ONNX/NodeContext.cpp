@@ -142,3 +142,34 @@ LogicalResult mlir::tessel::onnx_import::resolvePads(
   }
   return success();
 }
+
+FailureOr<Value>
+mlir::tessel::onnx_import::alignLegacyBroadcast(NodeContext &ctx) {
+  Value right = ctx.input(1);
+  if (ctx.opset >= 7)
+    return right;
+  RankedTensorType lhs = ctx.inputType(0), rhs = ctx.inputType(1);
+  // Before opset 7: equal shapes, or `broadcast = 1` with B aligned to A's
+  // dimensions from `axis` (default: the trailing ones). Reshaping B with
+  // trailing unit dims turns that into numpy broadcasting.
+  if (ctx.intAttr("broadcast", 0) == 0) {
+    if (lhs.getShape() != rhs.getShape()) {
+      (void)ctx.fail("shapes differ and 'broadcast' is not set");
+      return failure();
+    }
+    return right;
+  }
+  if (!ctx.attr("axis"))
+    return right;
+  int64_t axis = ctx.intAttr("axis", 0);
+  if (axis < 0)
+    axis += lhs.getRank();
+  int64_t trailing = lhs.getRank() - axis - rhs.getRank();
+  if (axis < 0 || trailing < 0) {
+    (void)ctx.fail("'axis' does not place B inside A");
+    return failure();
+  }
+  SmallVector<int64_t> shape(rhs.getShape());
+  shape.append(trailing, 1);
+  return ctx.build<ReshapeOp>(right, ctx.builder.getDenseI64ArrayAttr(shape));
+}

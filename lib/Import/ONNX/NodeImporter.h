@@ -203,6 +203,7 @@ void registerReductionImporters(ImporterRegistry &registry);
 void registerTensorImporters(ImporterRegistry &registry);
 void registerIndexingImporters(ImporterRegistry &registry);
 void registerLossImporters(ImporterRegistry &registry);
+void registerResizeImporters(ImporterRegistry &registry);
 void registerQuantizationImporters(ImporterRegistry &registry);
 void registerRecurrentImporters(ImporterRegistry &registry);
 
@@ -217,15 +218,22 @@ FailureOr<ElementsAttr> convertTensor(MLIRContext *ctx,
                                       const onnx::TensorProto &tensor,
                                       std::string &error);
 
-/// Shape of a 4-D NCHW window op after ONNX's auto_pad: fills `pads` (as
-/// [top, left, bottom, right]) from the explicit pads or the auto_pad mode.
+/// Pads of a window op over [N, C, D1, ..., Dk] after ONNX's auto_pad: fills
+/// `pads` (all begins, then all ends) from the explicit pads or the auto_pad
+/// mode.
 LogicalResult resolvePads(NodeContext &ctx, ArrayRef<int64_t> inputSpatial,
                           ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
                           ArrayRef<int64_t> dilations,
                           SmallVectorImpl<int64_t> &pads);
 
-/// Imports a Conv node (1-D or 2-D) on `ctx.inputs` (x, w and optional
-/// bias), reading the window attributes from the node.
+/// Operand B of a binary elementwise node, aligned for numpy broadcasting:
+/// before opset 7, B broadcasts only with `broadcast = 1`, placed at `axis`
+/// of A (default: the trailing dimensions). Fails the node otherwise.
+FailureOr<Value> alignLegacyBroadcast(NodeContext &ctx);
+
+/// Imports a Conv node (any number of spatial dimensions, float or integer
+/// operands) on `ctx.inputs` (x, w and optional bias), reading the window
+/// attributes from the node.
 LogicalResult importConvolution(NodeContext &ctx,
                                 SmallVectorImpl<Value> &results);
 

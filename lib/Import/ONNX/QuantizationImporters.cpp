@@ -318,9 +318,9 @@ LogicalResult importMatMulInteger(NodeContext &ctx,
 FailureOr<Value> integerConv(NodeContext &ctx, Value x, Value xZp, Value w,
                              Value wZp, Value bias) {
   auto xt = cast<RankedTensorType>(x.getType());
-  if (xt.getRank() != 3 && xt.getRank() != 4)
+  if (xt.getRank() < 3)
     {
-      (void)ctx.fail("only 1-D and 2-D spatial inputs are supported");
+      (void)ctx.fail("input must have rank >= 3 ([N, C, spatial dimensions])");
       return failure();
     }
   if (xZp && cast<RankedTensorType>(xZp.getType()).getNumElements() != 1)

@@ -21,7 +21,7 @@
 // CHECK-SAME: ins(%[[PADDED]], %[[WINDOW]] : tensor<1x1x6x6xf32>, tensor<2x2xf32>) outs(%[[ACC]] : tensor<1x1x3x3xf32>)
 // CHECK: arith.maximumf
 func.func @max_pool_ceil_mode(%x: tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32> {
-  %0 = tessel.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, ceil_mode = true} : (tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32>
+  %0 = tessel.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, ceil_mode = true, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32>
   return %0 : tensor<1x1x3x3xf32>
 }
 
@@ -33,7 +33,7 @@ func.func @max_pool_ceil_mode(%x: tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32> {
 // CHECK-NOT: tensor.pad
 // CHECK: linalg.generic {indexing_maps = [#[[$IN]],
 func.func @max_pool_dilated(%x: tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32> {
-  %0 = tessel.max_pool2d %x {kernel = array<i64: 2, 2>, dilations = array<i64: 2, 2>} : (tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32>
+  %0 = tessel.max_pool %x {kernel = array<i64: 2, 2>, dilations = array<i64: 2, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : (tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32>
   return %0 : tensor<1x1x3x3xf32>
 }
 
@@ -48,7 +48,7 @@ func.func @max_pool_dilated(%x: tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32> {
 // CHECK: linalg.generic {{.*}} ins(%[[SUMS]], %[[DIV]] : tensor<1x1x3x3xf32>, tensor<3x3xf32>)
 // CHECK: arith.divf
 func.func @avg_pool_count_include_pad(%x: tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32> {
-  %0 = tessel.avg_pool2d %x {kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = true} : (tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32>
+  %0 = tessel.avg_pool %x {kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = true, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32>
   return %0 : tensor<1x1x3x3xf32>
 }
 
@@ -61,7 +61,7 @@ func.func @avg_pool_count_include_pad(%x: tensor<1x1x3x3xf32>) -> tensor<1x1x3x3
 // CHECK: %[[DIV:.+]] = arith.constant dense<{{\[}}[4.000000e+00, 6.000000e+00, 4.000000e+00], [6.000000e+00, 9.000000e+00, 6.000000e+00], [4.000000e+00, 6.000000e+00, 4.000000e+00]]> : tensor<3x3xf32>
 // CHECK: linalg.generic {{.*}} ins(%[[SUMS]], %[[DIV]] :
 func.func @avg_pool_exclude_pad(%x: tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32> {
-  %0 = tessel.avg_pool2d %x {kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32>
+  %0 = tessel.avg_pool %x {kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32>
   return %0 : tensor<1x1x3x3xf32>
 }
 
@@ -73,7 +73,7 @@ func.func @avg_pool_exclude_pad(%x: tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32> 
 // CHECK: tensor.pad %{{.+}} low[0, 0, 0, 0] high[0, 0, 1, 1]
 // CHECK: arith.constant dense<{{\[}}[4.000000e+00, 4.000000e+00, 2.000000e+00], [4.000000e+00, 4.000000e+00, 2.000000e+00], [2.000000e+00, 2.000000e+00, 1.000000e+00]]> : tensor<3x3xf32>
 func.func @avg_pool_ceil_mode(%x: tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32> {
-  %0 = tessel.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, ceil_mode = true, count_include_pad = true} : (tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32>
+  %0 = tessel.avg_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, ceil_mode = true, count_include_pad = true, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32>
   return %0 : tensor<1x1x3x3xf32>
 }
 
@@ -93,4 +93,21 @@ func.func @avg_pool_ceil_mode(%x: tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32> {
 func.func @global_average_pool(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x1x1xf32> {
   %0 = tessel.global_average_pool %x : (tensor<2x3x4x5xf32>) -> tensor<2x3x1x1xf32>
   return %0 : tensor<2x3x1x1xf32>
+}
+
+// -----
+
+// 3-D: the window loops are (kd, kh, kw); the divisor table is the outer
+// product of per-dimension tap counts (kernel 2, stride 2, one end pad
+// along D: the last window along D counts 1 real element).
+// CHECK-DAG: #[[$IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2 * 2 + d5, d3 * 2 + d6, d4 * 2 + d7)>
+// CHECK-LABEL: func.func @avg_pool_3d
+// CHECK: tensor.pad %{{.+}} low[0, 0, 0, 0, 0] high[0, 0, 1, 0, 0]
+// CHECK: %[[SUMS:.+]] = linalg.generic {indexing_maps = [#[[$IN]],
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+// CHECK: %[[DIV:.+]] = arith.constant dense<{{\[}}{{\[}}[8.000000e+00]], {{\[}}[4.000000e+00]]]> : tensor<2x1x1xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[SUMS]], %[[DIV]] : tensor<1x1x2x1x1xf32>, tensor<2x1x1xf32>)
+func.func @avg_pool_3d(%x: tensor<1x1x3x2x2xf32>) -> tensor<1x1x2x1x1xf32> {
+  %0 = tessel.avg_pool %x {kernel = array<i64: 2, 2, 2>, strides = array<i64: 2, 2, 2>, pads = array<i64: 0, 0, 0, 1, 0, 0>, dilations = array<i64: 1, 1, 1>} : (tensor<1x1x3x2x2xf32>) -> tensor<1x1x2x1x1xf32>
+  return %0 : tensor<1x1x2x1x1xf32>
 }

@@ -94,7 +94,7 @@ func.func @gemm_c_rank(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<1x2x
 func.func @conv_group(%x: tensor<1x6x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+2 {{group 4 must divide the 6 input channels and the 4 filters}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tessel.conv2d %x, %w {group = 4 : i64} : (tensor<1x6x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %0 = tessel.conv %x, %w {group = 4 : i64, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x6x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   return
 }
 
@@ -103,7 +103,7 @@ func.func @conv_group(%x: tensor<1x6x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 func.func @conv_channels(%x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
   // expected-error @+2 {{weight has 2 channels per filter, expected 3 (input channels / group)}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tessel.conv2d %x, %w : (tensor<1x3x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
   return
 }
 
@@ -112,7 +112,7 @@ func.func @conv_channels(%x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
 func.func @conv_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<3xf32>) {
   // expected-error @+2 {{bias must be a 1-D tensor of 4 elements of the input's type}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tessel.conv2d %x, %w, %b : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>) -> tensor<1x4x6x6xf32>
+  %0 = tessel.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>) -> tensor<1x4x6x6xf32>
   return
 }
 
@@ -121,7 +121,7 @@ func.func @conv_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tenso
 func.func @conv_window(%x: tensor<1x3x2x2xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+2 {{window of extent 3 (dilation 1) does not fit input extent 2 with pads 0, 0}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tessel.conv2d %x, %w : (tensor<1x3x2x2xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x1x1xf32>
+  %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x2x2xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x1x1xf32>
   return
 }
 
@@ -130,7 +130,7 @@ func.func @conv_window(%x: tensor<1x3x2x2xf32>, %w: tensor<4x3x3x3xf32>) {
 func.func @pool_window(%x: tensor<1x4x4x4xf32>) {
   // expected-error @+2 {{window of extent 5 (dilation 1) does not fit input extent 4 with pads 0, 0}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tessel.max_pool2d %x {kernel = array<i64: 5, 5>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x1x1xf32>
+  %0 = tessel.max_pool %x {kernel = array<i64: 5, 5>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x1x1xf32>
   return
 }
 
@@ -139,16 +139,16 @@ func.func @pool_window(%x: tensor<1x4x4x4xf32>) {
 func.func @pool_negative_pads(%x: tensor<1x4x8x8xf32>) {
   // expected-error @+2 {{pads must be >= 0}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tessel.avg_pool2d %x {kernel = array<i64: 2, 2>, pads = array<i64: -1, 0, 0, 0>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x6x7xf32>
+  %0 = tessel.avg_pool %x {kernel = array<i64: 2, 2>, pads = array<i64: -1, 0, 0, 0>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x6x7xf32>
   return
 }
 
 // -----
 
 func.func @pool_attr_sizes(%x: tensor<1x4x8x8xf32>) {
-  // expected-error @+2 {{expects 2 kernel extents, 2 strides, 4 pads and 2 dilations}}
+  // expected-error @+2 {{expects 2 kernel extents, 2 strides, 4 pads and 2 dilations (one per spatial dimension)}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tessel.max_pool2d %x {kernel = array<i64: 2, 2>, pads = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x9x9xf32>
+  %0 = tessel.max_pool %x {kernel = array<i64: 2, 2>, pads = array<i64: 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x9x9xf32>
   return
 }
 
@@ -157,7 +157,7 @@ func.func @pool_attr_sizes(%x: tensor<1x4x8x8xf32>) {
 func.func @pool_zero_stride(%x: tensor<1x4x8x8xf32>) {
   // expected-error @+2 {{kernel, strides and dilations must be >= 1}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tessel.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 0, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x7x7xf32>
+  %0 = tessel.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 0, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x7x7xf32>
   return
 }
 
@@ -276,6 +276,58 @@ func.func @sigmoid_int(%x: tensor<2xi32>) {
 
 // -----
 
+func.func @conv_transpose_channels(%x: tensor<1x3x4x4xf32>, %w: tensor<2x2x3x3xf32>) {
+  // expected-error @+2 {{weight has 2 input channels, the input 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.conv_transpose %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x3x4x4xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_pads(%x: tensor<1x1x1x1xf32>, %w: tensor<1x1x1x1xf32>) {
+  // expected-error @+2 {{pads 1, 0 leave no output along spatial dimension 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.conv_transpose %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @conv_rank(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) {
+  // expected-error @+2 {{input must have rank >= 3 ([N, C, spatial dimensions...])}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.conv %x, %w {strides = array<i64>, pads = array<i64>, dilations = array<i64>} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @resize_mode(%x: tensor<2x2xf32>) {
+  // expected-error @+1 {{unknown mode 'area' (nearest, linear, cubic)}}
+  %0 = tessel.resize %x {mode = "area", scales = array<f64: 1.0, 2.0>, sizes = array<i64: 2, 4>} : (tensor<2x2xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @resize_roi(%x: tensor<2x2xf32>) {
+  // expected-error @+1 {{tf_crop_and_resize needs a roi of 4 entries}}
+  %0 = tessel.resize %x {coordinate_transformation_mode = "tf_crop_and_resize", scales = array<f64: 1.0, 2.0>, sizes = array<i64: 2, 4>} : (tensor<2x2xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @resize_sizes(%x: tensor<2x2xf32>) {
+  // expected-error @+2 {{sizes and scales need one entry per dimension}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.resize %x {scales = array<f64: 2.0>, sizes = array<i64: 2, 4>} : (tensor<2x2xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
 func.func @einsum_no_output(%a: tensor<2x3xf32>) {
   // expected-error @+2 {{the equation must give its output after '->'}}
   // expected-error @+1 {{'tessel.einsum' op failed to infer returned types}}
@@ -359,7 +411,7 @@ func.func @matmul_bool(%a: tensor<2x2xi1>) {
 
 func.func @conv_bool(%x: tensor<1x1x3x3xi1>, %w: tensor<1x1x2x2xi1>) {
   // expected-error @+2 {{boolean operands are not supported}}
-  // expected-error @+1 {{'tessel.conv2d' op failed to infer returned types}}
-  %0 = tessel.conv2d %x, %w : (tensor<1x1x3x3xi1>, tensor<1x1x2x2xi1>) -> tensor<1x1x2x2xi1>
+  // expected-error @+1 {{'tessel.conv' op failed to infer returned types}}
+  %0 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x1x3x3xi1>, tensor<1x1x2x2xi1>) -> tensor<1x1x2x2xi1>
   return
 }

@@ -56,23 +56,23 @@ func.func @contraction(%a: tensor<8x2x3xf32>, %b: tensor<3x4xf32>, %x: tensor<1x
 
 // CHECK-LABEL: func.func @conv
 func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>, %g: tensor<6x1x3x3xf32>, %x6: tensor<1x6x8x8xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x6x6xf32>, tensor<1x6x4x4xf32>) {
-  // CHECK: tessel.conv2d %{{.+}}, %{{.+}}, %{{.+}} {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
-  %0 = tessel.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
-  // CHECK: tessel.conv2d %{{.+}}, %{{.+}} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
-  %1 = tessel.conv2d %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
-  // CHECK: tessel.conv2d %{{.+}}, %{{.+}} {dilations = array<i64: 2, 2>, group = 6 : i64} : (tensor<1x6x8x8xf32>, tensor<6x1x3x3xf32>) -> tensor<1x6x4x4xf32>
-  %2 = tessel.conv2d %x6, %g {dilations = array<i64: 2, 2>, group = 6 : i64} : (tensor<1x6x8x8xf32>, tensor<6x1x3x3xf32>) -> tensor<1x6x4x4xf32>
+  // CHECK: tessel.conv %{{.+}}, %{{.+}}, %{{.+}} {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  %0 = tessel.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  // CHECK: tessel.conv %{{.+}}, %{{.+}} {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %1 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  // CHECK: tessel.conv %{{.+}}, %{{.+}} {dilations = array<i64: 2, 2>, group = 6 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x6x8x8xf32>, tensor<6x1x3x3xf32>) -> tensor<1x6x4x4xf32>
+  %2 = tessel.conv %x6, %g {dilations = array<i64: 2, 2>, group = 6 : i64, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : (tensor<1x6x8x8xf32>, tensor<6x1x3x3xf32>) -> tensor<1x6x4x4xf32>
   return %0, %1, %2 : tensor<1x4x4x4xf32>, tensor<1x4x6x6xf32>, tensor<1x6x4x4xf32>
 }
 
 // CHECK-LABEL: func.func @pooling
 func.func @pooling(%x: tensor<1x4x8x8xf32>, %y: tensor<1x4x7x7xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x8x8xf32>, tensor<1x4x1x1xf32>) {
-  // CHECK: tessel.max_pool2d %{{.+}} {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
-  %0 = tessel.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
-  // CHECK: tessel.max_pool2d %{{.+}} {ceil_mode = true, kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
-  %1 = tessel.max_pool2d %y {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, ceil_mode = true} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
-  // CHECK: tessel.avg_pool2d %{{.+}} {count_include_pad = true, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
-  %2 = tessel.avg_pool2d %x {kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = true} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  // CHECK: tessel.max_pool %{{.+}} {dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  %0 = tessel.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  // CHECK: tessel.max_pool %{{.+}} {ceil_mode = true, dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
+  %1 = tessel.max_pool %y {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, ceil_mode = true, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
+  // CHECK: tessel.avg_pool %{{.+}} {count_include_pad = true, dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %2 = tessel.avg_pool %x {kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = true, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
   // CHECK: tessel.global_average_pool %{{.+}} : (tensor<1x4x7x7xf32>) -> tensor<1x4x1x1xf32>
   %3 = tessel.global_average_pool %y : (tensor<1x4x7x7xf32>) -> tensor<1x4x1x1xf32>
   return %0, %1, %2, %3 : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x8x8xf32>, tensor<1x4x1x1xf32>
@@ -96,6 +96,20 @@ func.func @data_movement(%x: tensor<1x1x28x28xf32>, %t: tensor<1x3x4x5xf32>, %a:
   return %0, %1, %2 : tensor<1x784xf32>, tensor<1x4x5x3xf32>, tensor<3x3xi64>
 }
 
+// CHECK-LABEL: func.func @conv_transpose_3d
+func.func @conv_transpose_3d(%x: tensor<1x2x3x3x3xf32>, %w: tensor<2x3x2x2x2xf32>) -> tensor<1x3x7x6x6xf32> {
+  // CHECK: tessel.conv_transpose %{{.+}}, %{{.+}} {dilations = array<i64: 1, 1, 1>, output_padding = array<i64: 1, 0, 0>, pads = array<i64: 0, 0, 0, 0, 0, 0>, strides = array<i64: 2, 2, 2>} : (tensor<1x2x3x3x3xf32>, tensor<2x3x2x2x2xf32>) -> tensor<1x3x7x6x6xf32>
+  %0 = tessel.conv_transpose %x, %w {strides = array<i64: 2, 2, 2>, pads = array<i64: 0, 0, 0, 0, 0, 0>, dilations = array<i64: 1, 1, 1>, output_padding = array<i64: 1, 0, 0>} : (tensor<1x2x3x3x3xf32>, tensor<2x3x2x2x2xf32>) -> tensor<1x3x7x6x6xf32>
+  return %0 : tensor<1x3x7x6x6xf32>
+}
+
+// CHECK-LABEL: func.func @resize
+func.func @resize(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x3xf32> {
+  // CHECK: tessel.resize %{{.+}} {mode = "cubic", scales = array<f64: 1.000000e+00, 1.000000e+00, 2.000000e+00, 1.500000e+00>, sizes = array<i64: 1, 1, 4, 3>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x3xf32>
+  %0 = tessel.resize %x {mode = "cubic", scales = array<f64: 1.0, 1.0, 2.0, 1.5>, sizes = array<i64: 1, 1, 4, 3>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x3xf32>
+  return %0 : tensor<1x1x4x3xf32>
+}
+
 // CHECK-LABEL: func.func @einsum
 func.func @einsum(%x: tensor<5x2x3xf32>, %y: tensor<5x3x4xf32>, %d: tensor<3x5x5xi32>) -> (tensor<5x2x4xf32>, tensor<3x5xi32>) {
   // CHECK: tessel.einsum %{{.+}}, %{{.+}} {equation = "bij,bjk->bik"} : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
@@ -110,7 +124,7 @@ func.func @einsum(%x: tensor<5x2x3xf32>, %y: tensor<5x3x4xf32>, %d: tensor<3x5x5
 func.func @integer_contractions(%a: tensor<4x3xi32>, %b: tensor<3x2xi32>, %x: tensor<1x1x3x3xi32>, %w: tensor<1x1x2x2xi32>) -> (tensor<4x2xi32>, tensor<1x1x2x2xi32>) {
   // CHECK: tessel.matmul %{{.+}}, %{{.+}} : (tensor<4x3xi32>, tensor<3x2xi32>) -> tensor<4x2xi32>
   %0 = tessel.matmul %a, %b : (tensor<4x3xi32>, tensor<3x2xi32>) -> tensor<4x2xi32>
-  // CHECK: tessel.conv2d %{{.+}}, %{{.+}} : (tensor<1x1x3x3xi32>, tensor<1x1x2x2xi32>) -> tensor<1x1x2x2xi32>
-  %1 = tessel.conv2d %x, %w : (tensor<1x1x3x3xi32>, tensor<1x1x2x2xi32>) -> tensor<1x1x2x2xi32>
+  // CHECK: tessel.conv %{{.+}}, %{{.+}} {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xi32>, tensor<1x1x2x2xi32>) -> tensor<1x1x2x2xi32>
+  %1 = tessel.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x1x3x3xi32>, tensor<1x1x2x2xi32>) -> tensor<1x1x2x2xi32>
   return %0, %1 : tensor<4x2xi32>, tensor<1x1x2x2xi32>
 }

@@ -22,6 +22,7 @@ void populateReductionToLinalgPatterns(RewritePatternSet &patterns);
 void populateNormalizationToLinalgPatterns(RewritePatternSet &patterns);
 void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns);
 void populateIndexingToLinalgPatterns(RewritePatternSet &patterns);
+void populateResizeToLinalgPatterns(RewritePatternSet &patterns);
 
 /// All of the above.
 void populateTesselToLinalgPatterns(RewritePatternSet &patterns);

@@ -186,3 +186,54 @@ LogicalResult TriluOp::inferReturnTypes(MLIRContext *,
   types.push_back(x);
   return success();
 }
+
+LogicalResult ResizeOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto x = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> sizes = adaptor.getSizes();
+  if (!x || static_cast<int64_t>(sizes.size()) != x.getRank() ||
+      static_cast<int64_t>(adaptor.getScales().size()) != x.getRank())
+    return emitOptionalError(loc, "sizes and scales need one entry per "
+                                  "dimension");
+  int64_t count = 1;
+  for (int64_t extent : sizes)
+    if (extent < 1 || llvm::MulOverflow(count, extent, count) ||
+        count > (int64_t(1) << 40))
+      return emitOptionalError(loc, "sizes ", formatList(sizes),
+                               " must be positive and at most 2^40 elements");
+  if (llvm::any_of(adaptor.getScales(), [](double s) { return !(s > 0); }))
+    return emitOptionalError(loc, "scales must be positive");
+  types.push_back(RankedTensorType::get(sizes, x.getElementType()));
+  return success();
+}
+
+LogicalResult ResizeOp::verify() {
+  StringRef mode = getMode(), coordinates = getCoordinateTransformationMode(),
+            nearest = getNearestMode();
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    return emitOpError() << "unknown mode '" << mode
+                         << "' (nearest, linear, cubic)";
+  if (coordinates != "half_pixel" && coordinates != "pytorch_half_pixel" &&
+      coordinates != "align_corners" && coordinates != "asymmetric" &&
+      coordinates != "tf_crop_and_resize" &&
+      coordinates != "tf_half_pixel_for_nn")
+    return emitOpError() << "unknown coordinate_transformation_mode '"
+                         << coordinates
+                         << "' (half_pixel, pytorch_half_pixel, "
+                            "align_corners, asymmetric, tf_crop_and_resize, "
+                            "tf_half_pixel_for_nn)";
+  if (nearest != "round_prefer_floor" && nearest != "round_prefer_ceil" &&
+      nearest != "floor" && nearest != "ceil")
+    return emitOpError() << "unknown nearest_mode '" << nearest
+                         << "' (round_prefer_floor, round_prefer_ceil, "
+                            "floor, ceil)";
+  int64_t rank = cast<RankedTensorType>(getInput().getType()).getRank();
+  std::optional<ArrayRef<double>> roi = getRoi();
+  if (coordinates == "tf_crop_and_resize" &&
+      (!roi || static_cast<int64_t>(roi->size()) != 2 * rank))
+    return emitOpError() << "tf_crop_and_resize needs a roi of " << 2 * rank
+                         << " entries";
+  return success();
+}

@@ -152,16 +152,17 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-/// Checks the attribute lists of a 2-D window op.
-static LogicalResult verifyWindowAttrs(std::optional<Location> loc,
+/// Checks the attribute lists of a window op with `k` spatial dimensions.
+static LogicalResult verifyWindowAttrs(std::optional<Location> loc, size_t k,
                                        ArrayRef<int64_t> kernel,
                                        ArrayRef<int64_t> strides,
                                        ArrayRef<int64_t> pads,
                                        ArrayRef<int64_t> dilations) {
-  if (kernel.size() != 2 || strides.size() != 2 || pads.size() != 4 ||
-      dilations.size() != 2)
-    return emitOptionalError(loc, "expects 2 kernel extents, 2 strides, 4 "
-                                  "pads and 2 dilations");
+  if (kernel.size() != k || strides.size() != k || pads.size() != 2 * k ||
+      dilations.size() != k)
+    return emitOptionalError(loc, "expects ", k, " kernel extents, ", k,
+                             " strides, ", 2 * k, " pads and ", k,
+                             " dilations (one per spatial dimension)");
   if (llvm::any_of(kernel, [](int64_t v) { return v < 1; }) ||
       llvm::any_of(strides, [](int64_t v) { return v < 1; }) ||
       llvm::any_of(dilations, [](int64_t v) { return v < 1; }))
@@ -171,7 +172,7 @@ static LogicalResult verifyWindowAttrs(std::optional<Location> loc,
   return success();
 }
 
-/// Infers `[N, C, OH, OW]` for a 2-D window op over `[N, C, H, W]`.
+/// Infers `[N, C, O1, ..., Ok]` for a window op over `[N, C, D1, ..., Dk]`.
 static LogicalResult inferWindowType(std::optional<Location> loc,
                                      RankedTensorType input, int64_t channels,
                                      ArrayRef<int64_t> kernel,
@@ -179,82 +180,150 @@ static LogicalResult inferWindowType(std::optional<Location> loc,
                                      ArrayRef<int64_t> pads,
                                      ArrayRef<int64_t> dilations, bool ceilMode,
                                      SmallVectorImpl<Type> &types) {
-  if (failed(verifyWindowAttrs(loc, kernel, strides, pads, dilations)))
+  size_t k = input.getRank() - 2;
+  if (failed(verifyWindowAttrs(loc, k, kernel, strides, pads, dilations)))
     return failure();
   SmallVector<int64_t> shape = {input.getDimSize(0), channels};
-  for (int i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < k; ++i) {
     FailureOr<int64_t> extent = slidingWindowExtent(
-        input.getDimSize(2 + i), kernel[i], strides[i], pads[i], pads[2 + i],
+        input.getDimSize(2 + i), kernel[i], strides[i], pads[i], pads[k + i],
         dilations[i], ceilMode);
     if (failed(extent))
       return emitOptionalError(loc, "window of extent ", kernel[i],
                                " (dilation ", dilations[i],
                                ") does not fit input extent ",
                                input.getDimSize(2 + i), " with pads ", pads[i],
-                               ", ", pads[2 + i]);
+                               ", ", pads[k + i]);
     shape.push_back(*extent);
   }
   types.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();
 }
 
-LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
-                                         std::optional<Location> loc,
-                                         Adaptor adaptor,
-                                         SmallVectorImpl<Type> &types) {
-  auto x = getRanked(adaptor.getInput().getType());
-  auto w = getRanked(adaptor.getWeight().getType());
-  if (!x || !w || x.getRank() != 4 || w.getRank() != 4)
-    return emitOptionalError(loc, "input and weight must be 4-D");
+/// Checks a window op's input: `[N, C, D1, ..., Dk]` with k >= 1.
+static RankedTensorType getWindowInput(std::optional<Location> loc,
+                                       Type type) {
+  auto x = getRanked(type);
+  if (!x || x.getRank() < 3) {
+    (void)emitOptionalError(loc, "input must have rank >= 3 ([N, C, spatial "
+                                 "dimensions...])");
+    return {};
+  }
+  return x;
+}
+
+/// Checks the weight and bias of a (transposed) convolution: `weight` is
+/// `[A, B, K1, ..., Kk]` with input channels `channels` matched against
+/// `weightChannels` and `filters` output channels.
+static LogicalResult verifyConvOperands(std::optional<Location> loc,
+                                        RankedTensorType x, RankedTensorType w,
+                                        Value bias, int64_t group,
+                                        int64_t filters) {
+  if (!x || !w || w.getRank() != x.getRank())
+    return emitOptionalError(loc, "input and weight must have the same rank");
   if (x.getElementType() != w.getElementType())
     return emitOptionalError(loc, "input and weight element types differ");
   if (x.getElementType().isInteger(1))
     return emitOptionalError(loc, "boolean operands are not supported");
-  int64_t group = adaptor.getGroup();
-  int64_t channels = x.getDimSize(1), filters = w.getDimSize(0);
+  int64_t channels = x.getDimSize(1);
   if (group < 1 || channels % group != 0 || filters % group != 0)
     return emitOptionalError(loc, "group ", group, " must divide the ",
                              channels, " input channels and the ", filters,
                              " filters");
-  if (w.getDimSize(1) != channels / group)
-    return emitOptionalError(loc, "weight has ", w.getDimSize(1),
-                             " channels per filter, expected ",
-                             channels / group, " (input channels / group)");
-  if (Value bias = adaptor.getBias()) {
+  if (bias) {
     auto b = getRanked(bias.getType());
     if (!b || b.getRank() != 1 || b.getDimSize(0) != filters ||
         b.getElementType() != x.getElementType())
       return emitOptionalError(loc, "bias must be a 1-D tensor of ", filters,
                                " elements of the input's type");
   }
-  return inferWindowType(loc, x, filters,
-                         {w.getDimSize(2), w.getDimSize(3)},
+  return success();
+}
+
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  auto x = getWindowInput(loc, adaptor.getInput().getType());
+  auto w = getRanked(adaptor.getWeight().getType());
+  if (!x)
+    return failure();
+  int64_t group = adaptor.getGroup();
+  int64_t filters = w ? w.getDimSize(0) : 0;
+  if (failed(verifyConvOperands(loc, x, w, adaptor.getBias(), group, filters)))
+    return failure();
+  if (w.getDimSize(1) != x.getDimSize(1) / group)
+    return emitOptionalError(loc, "weight has ", w.getDimSize(1),
+                             " channels per filter, expected ",
+                             x.getDimSize(1) / group,
+                             " (input channels / group)");
+  return inferWindowType(loc, x, filters, w.getShape().drop_front(2),
                          adaptor.getStrides(), adaptor.getPads(),
                          adaptor.getDilations(), /*ceilMode=*/false, types);
 }
 
-LogicalResult MaxPool2DOp::inferReturnTypes(MLIRContext *,
-                                            std::optional<Location> loc,
-                                            Adaptor adaptor,
-                                            SmallVectorImpl<Type> &types) {
-  auto x = getRanked(adaptor.getInput().getType());
-  if (!x || x.getRank() != 4)
-    return emitOptionalError(loc, "input must be 4-D");
+LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *,
+                                                std::optional<Location> loc,
+                                                Adaptor adaptor,
+                                                SmallVectorImpl<Type> &types) {
+  auto x = getWindowInput(loc, adaptor.getInput().getType());
+  auto w = getRanked(adaptor.getWeight().getType());
+  if (!x)
+    return failure();
+  int64_t group = adaptor.getGroup();
+  if (w && w.getRank() == x.getRank() && w.getDimSize(0) != x.getDimSize(1))
+    return emitOptionalError(loc, "weight has ", w.getDimSize(0),
+                             " input channels, the input ", x.getDimSize(1));
+  int64_t filters = w ? w.getDimSize(1) * group : 0;
+  if (failed(verifyConvOperands(loc, x, w, adaptor.getBias(), group, filters)))
+    return failure();
+  size_t k = x.getRank() - 2;
+  ArrayRef<int64_t> strides = adaptor.getStrides(), pads = adaptor.getPads(),
+                    dilations = adaptor.getDilations(),
+                    outputPadding = adaptor.getOutputPadding();
+  ArrayRef<int64_t> kernel = w.getShape().drop_front(2);
+  if (failed(verifyWindowAttrs(loc, k, kernel, strides, pads, dilations)))
+    return failure();
+  if (outputPadding.size() != k ||
+      llvm::any_of(outputPadding, [](int64_t v) { return v < 0; }))
+    return emitOptionalError(loc, "expects ", k,
+                             " non-negative output_padding entries");
+  SmallVector<int64_t> shape = {x.getDimSize(0), filters};
+  for (size_t i = 0; i < k; ++i) {
+    int64_t extent = (x.getDimSize(2 + i) - 1) * strides[i] +
+                     (kernel[i] - 1) * dilations[i] + 1 + outputPadding[i] -
+                     pads[i] - pads[k + i];
+    if (extent < 1)
+      return emitOptionalError(loc, "pads ", pads[i], ", ", pads[k + i],
+                               " leave no output along spatial dimension ", i);
+    shape.push_back(extent);
+  }
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  auto x = getWindowInput(loc, adaptor.getInput().getType());
+  if (!x)
+    return failure();
   return inferWindowType(loc, x, x.getDimSize(1), adaptor.getKernel(),
                          adaptor.getStrides(), adaptor.getPads(),
                          adaptor.getDilations(), adaptor.getCeilMode(), types);
 }
 
-LogicalResult AvgPool2DOp::inferReturnTypes(MLIRContext *,
-                                            std::optional<Location> loc,
-                                            Adaptor adaptor,
-                                            SmallVectorImpl<Type> &types) {
-  auto x = getRanked(adaptor.getInput().getType());
-  if (!x || x.getRank() != 4)
-    return emitOptionalError(loc, "input must be 4-D");
+LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  auto x = getWindowInput(loc, adaptor.getInput().getType());
+  if (!x)
+    return failure();
   return inferWindowType(loc, x, x.getDimSize(1), adaptor.getKernel(),
-                         adaptor.getStrides(), adaptor.getPads(), {1, 1},
-                         adaptor.getCeilMode(), types);
+                         adaptor.getStrides(), adaptor.getPads(),
+                         adaptor.getDilations(), adaptor.getCeilMode(), types);
 }
 
 LogicalResult GlobalAveragePoolOp::inferReturnTypes(

@@ -211,4 +211,48 @@ def Tessel_TriluOp : Tessel_Op<"trilu", [Pure, InferTypeOpAdaptor]> {
                        "functional-type(operands, results)";
 }
 
+def Tessel_ResizeOp : Tessel_Op<"resize", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Resizes a tensor by nearest, linear or cubic interpolation";
+  let description = [{
+    ONNX Resize (and Upsample) with the output shape resolved: the result has
+    shape `sizes`; `scales` (one per dimension, > 0) is the scale the
+    coordinate transformation uses (`sizes / input shape` when ONNX gave
+    sizes). Each dimension is interpolated separately, the last one first.
+    Output index `x` maps to the input coordinate given by
+    `coordinate_transformation_mode`: "half_pixel", "pytorch_half_pixel",
+    "align_corners", "asymmetric", "tf_half_pixel_for_nn" (Resize-11's
+    `(x + 0.5) / scale`) or "tf_crop_and_resize" (which reads `roi`,
+    `[start_0, ..., start_n-1, end_0, ..., end_n-1]` in normalised
+    coordinates, and yields `extrapolation_value` outside the input).
+    `mode` "nearest" rounds the coordinate by `nearest_mode`
+    ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil"); "linear"
+    and "cubic" (Keys' kernel with `cubic_coeff_a`) weigh 2 and 4 neighbours,
+    clamped to the edge; `exclude_outside` drops neighbours outside the input
+    and renormalises the weights. Numerics follow ONNX's reference
+    implementation (coordinates in f64).
+
+    ```mlir
+    %y = tessel.resize %x {mode = "linear", scales = array<f64: 1.0, 1.0, 2.0, 2.0>,
+                           sizes = array<i64: 1, 1, 4, 4>}
+        : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_FloatTensor:$input,
+                       DenseI64ArrayAttr:$sizes,
+                       DenseF64ArrayAttr:$scales,
+                       DefaultValuedAttr<StrAttr, "\"nearest\"">:$mode,
+                       DefaultValuedAttr<StrAttr, "\"half_pixel\"">:
+                           $coordinate_transformation_mode,
+                       DefaultValuedAttr<StrAttr, "\"round_prefer_floor\"">:
+                           $nearest_mode,
+                       DefaultValuedAttr<F64Attr, "-0.75">:$cubic_coeff_a,
+                       DefaultValuedAttr<BoolAttr, "false">:$exclude_outside,
+                       DefaultValuedAttr<F64Attr, "0.0">:$extrapolation_value,
+                       OptionalAttr<DenseF64ArrayAttr>:$roi);
+  let results = (outs Tessel_FloatTensor:$result);
+  let assemblyFormat =
+      "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELDATAMOVEMENTOPS_TD

@@ -80,27 +80,62 @@ def Tessel_EinsumOp : Tessel_Op<"einsum", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
-def Tessel_Conv2DOp : Tessel_Op<"conv2d",
-    [Pure, InferTypeOpAdaptor]> {
-  let summary = "2-D convolution, NCHW input and OIHW weights";
+def Tessel_ConvOp : Tessel_Op<"conv", [Pure, InferTypeOpAdaptor]> {
+  let summary = "N-D convolution, [N, C, spatial...] input, [OC, C / group, kernel...] weights";
   let description = [{
-    `input` is `[N, C, H, W]`, `weight` is `[OC, C / group, KH, KW]`, the
-    optional `bias` is `[OC]`. Integer operands accumulate in their own
-    type (ConvInteger imports as an i32 convolution). `pads` is `[top, left, bottom, right]` (ONNX's
-    begin-then-end order); `auto_pad` is resolved at import.
+    `input` is `[N, C, D1, ..., Dk]` (k >= 1 spatial dimensions), `weight` is
+    `[OC, C / group, K1, ..., Kk]`, the optional `bias` is `[OC]`. `strides`
+    and `dilations` have k entries; `pads` has 2k, all begins then all ends
+    (ONNX's order, `[top, left, bottom, right]` in 2-D). `auto_pad` is
+    resolved at import. Integer operands accumulate in their own type
+    (ConvInteger and QLinearConv import as an i32 convolution); boolean
+    operands are rejected.
 
     ```mlir
-    %y = tessel.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
+    %y = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>,
+                                 pads = array<i64: 1, 1, 1, 1>,
+                                 strides = array<i64: 2, 2>}
         : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
     ```
   }];
   let arguments = (ins Tessel_Tensor:$input, Tessel_Tensor:$weight,
                        Optional<Tessel_Tensor>:$bias,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations,
                        DefaultValuedAttr<I64Attr, "1">:$group);
   let results = (outs Tessel_Tensor:$result);
+  let assemblyFormat = "$input `,` $weight (`,` $bias^)? attr-dict `:` "
+                       "functional-type(operands, results)";
+}
+
+def Tessel_ConvTransposeOp : Tessel_Op<"conv_transpose",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "N-D transposed convolution (the input gradient of `conv`)";
+  let description = [{
+    `input` is `[N, C, D1, ..., Dk]`, `weight` is `[C, OC / group, K1, ...,
+    Kk]` (input channels first, as in ONNX), the optional `bias` is `[OC]`.
+    Each input element scatters `weight * x` into the full output of extent
+    `(Di - 1) * stride + (Ki - 1) * dilation + 1`; `pads` (2k entries, begins
+    then ends) crop that output and `output_padding` (k entries) extends it at
+    the end. `output_shape` and `auto_pad` are resolved into `pads` at import.
+
+    ```mlir
+    %y = tessel.conv_transpose %x, %w {dilations = array<i64: 1, 1>,
+                                       output_padding = array<i64: 1, 1>,
+                                       pads = array<i64: 1, 1, 1, 1>,
+                                       strides = array<i64: 2, 2>}
+        : (tensor<1x4x4x4xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_FloatTensor:$input, Tessel_FloatTensor:$weight,
+                       Optional<Tessel_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$output_padding,
+                       DefaultValuedAttr<I64Attr, "1">:$group);
+  let results = (outs Tessel_FloatTensor:$result);
   let assemblyFormat = "$input `,` $weight (`,` $bias^)? attr-dict `:` "
                        "functional-type(operands, results)";
 }
@@ -109,43 +144,49 @@ def Tessel_Conv2DOp : Tessel_Op<"conv2d",
 // Pooling
 //===----------------------------------------------------------------------===//
 
-def Tessel_MaxPool2DOp : Tessel_Op<"max_pool2d", [Pure, InferTypeOpAdaptor]> {
-  let summary = "2-D max pooling over NCHW";
+def Tessel_MaxPoolOp : Tessel_Op<"max_pool", [Pure, InferTypeOpAdaptor]> {
+  let summary = "N-D max pooling over a channels-first tensor";
   let description = [{
-    Padded positions never win. With `ceil_mode`, output sizes round up, but a
-    window that would start in the end padding is dropped (ONNX semantics).
+    `input` is `[N, C, D1, ..., Dk]`; `kernel`, `strides` and `dilations` have
+    k entries, `pads` 2k (begins, then ends). Padded positions never win. With
+    `ceil_mode`, output sizes round up, but a window that would start in the
+    end padding is dropped (ONNX semantics).
 
     ```mlir
-    %y = tessel.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+    %y = tessel.max_pool %x {dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>,
+                             pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>}
         : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
     ```
   }];
   let arguments = (ins Tessel_FloatTensor:$input,
                        DenseI64ArrayAttr:$kernel,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations,
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
   let results = (outs Tessel_FloatTensor:$result);
   let assemblyFormat =
       "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Tessel_AvgPool2DOp : Tessel_Op<"avg_pool2d", [Pure, InferTypeOpAdaptor]> {
-  let summary = "2-D average pooling over NCHW";
+def Tessel_AvgPoolOp : Tessel_Op<"avg_pool", [Pure, InferTypeOpAdaptor]> {
+  let summary = "N-D average pooling over a channels-first tensor";
   let description = [{
-    With `count_include_pad`, the divisor is the window size clipped to the
-    padded input; otherwise it counts only real input elements.
+    Attributes as for `max_pool`. With `count_include_pad`, the divisor counts
+    the window's taps inside the padded input; otherwise only the taps on real
+    input elements.
 
     ```mlir
-    %y = tessel.avg_pool2d %x {kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>}
+    %y = tessel.avg_pool %x {dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>,
+                             pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
         : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
     ```
   }];
   let arguments = (ins Tessel_FloatTensor:$input,
                        DenseI64ArrayAttr:$kernel,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations,
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
                        DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
   let results = (outs Tessel_FloatTensor:$result);

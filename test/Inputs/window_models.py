@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Single-node models for window and resize cases the installed ONNX suite
+does not cover (grouped or cropping ConvTranspose, dilated 3-D AveragePool,
+Resize with axes and keep_aspect_ratio_policy, linear Upsample), with
+onnxruntime references.
+
+Weights, scales and sizes are initializers; the one data input is random.
+Writes, into --out, for each case <name>: <name>.onnx, <name>.input_0.npy and
+<name>.expected_0.npy (computed by onnxruntime, not by Tessel).
+
+Usage: window_models.py --out DIR
+"""
+import argparse
+import os
+
+import numpy as np
+import onnx
+import onnxruntime
+from onnx import helper, numpy_helper
+
+F32 = np.float32
+
+CASES = [
+    # name, op, attributes, opset, data shape, initializers (name -> array
+    # or shape of a random array), input names (data first; "" omitted)
+    ("convtranspose_group", "ConvTranspose",
+     dict(group=2, strides=[2, 1], pads=[1, 0, 2, 1], dilations=[1, 2],
+          output_padding=[1, 0]), 17, (1, 4, 5, 4),
+     {"w": (4, 3, 3, 2), "b": (6,)}, ["x", "w", "b"]),
+    ("convtranspose_1d_crop", "ConvTranspose",
+     dict(group=2, pads=[3, 0]), 17, (1, 4, 5), {"w": (4, 3, 2)},
+     ["x", "w"]),
+    ("convtranspose_3d_same_lower", "ConvTranspose",
+     dict(strides=[2, 2, 1], auto_pad="SAME_LOWER"), 17, (1, 2, 3, 2, 3),
+     {"w": (2, 2, 2, 3, 2)}, ["x", "w"]),
+    ("averagepool_3d_dilated", "AveragePool",
+     dict(kernel_shape=[2, 3, 2], strides=[1, 2, 2], dilations=[2, 1, 2],
+          pads=[1, 1, 0, 0, 1, 1], count_include_pad=1), 19, (1, 2, 5, 6, 7),
+     {}, ["x"]),
+    ("averagepool_3d_ceil", "AveragePool",
+     dict(kernel_shape=[2, 2, 3], strides=[2, 2, 2], pads=[0, 1, 1, 0, 1, 1],
+          ceil_mode=1), 19, (1, 2, 5, 6, 7), {}, ["x"]),
+    ("maxpool_3d_dilated_ceil", "MaxPool",
+     dict(kernel_shape=[2, 2, 2], strides=[2, 1, 2], dilations=[1, 2, 1],
+          ceil_mode=1), 12, (1, 2, 5, 6, 7), {}, ["x"]),
+    ("resize_axes_not_larger", "Resize",
+     dict(mode="linear", axes=[2, 3], keep_aspect_ratio_policy="not_larger"),
+     18, (1, 2, 4, 6), {"sizes": np.array([8, 9], np.int64)},
+     ["x", "", "", "sizes"]),
+    ("resize_nearest_3d", "Resize",
+     dict(mode="nearest", coordinate_transformation_mode="asymmetric",
+          nearest_mode="round_prefer_ceil"), 13, (1, 1, 3, 4, 5),
+     {"scales": np.array([1, 1, 1.5, 0.5, 1.3], F32)}, ["x", "", "scales"]),
+    ("upsample_linear", "Upsample", dict(mode="linear"), 9, (1, 2, 3, 3),
+     {"scales": np.array([1, 1, 2, 1.5], F32)}, ["x", "scales"]),
+]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    for name, op, attrs, opset, shape, inits, inputs in CASES:
+        x = rng.standard_normal(shape).astype(F32)
+        initializers = []
+        for key, value in inits.items():
+            if isinstance(value, tuple):
+                value = rng.standard_normal(value).astype(F32)
+            initializers.append(numpy_helper.from_array(value, key))
+        info = helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, shape)
+        out = helper.make_tensor_value_info("y", 0, None)
+        node = helper.make_node(op, inputs, ["y"], name=name, **attrs)
+        graph = helper.make_graph([node], name, [info], [out], initializers)
+        model = helper.make_model(
+            graph, opset_imports=[helper.make_opsetid("", opset)])
+        model.ir_version = 8
+        model = onnx.shape_inference.infer_shapes(model)
+        path = os.path.join(args.out, name + ".onnx")
+        onnx.save(model, path)
+        session = onnxruntime.InferenceSession(path)
+        expected = session.run(None, {"x": x})[0]
+        np.save(os.path.join(args.out, f"{name}.input_0.npy"), x)
+        np.save(os.path.join(args.out, f"{name}.expected_0.npy"), expected)
+
+
+if __name__ == "__main__":
+    main()
