@@ -73,7 +73,11 @@ struct MaxPool2DLowering : OpRewritePattern<MaxPool2DOp> {
              SmallVector<int64_t>(op.getStrides()),
              SmallVector<int64_t>(op.getPads()),
              SmallVector<int64_t>(op.getDilations())};
-    TypedAttr lowest = getLowestAttr(resultType.getElementType());
+    Type element = resultType.getElementType();
+    TypedAttr lowest = isa<FloatType>(element) ? getLowestAttr(element)
+                       : isUnsignedInteger(element)
+                           ? TypedAttr(rewriter.getZeroAttr(element))
+                           : getExtremeAttr(element, /*lowest=*/true);
     Value padded =
         padForWindow(rewriter, loc, op.getInput(), resultType, w, lowest);
     Value init = buildFilled(rewriter, loc, resultType, lowest);
@@ -81,8 +85,7 @@ struct MaxPool2DLowering : OpRewritePattern<MaxPool2DOp> {
         op, buildWindowReduction(rewriter, loc, padded, init, w,
                                  [](OpBuilder &b, Location l, Value acc,
                                     Value x) -> Value {
-                                   return arith::MaximumFOp::create(b, l, acc,
-                                                                    x);
+                                   return createMax(b, l, acc, x);
                                  }));
     return success();
   }

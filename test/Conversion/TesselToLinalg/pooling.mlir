@@ -94,3 +94,14 @@ func.func @global_average_pool(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x1x1xf32> {
   %0 = tessel.global_average_pool %x : (tensor<2x3x4x5xf32>) -> tensor<2x3x1x1xf32>
   return %0 : tensor<2x3x1x1xf32>
 }
+
+// -----
+
+// Unsigned max pooling starts from 0 and compares unsigned.
+// CHECK-LABEL: func.func @max_pool_u8
+// CHECK: arith.constant 0 : i8
+// CHECK: arith.maxui
+func.func @max_pool_u8(%x: tensor<1x1x4x4xui8>) -> tensor<1x1x2x2xui8> {
+  %0 = tessel.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xui8>) -> tensor<1x1x2x2xui8>
+  return %0 : tensor<1x1x2x2xui8>
+}

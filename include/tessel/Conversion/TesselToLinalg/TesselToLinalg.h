@@ -22,6 +22,8 @@ void populateReductionToLinalgPatterns(RewritePatternSet &patterns);
 void populateNormalizationToLinalgPatterns(RewritePatternSet &patterns);
 void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns);
 void populateIndexingToLinalgPatterns(RewritePatternSet &patterns);
+void populateSelectionToLinalgPatterns(RewritePatternSet &patterns);
+void populateScatterToLinalgPatterns(RewritePatternSet &patterns);
 
 /// All of the above.
 void populateTesselToLinalgPatterns(RewritePatternSet &patterns);

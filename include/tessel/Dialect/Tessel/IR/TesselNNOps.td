@@ -84,19 +84,20 @@ def Tessel_MaxPool2DOp : Tessel_Op<"max_pool2d", [Pure, InferTypeOpAdaptor]> {
   let description = [{
     Padded positions never win. With `ceil_mode`, output sizes round up, but a
     window that would start in the end padding is dropped (ONNX semantics).
+    Integer inputs (ONNX allows int8 and uint8) compare by their signedness.
 
     ```mlir
     %y = tessel.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
         : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
     ```
   }];
-  let arguments = (ins Tessel_FloatTensor:$input,
+  let arguments = (ins Tessel_Tensor:$input,
                        DenseI64ArrayAttr:$kernel,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
-  let results = (outs Tessel_FloatTensor:$result);
+  let results = (outs Tessel_Tensor:$result);
   let assemblyFormat =
       "$input attr-dict `:` functional-type(operands, results)";
 }
