@@ -25,6 +25,7 @@ def ConvertTesselToLinalgPass
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
 }
@@ -54,11 +55,14 @@ def TesselEntryABIPass : Pass<"tessel-entry-abi", "ModuleOp"> {
     `bufferization.materialize_in_destination`. It records the signature as
     the module attribute `tessel.signature` (model name, and each input and
     output as `{name, type}`), which the artifact writer turns into the
-    descriptor.
+    descriptor. A tensor without elements has a `memref<0xT>` buffer (the
+    bare-pointer convention cannot lower `memref<3x0x5xT>`): the body sees
+    `tensor.empty` for such an input and writes nothing for such an output.
   }];
   let dependentDialects = [
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect",
   ];
 }
 

@@ -11,6 +11,7 @@
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tessel {
@@ -48,11 +49,19 @@ struct TesselEntryABIPass
     IRRewriter rewriter(func.getContext());
     FunctionType type = func.getFunctionType();
     SmallVector<Type> bufferTypes;
+    // A tensor without elements reads and writes nothing: its buffer is a
+    // `memref<0xT>` (the bare-pointer calling convention cannot express a
+    // zero extent in front of other dimensions, memref<3x0x5xT>), and the
+    // body sees an empty tensor of its shape.
+    auto isEmpty = [](Type t) {
+      return cast<RankedTensorType>(t).getNumElements() == 0;
+    };
     for (Type t :
          llvm::concat<const Type>(type.getInputs(), type.getResults())) {
       auto tensor = cast<RankedTensorType>(t);
-      bufferTypes.push_back(
-          MemRefType::get(tensor.getShape(), tensor.getElementType()));
+      bufferTypes.push_back(MemRefType::get(
+          isEmpty(t) ? ArrayRef<int64_t>{0} : tensor.getShape(),
+          tensor.getElementType()));
     }
 
     // The new function takes over the body.
@@ -67,10 +76,18 @@ struct TesselEntryABIPass
         &entry.getBody(), entry.getBody().begin(), bufferTypes,
         SmallVector<Location>(bufferTypes.size(), func.getLoc()));
     SmallVector<Value> tensors;
-    for (auto [i, t] : llvm::enumerate(type.getInputs()))
+    for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+      auto tensor = cast<RankedTensorType>(t);
+      if (isEmpty(t)) {
+        tensors.push_back(tensor::EmptyOp::create(rewriter, func.getLoc(),
+                                                  tensor.getShape(),
+                                                  tensor.getElementType()));
+        continue;
+      }
       tensors.push_back(bufferization::ToTensorOp::create(
           rewriter, func.getLoc(), t, newEntry->getArgument(i),
           /*restrict=*/true, /*writable=*/false));
+    }
     rewriter.mergeBlocks(oldEntry, newEntry, tensors);
 
     ValueRange outBuffers =
@@ -79,10 +96,13 @@ struct TesselEntryABIPass
     entry.walk([&](func::ReturnOp op) { returns.push_back(op); });
     for (func::ReturnOp ret : returns) {
       rewriter.setInsertionPoint(ret);
-      for (auto [value, buffer] : llvm::zip(ret.getOperands(), outBuffers))
+      for (auto [value, buffer] : llvm::zip(ret.getOperands(), outBuffers)) {
+        if (isEmpty(value.getType()))
+          continue;
         bufferization::MaterializeInDestinationOp::create(
             rewriter, ret.getLoc(), Type(), value, buffer, /*restrict=*/true,
             /*writable=*/true);
+      }
       rewriter.replaceOpWithNewOp<func::ReturnOp>(ret);
     }
     rewriter.eraseOp(func);

@@ -23,19 +23,6 @@ Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
-/// An index operand value as `index`, negative values counted from the end
-/// of `extent`, clamped into [0, extent - 1].
-Value normalizeIndex(OpBuilder &b, Location loc, Value raw, int64_t extent) {
-  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
-  Value zero = indexConstant(b, loc, 0);
-  Value isNegative =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
-  Value wrapped = arith::AddIOp::create(b, loc, i, indexConstant(b, loc, extent));
-  i = arith::SelectOp::create(b, loc, isNegative, wrapped, i);
-  i = arith::MaxSIOp::create(b, loc, i, zero);
-  return arith::MinSIOp::create(b, loc, i, indexConstant(b, loc, extent - 1));
-}
-
 /// A parallel generic producing `type`, reading `inputs` through `maps`, whose
 /// body returns the element from `body(builder, loc, inputElements)`.
 Value buildIndexed(OpBuilder &b, Location loc, RankedTensorType type,
@@ -289,11 +276,91 @@ struct TriluLowering : OpRewritePattern<TriluOp> {
   }
 };
 
+/// result[o] = input[o[:b], indices[o[:r-1], 0..m-1], o[r-1:]] where r is
+/// the indices' rank, b the batch dims and m the tuple length.
+struct GatherNDLowering : OpRewritePattern<GatherNDOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GatherNDOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
+    int64_t batch = op.getBatchDims();
+    int64_t tuples = indicesType.getRank() - 1;
+    int64_t m = indicesType.getShape().back();
+    Value input = op.getInput(), indices = op.getIndices();
+    Value result = buildIndexed(
+        rewriter, op.getLoc(), type, {}, {},
+        [&](OpBuilder &b, Location loc, ValueRange) -> Value {
+          SmallVector<Value> loops = loopIndices(b, loc, type.getRank());
+          SmallVector<Value> coords(loops.begin(), loops.begin() + batch);
+          SmallVector<Value> tuple(loops.begin(), loops.begin() + tuples);
+          tuple.push_back(Value());
+          for (int64_t j = 0; j < m; ++j) {
+            tuple.back() = indexConstant(b, loc, j);
+            Value raw = tensor::ExtractOp::create(b, loc, indices, tuple);
+            coords.push_back(
+                normalizeIndex(b, loc, raw, inputType.getDimSize(batch + j)));
+          }
+          coords.append(loops.begin() + tuples, loops.end());
+          return tensor::ExtractOp::create(b, loc, input, coords);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// result[p] = index(p without axis) == p[axis] ? on : off, the index
+/// converted to i64 (truncating floats) and wrapped once when negative.
+struct OneHotLowering : OpRewritePattern<OneHotOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OneHotOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    Type indexElement =
+        cast<RankedTensorType>(op.getIndices().getType()).getElementType();
+    int64_t axis = op.getAxis(), depth = op.getDepth();
+    MLIRContext *ctx = op.getContext();
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d != axis)
+        exprs.push_back(getAffineDimExpr(d, ctx));
+    AffineMap map = AffineMap::get(type.getRank(), 0, exprs, ctx);
+    Value values = op.getValues();
+    Value result = buildIndexed(
+        rewriter, op.getLoc(), type, op.getIndices(), map,
+        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          Type i64 = b.getI64Type();
+          Value index = convertScalar(b, loc, args[0], indexElement, i64);
+          Value zero = arith::ConstantIntOp::create(b, loc, i64, 0);
+          Value negative = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::slt, index, zero);
+          Value wrapped = arith::AddIOp::create(
+              b, loc, index, arith::ConstantIntOp::create(b, loc, i64, depth));
+          index = arith::SelectOp::create(b, loc, negative, wrapped, index);
+          Value here = arith::IndexCastOp::create(
+              b, loc, i64, linalg::IndexOp::create(b, loc, axis));
+          Value hot = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            index, here);
+          Value off = tensor::ExtractOp::create(
+              b, loc, values, ValueRange{indexConstant(b, loc, 0)});
+          Value on = tensor::ExtractOp::create(
+              b, loc, values, ValueRange{indexConstant(b, loc, 1)});
+          return arith::SelectOp::create(b, loc, hot, on, off);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tessel::populateIndexingToLinalgPatterns(
     RewritePatternSet &patterns) {
   patterns.add<GatherLowering, GatherElementsLowering, SliceLowering,
-               BroadcastToLowering, TileLowering, PadLowering, TriluLowering>(
+               BroadcastToLowering, TileLowering, PadLowering, TriluLowering,
+               GatherNDLowering, OneHotLowering>(
       patterns.getContext());
 }

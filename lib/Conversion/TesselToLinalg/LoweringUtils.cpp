@@ -304,7 +304,7 @@ Value mlir::tessel::createMul(OpBuilder &b, Location loc, Value x, Value y) {
 Value mlir::tessel::createMax(OpBuilder &b, Location loc, Value x, Value y) {
   if (isa<FloatType>(x.getType()))
     return arith::MaximumFOp::create(b, loc, x, y);
-  if (x.getType().isInteger(1))
+  if (x.getType().isInteger(1) || isUnsignedInteger(x.getType()))
     return arith::MaxUIOp::create(b, loc, x, y);
   return arith::MaxSIOp::create(b, loc, x, y);
 }
@@ -312,7 +312,7 @@ Value mlir::tessel::createMax(OpBuilder &b, Location loc, Value x, Value y) {
 Value mlir::tessel::createMin(OpBuilder &b, Location loc, Value x, Value y) {
   if (isa<FloatType>(x.getType()))
     return arith::MinimumFOp::create(b, loc, x, y);
-  if (x.getType().isInteger(1))
+  if (x.getType().isInteger(1) || isUnsignedInteger(x.getType()))
     return arith::MinUIOp::create(b, loc, x, y);
   return arith::MinSIOp::create(b, loc, x, y);
 }
@@ -326,4 +326,18 @@ TypedAttr mlir::tessel::getExtremeAttr(Type type, bool lowest) {
     return IntegerAttr::get(type, lowest ? 0 : 1);
   return IntegerAttr::get(type, lowest ? llvm::APInt::getSignedMinValue(width)
                                        : llvm::APInt::getSignedMaxValue(width));
+}
+
+Value mlir::tessel::normalizeIndex(OpBuilder &b, Location loc, Value raw,
+                                   int64_t extent) {
+  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value isNegative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+  Value wrapped = arith::AddIOp::create(
+      b, loc, i, arith::ConstantIndexOp::create(b, loc, extent));
+  i = arith::SelectOp::create(b, loc, isNegative, wrapped, i);
+  i = arith::MaxSIOp::create(b, loc, i, zero);
+  return arith::MinSIOp::create(
+      b, loc, i, arith::ConstantIndexOp::create(b, loc, extent - 1));
 }

@@ -107,11 +107,17 @@ Value expandReducedDims(OpBuilder &b, Location loc, Value reduced,
                         RankedTensorType keptType, ArrayRef<int64_t> axes);
 
 /// Element-type generic arithmetic: float ops on floats, signed integer ops
-/// on signless integers (unsigned ones on i1, where signed order is wrong).
+/// on signless integers, unsigned ones on unsigned integers and on i1 (where
+/// signed order is wrong).
 Value createAdd(OpBuilder &b, Location loc, Value x, Value y);
 Value createMul(OpBuilder &b, Location loc, Value x, Value y);
 Value createMax(OpBuilder &b, Location loc, Value x, Value y);
 Value createMin(OpBuilder &b, Location loc, Value x, Value y);
+
+/// An index operand's element `raw` (any integer type) as `index`, negative
+/// values counted from the end of `extent`, clamped into [0, extent - 1]: an
+/// out-of-range index never reads or writes outside the tensor.
+Value normalizeIndex(OpBuilder &b, Location loc, Value raw, int64_t extent);
 
 /// The largest value (or +inf) of a float or signed integer type; with
 /// `lowest`, the smallest (or -inf). For i1: 1 and 0.

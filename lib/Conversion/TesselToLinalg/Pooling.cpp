@@ -87,7 +87,11 @@ struct MaxPoolLowering : OpRewritePattern<MaxPoolOp> {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     Window w = Window::of(op);
-    TypedAttr lowest = getLowestAttr(resultType.getElementType());
+    Type element = resultType.getElementType();
+    TypedAttr lowest = isa<FloatType>(element) ? getLowestAttr(element)
+                       : isUnsignedInteger(element)
+                           ? TypedAttr(rewriter.getZeroAttr(element))
+                           : getExtremeAttr(element, /*lowest=*/true);
     Value padded =
         padForWindow(rewriter, loc, op.getInput(), resultType, w, lowest);
     Value init = buildFilled(rewriter, loc, resultType, lowest);
@@ -95,8 +99,7 @@ struct MaxPoolLowering : OpRewritePattern<MaxPoolOp> {
         op, buildWindowReduction(rewriter, loc, padded, init, w,
                                  [](OpBuilder &b, Location l, Value acc,
                                     Value x) -> Value {
-                                   return arith::MaximumFOp::create(b, l, acc,
-                                                                    x);
+                                   return createMax(b, l, acc, x);
                                  }));
     return success();
   }

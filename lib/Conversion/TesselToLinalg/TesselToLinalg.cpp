@@ -7,6 +7,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -34,6 +35,8 @@ void mlir::tessel::populateTesselToLinalgPatterns(RewritePatternSet &patterns) {
   populateDataMovementToLinalgPatterns(patterns);
   populateIndexingToLinalgPatterns(patterns);
   populateResizeToLinalgPatterns(patterns);
+  populateSelectionToLinalgPatterns(patterns);
+  populateScatterToLinalgPatterns(patterns);
 }
 
 namespace {
@@ -95,7 +98,8 @@ struct ConvertTesselToLinalgPass
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TesselDialect>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, tensor::TensorDialect>();
+                           math::MathDialect, scf::SCFDialect,
+                           tensor::TensorDialect>();
     RewritePatternSet patterns(ctx);
     populateTesselToLinalgPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,

@@ -8,6 +8,8 @@
 
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::tessel;
 using namespace mlir::tessel::onnx_import;
@@ -82,6 +84,47 @@ LogicalResult importPRelu(NodeContext &ctx, SmallVectorImpl<Value> &results) {
   return ctx.emit<PReluOp>(results, ctx.input(0), slopeValue);
 }
 
+/// A scalar constant of the element type `element` holding `value`.
+Value scalarConstant(NodeContext &ctx, Type element, double value) {
+  Attribute attr =
+      isa<FloatType>(element)
+          ? Attribute(ctx.builder.getFloatAttr(element, value))
+          : Attribute(ctx.builder.getIntegerAttr(element,
+                                                 static_cast<int64_t>(value)));
+  return ConstantOp::create(
+      ctx.builder, ctx.loc,
+      DenseElementsAttr::get(RankedTensorType::get({}, element), attr));
+}
+
+/// Shrink: x < -lambd ? x + bias : (x > lambd ? x - bias : 0), composed of
+/// comparisons and selects. On signed integers the attributes must be
+/// integral, so that computing in the element type is exact.
+LogicalResult importShrink(NodeContext &ctx, SmallVectorImpl<Value> &results) {
+  Type element = ctx.inputType(0).getElementType();
+  double lambd = ctx.floatAttr("lambd", 0.5), bias = ctx.floatAttr("bias", 0);
+  if (auto intType = dyn_cast<IntegerType>(element)) {
+    if (intType.getWidth() == 1 || intType.isUnsigned())
+      return ctx.fail("Shrink expects floats or signed integers");
+    if (lambd != std::trunc(lambd) || bias != std::trunc(bias))
+      return ctx.fail("Shrink on integers needs integral lambd and bias");
+  }
+  Value x = ctx.input(0);
+  Value low = scalarConstant(ctx, element, -lambd);
+  Value high = scalarConstant(ctx, element, lambd);
+  Value offset = scalarConstant(ctx, element, bias);
+  Value zero = scalarConstant(ctx, element, 0);
+  FailureOr<Value> below = ctx.build<LessOp>(x, low);
+  FailureOr<Value> above = ctx.build<GreaterOp>(x, high);
+  FailureOr<Value> raised = ctx.build<AddOp>(x, offset);
+  FailureOr<Value> lowered = ctx.build<SubOp>(x, offset);
+  if (failed(below) || failed(above) || failed(raised) || failed(lowered))
+    return failure();
+  FailureOr<Value> upper = ctx.build<WhereOp>(*above, *lowered, zero);
+  if (failed(upper))
+    return failure();
+  return ctx.emit<WhereOp>(results, *below, *raised, *upper);
+}
+
 } // namespace
 
 void mlir::tessel::onnx_import::registerActivationImporters(
@@ -106,4 +149,5 @@ void mlir::tessel::onnx_import::registerActivationImporters(
   registry.add("Mish", plain<MishOp>(), {1, 1}, 18);
   registry.add("Gelu", importGelu, {1, 1}, 20);
   registry.add("PRelu", importPRelu, {2, 2}, 6);
+  registry.add("Shrink", importShrink, {1, 1}, 9);
 }

@@ -33,51 +33,87 @@ NodeImportFn binary() {
   };
 }
 
+/// Clip. Float Clip with constant bounds is `tessel.clip`; bounds that are
+/// graph inputs, and integer Clip, are `max(x, min)` then `min(_, max)` on
+/// the scalar bound tensors (numpy's clip: with min > max, every element is
+/// max).
 LogicalResult importClip(NodeContext &ctx, SmallVectorImpl<Value> &results) {
-  if (!isa<FloatType>(ctx.inputType(0).getElementType()))
-    return ctx.fail("only floating-point Clip is supported");
-  std::optional<double> low, high;
-  if (ctx.opset < 11) {
-    if (ctx.attr("min"))
-      low = ctx.floatAttr("min", 0);
-    if (ctx.attr("max"))
-      high = ctx.floatAttr("max", 0);
-  } else {
-    for (int i = 1; i <= 2; ++i) {
-      if (!ctx.input(i))
-        continue;
-      std::optional<double> bound = ctx.constantScalar(i);
-      if (!bound)
-        return ctx.fail(llvm::Twine(i == 1 ? "'min'" : "'max'") +
-                        " must be a constant scalar");
-      (i == 1 ? low : high) = *bound;
-    }
-  }
+  RankedTensorType type = ctx.inputType(0);
+  Type element = type.getElementType();
+  if (element.isInteger(1))
+    return ctx.fail("Clip expects a numeric input, not bool");
+  bool isFloat = isa<FloatType>(element);
   Builder &b = ctx.builder;
-  return ctx.emit<ClipOp>(results, ctx.input(0),
-                                   low ? b.getF64FloatAttr(*low) : FloatAttr(),
-                                   high ? b.getF64FloatAttr(*high)
-                                        : FloatAttr());
+  if (ctx.opset < 11) {
+    if (!isFloat)
+      return ctx.fail("Clip before opset 11 expects a floating-point input");
+    return ctx.emit<ClipOp>(
+        results, ctx.input(0),
+        ctx.attr("min") ? b.getF64FloatAttr(ctx.floatAttr("min", 0))
+                        : FloatAttr(),
+        ctx.attr("max") ? b.getF64FloatAttr(ctx.floatAttr("max", 0))
+                        : FloatAttr());
+  }
+  for (int i = 1; i <= 2; ++i) {
+    RankedTensorType bound = ctx.inputType(i);
+    if (bound && (bound.getElementType() != element ||
+                  bound.getNumElements() != 1 ||
+                  bound.getRank() > type.getRank()))
+      return ctx.fail(Twine(i == 1 ? "'min'" : "'max'") +
+                      " must be one element of the input's type");
+  }
+  std::optional<double> low = ctx.input(1) ? ctx.constantScalar(1)
+                                           : std::nullopt;
+  std::optional<double> high = ctx.input(2) ? ctx.constantScalar(2)
+                                            : std::nullopt;
+  if (isFloat && (!ctx.input(1) || low) && (!ctx.input(2) || high))
+    return ctx.emit<ClipOp>(results, ctx.input(0),
+                            low ? b.getF64FloatAttr(*low) : FloatAttr(),
+                            high ? b.getF64FloatAttr(*high) : FloatAttr());
+  Value x = ctx.input(0);
+  if (ctx.input(1)) {
+    FailureOr<Value> clamped = ctx.build<MaxOp>(x, ctx.input(1));
+    if (failed(clamped))
+      return failure();
+    x = *clamped;
+  }
+  if (ctx.input(2)) {
+    FailureOr<Value> clamped = ctx.build<MinOp>(x, ctx.input(2));
+    if (failed(clamped))
+      return failure();
+    x = *clamped;
+  }
+  results.push_back(x);
+  return success();
 }
 
-/// Identity, and Dropout at inference (its mask output is refused).
+/// Identity, and Dropout at inference: the output is the input and the
+/// optional mask is all true (all ones before opset 10, where it has the
+/// input's type), whatever the ratio.
 LogicalResult importIdentity(NodeContext &ctx,
                              SmallVectorImpl<Value> &results) {
-  if (ctx.node.op_type() == "Dropout") {
-    if (ctx.hasOutput(1))
-      return ctx.fail("Dropout's mask output is not supported");
-    // From opset 12 the third input switches training mode on: random
-    // dropout, which an inference compiler must not silently skip.
-    if (ctx.input(2)) {
-      std::optional<double> training = ctx.constantScalar(2);
-      if (!training)
-        return ctx.fail("Dropout's training_mode must be a constant");
-      if (*training != 0)
-        return ctx.fail("Dropout in training mode is not supported");
-    }
-  }
   results.push_back(ctx.input(0));
-  return success();
+  if (ctx.node.op_type() != "Dropout")
+    return success();
+  // From opset 12 the third input switches training mode on: random
+  // dropout, which an inference compiler must not silently skip.
+  if (ctx.input(2)) {
+    std::optional<double> training = ctx.constantScalar(2);
+    if (!training)
+      return ctx.fail("Dropout's training_mode must be a constant");
+    if (*training != 0)
+      return ctx.fail("Dropout in training mode is not supported");
+  }
+  if (!ctx.hasOutput(1))
+    return success();
+  RankedTensorType type = ctx.inputType(0);
+  Type element = ctx.opset >= 10 ? ctx.builder.getI1Type()
+                                 : type.getElementType();
+  Attribute one = isa<FloatType>(element)
+                      ? Attribute(ctx.builder.getFloatAttr(element, 1.0))
+                      : Attribute(ctx.builder.getIntegerAttr(element, 1));
+  return ctx.emit<ConstantOp>(
+      results, DenseElementsAttr::get(type.clone(element), one));
 }
 
 } // namespace

@@ -357,6 +357,170 @@ LogicalResult importTrilu(NodeContext &ctx, SmallVectorImpl<Value> &results) {
                            ctx.builder.getBoolAttr(ctx.intAttr("upper", 1)));
 }
 
+/// EyeLike: ones on the k-th diagonal of a matrix of the input's shape, as
+/// an upper triangle of ones cut to its lower triangle at the same `k`.
+LogicalResult importEyeLike(NodeContext &ctx, SmallVectorImpl<Value> &results) {
+  RankedTensorType x = ctx.inputType(0);
+  if (x.getRank() != 2)
+    return ctx.fail("the input must be 2-D");
+  Type element = x.getElementType();
+  if (const onnx::AttributeProto *dtype = ctx.attr("dtype")) {
+    element = convertElementType(ctx.builder.getContext(), dtype->i());
+    if (!element)
+      return ctx.fail("unsupported dtype " + elementTypeName(dtype->i()));
+  }
+  Builder &b = ctx.builder;
+  auto type = RankedTensorType::get(x.getShape(), element);
+  Attribute one = isa<FloatType>(element)
+                      ? Attribute(b.getFloatAttr(element, 1.0))
+                      : Attribute(b.getIntegerAttr(element, 1));
+  Value ones = ConstantOp::create(ctx.builder, ctx.loc,
+                                  DenseElementsAttr::get(type, one));
+  Value k;
+  if (int64_t diagonal = ctx.intAttr("k", 0))
+    k = ConstantOp::create(ctx.builder, ctx.loc, i64Tensor(ctx, {}, {diagonal}));
+  FailureOr<Value> upper =
+      ctx.build<TriluOp>(ones, k, b.getBoolAttr(true));
+  if (failed(upper))
+    return failure();
+  return ctx.emit<TriluOp>(results, *upper, k, b.getBoolAttr(false));
+}
+
+/// OneHot: `depth` is a constant (it decides the shape); `values` may be a
+/// graph input.
+LogicalResult importOneHot(NodeContext &ctx, SmallVectorImpl<Value> &results) {
+  std::optional<double> depth = ctx.constantScalar(1);
+  if (!depth)
+    return ctx.fail("depth must be a constant scalar (it decides the result "
+                    "shape)");
+  if (*depth < 1 || *depth > double(int64_t(1) << 40))
+    return ctx.fail("depth " + std::to_string(*depth) +
+                    " is not in [1, 2^40]");
+  RankedTensorType indices = ctx.inputType(0);
+  std::optional<int64_t> axis =
+      normalizeAxis(ctx.intAttr("axis", -1), indices.getRank() + 1);
+  if (!axis)
+    return ctx.fail("axis is out of range");
+  RankedTensorType values = ctx.inputType(2);
+  Value valuesInput = ctx.input(2);
+  if (values.getNumElements() != 2)
+    return ctx.fail("values must hold two elements [off, on]");
+  if (values.getRank() != 1) {
+    FailureOr<Value> flat = ctx.build<ReshapeOp>(
+        valuesInput, ctx.builder.getDenseI64ArrayAttr({2}));
+    if (failed(flat))
+      return failure();
+    valuesInput = *flat;
+  }
+  Builder &b = ctx.builder;
+  return ctx.emit<OneHotOp>(results, ctx.input(0), valuesInput,
+                            b.getI64IntegerAttr(static_cast<int64_t>(*depth)),
+                            b.getI64IntegerAttr(*axis));
+}
+
+LogicalResult importGatherND(NodeContext &ctx,
+                             SmallVectorImpl<Value> &results) {
+  return ctx.emit<GatherNDOp>(
+      results, ctx.input(0), ctx.input(1),
+      ctx.builder.getI64IntegerAttr(ctx.intAttr("batch_dims", 0)));
+}
+
+/// The `reduction` attribute of ScatterElements and ScatterND.
+std::optional<std::string> scatterReduction(NodeContext &ctx) {
+  std::string reduction = ctx.stringAttr("reduction", "none");
+  if (!llvm::is_contained(
+          ArrayRef<StringRef>{"none", "add", "mul", "max", "min"}, reduction))
+    return std::nullopt;
+  return reduction;
+}
+
+/// ScatterElements, and Scatter (its name before opset 11).
+LogicalResult importScatterElements(NodeContext &ctx,
+                                    SmallVectorImpl<Value> &results) {
+  std::optional<int64_t> axis =
+      normalizeAxis(ctx.intAttr("axis", 0), ctx.inputType(0).getRank());
+  if (!axis)
+    return ctx.fail("axis is out of range");
+  std::optional<std::string> reduction = scatterReduction(ctx);
+  if (!reduction)
+    return ctx.fail("unknown reduction '" +
+                    ctx.stringAttr("reduction", "none") + "'");
+  if (*reduction != "none" && ctx.inputType(0).getElementType().isInteger(1))
+    return ctx.fail("reduction '" + *reduction + "' on bool is not supported");
+  Builder &b = ctx.builder;
+  return ctx.emit<ScatterElementsOp>(results, ctx.input(0), ctx.input(1),
+                                     ctx.input(2), b.getI64IntegerAttr(*axis),
+                                     b.getStringAttr(*reduction));
+}
+
+LogicalResult importScatterND(NodeContext &ctx,
+                              SmallVectorImpl<Value> &results) {
+  std::optional<std::string> reduction = scatterReduction(ctx);
+  if (!reduction)
+    return ctx.fail("unknown reduction '" +
+                    ctx.stringAttr("reduction", "none") + "'");
+  if (*reduction != "none" && ctx.inputType(0).getElementType().isInteger(1))
+    return ctx.fail("reduction '" + *reduction + "' on bool is not supported");
+  return ctx.emit<ScatterNDOp>(results, ctx.input(0), ctx.input(1),
+                               ctx.input(2),
+                               ctx.builder.getStringAttr(*reduction));
+}
+
+/// ReverseSequence: a gather along the time axis at
+/// `t < len[b] ? len[b] - 1 - t : t`, the positions computed from the
+/// (possibly run-time) sequence lengths with broadcasting ops.
+LogicalResult importReverseSequence(NodeContext &ctx,
+                                    SmallVectorImpl<Value> &results) {
+  RankedTensorType x = ctx.inputType(0), lens = ctx.inputType(1);
+  int64_t rank = x.getRank();
+  if (rank < 2)
+    return ctx.fail("the input must have rank >= 2");
+  int64_t batchAxis = ctx.intAttr("batch_axis", 1);
+  int64_t timeAxis = ctx.intAttr("time_axis", 0);
+  if (!((batchAxis == 0 && timeAxis == 1) || (batchAxis == 1 && timeAxis == 0)))
+    return ctx.fail("batch_axis and time_axis must be 0 and 1");
+  int64_t batch = x.getDimSize(batchAxis), time = x.getDimSize(timeAxis);
+  if (lens.getRank() != 1 || lens.getDimSize(0) != batch ||
+      !lens.getElementType().isInteger(64))
+    return ctx.fail("sequence_lens must be int64 with one entry per batch");
+  if (time == 0 || batch == 0) {
+    results.push_back(ctx.input(0));
+    return success();
+  }
+  OpBuilder &b = ctx.builder;
+  SmallVector<int64_t> timeShape(rank, 1), batchShape(rank, 1);
+  timeShape[timeAxis] = time;
+  batchShape[batchAxis] = batch;
+  Value t = ConstantOp::create(
+      b, ctx.loc,
+      i64Tensor(ctx, timeShape, llvm::to_vector(llvm::seq<int64_t>(0, time))));
+  Value one = ConstantOp::create(b, ctx.loc, i64Tensor(ctx, {}, {1}));
+  FailureOr<Value> len =
+      ctx.build<ReshapeOp>(ctx.input(1), b.getDenseI64ArrayAttr(batchShape));
+  if (failed(len))
+    return failure();
+  FailureOr<Value> last = ctx.build<SubOp>(*len, one);
+  if (failed(last))
+    return failure();
+  FailureOr<Value> reversed = ctx.build<SubOp>(*last, t);
+  FailureOr<Value> inside = ctx.build<LessOp>(t, *len);
+  if (failed(reversed) || failed(inside))
+    return failure();
+  FailureOr<Value> positions = ctx.build<WhereOp>(*inside, *reversed, t);
+  if (failed(positions))
+    return failure();
+  Value full = *positions;
+  if (cast<RankedTensorType>(full.getType()).getShape() != x.getShape()) {
+    FailureOr<Value> broadcast = ctx.build<BroadcastToOp>(
+        full, b.getDenseI64ArrayAttr(x.getShape()));
+    if (failed(broadcast))
+      return failure();
+    full = *broadcast;
+  }
+  return ctx.emit<GatherElementsOp>(results, ctx.input(0), full,
+                                    b.getI64IntegerAttr(timeAxis));
+}
+
 } // namespace
 
 void mlir::tessel::onnx_import::registerIndexingImporters(
@@ -375,4 +539,11 @@ void mlir::tessel::onnx_import::registerIndexingImporters(
   registry.add("DepthToSpace", importSpaceDepth, {1, 1});
   registry.add("SpaceToDepth", importSpaceDepth, {1, 1});
   registry.add("Trilu", importTrilu, {1, 2}, 14);
+  registry.add("EyeLike", importEyeLike, {1, 1}, 9);
+  registry.add("OneHot", importOneHot, {3, 3}, 9);
+  registry.add("GatherND", importGatherND, {2, 2}, 11);
+  registry.add("Scatter", importScatterElements, {3, 3}, 9, 10);
+  registry.add("ScatterElements", importScatterElements, {3, 3}, 11);
+  registry.add("ScatterND", importScatterND, {3, 3}, 11);
+  registry.add("ReverseSequence", importReverseSequence, {2, 2}, 10);
 }

@@ -329,6 +329,21 @@ LogicalResult importGlobalAveragePool(NodeContext &ctx,
   return ctx.emit<GlobalAveragePoolOp>(results, ctx.input(0));
 }
 
+/// GlobalMaxPool: the maximum over the spatial dimensions, kept as extent 1.
+LogicalResult importGlobalMaxPool(NodeContext &ctx,
+                                  SmallVectorImpl<Value> &results) {
+  RankedTensorType x = ctx.inputType(0);
+  if (x.getRank() < 3)
+    return ctx.fail("input must have rank >= 3");
+  if (!isa<FloatType>(x.getElementType()))
+    return ctx.fail("GlobalMaxPool expects a floating-point input");
+  SmallVector<int64_t> axes =
+      llvm::to_vector(llvm::seq<int64_t>(2, x.getRank()));
+  return ctx.emit<ReduceMaxOp>(results, ctx.input(0),
+                               ctx.builder.getDenseI64ArrayAttr(axes),
+                               ctx.builder.getBoolAttr(true));
+}
+
 /// Softmax-13 works along one axis; earlier versions coerce the input to 2-D
 /// at `axis` and normalise each row, which reshapes around a 2-D softmax.
 LogicalResult importSoftmax(NodeContext &ctx,
@@ -471,5 +486,6 @@ void mlir::tessel::onnx_import::registerNNImporters(
   registry.add("MaxPool", importMaxPool, {1, 1});
   registry.add("AveragePool", importAveragePool, {1, 1});
   registry.add("GlobalAveragePool", importGlobalAveragePool, {1, 1});
+  registry.add("GlobalMaxPool", importGlobalMaxPool, {1, 1});
   registry.add("Softmax", importSoftmax, {1, 1});
 }

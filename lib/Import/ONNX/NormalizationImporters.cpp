@@ -208,6 +208,70 @@ LogicalResult importMeanVarianceNormalization(NodeContext &ctx,
   return ctx.emit<DivOp>(results, *centered, *denominator);
 }
 
+/// A scalar constant of float type `element`.
+Value floatScalar(NodeContext &ctx, Type element, double value) {
+  return ConstantOp::create(
+      ctx.builder, ctx.loc,
+      DenseElementsAttr::get(RankedTensorType::get({}, element),
+                             ctx.builder.getFloatAttr(element, value)));
+}
+
+/// LRN: x / (bias + alpha / size * sum of x^2 over `size` neighbouring
+/// channels)^beta. The window sum is an average pool (padding counted, so
+/// the divisor is always `size`) over the channels, seen as the height of an
+/// [N, 1, C, rest] view.
+LogicalResult importLRN(NodeContext &ctx, SmallVectorImpl<Value> &results) {
+  RankedTensorType x = ctx.inputType(0);
+  Type element = x.getElementType();
+  if (!isa<FloatType>(element))
+    return ctx.fail("LRN expects a floating-point input");
+  if (x.getRank() < 2)
+    return ctx.fail("LRN expects an input of rank >= 2 (N x C x ...)");
+  int64_t size = ctx.intAttr("size", 0);
+  if (size < 1)
+    return ctx.fail("'size' must be positive");
+  double alpha = ctx.floatAttr("alpha", 1e-4), beta = ctx.floatAttr("beta", 0.75),
+         bias = ctx.floatAttr("bias", 1.0);
+  int64_t rest = 1;
+  for (int64_t d : x.getShape().drop_front(2))
+    rest *= d;
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  Builder &b = ctx.builder;
+  Value input = ctx.input(0);
+  FailureOr<Value> squares = ctx.build<MulOp>(input, input);
+  if (failed(squares))
+    return failure();
+  FailureOr<Value> view = ctx.build<ReshapeOp>(
+      *squares, b.getDenseI64ArrayAttr(
+                    {x.getDimSize(0), 1, x.getDimSize(1), rest}));
+  if (failed(view))
+    return failure();
+  FailureOr<Value> mean = ctx.build<AvgPoolOp>(
+      *view, b.getDenseI64ArrayAttr({size, 1}), b.getDenseI64ArrayAttr({1, 1}),
+      b.getDenseI64ArrayAttr({before, 0, after, 0}),
+      b.getDenseI64ArrayAttr({1, 1}), b.getBoolAttr(false),
+      b.getBoolAttr(true));
+  if (failed(mean))
+    return failure();
+  FailureOr<Value> sums =
+      ctx.build<ReshapeOp>(*mean, b.getDenseI64ArrayAttr(x.getShape()));
+  if (failed(sums))
+    return failure();
+  FailureOr<Value> scaled =
+      ctx.build<MulOp>(*sums, floatScalar(ctx, element, alpha));
+  if (failed(scaled))
+    return failure();
+  FailureOr<Value> shifted =
+      ctx.build<AddOp>(*scaled, floatScalar(ctx, element, bias));
+  if (failed(shifted))
+    return failure();
+  FailureOr<Value> divisor =
+      ctx.build<PowOp>(*shifted, floatScalar(ctx, element, beta));
+  if (failed(divisor))
+    return failure();
+  return ctx.emit<DivOp>(results, input, *divisor);
+}
+
 } // namespace
 
 void mlir::tessel::onnx_import::registerNormalizationImporters(
@@ -218,6 +282,7 @@ void mlir::tessel::onnx_import::registerNormalizationImporters(
   registry.add("InstanceNormalization", importInstanceNormalization, {3, 3});
   registry.add("LayerNormalization", importLayerNormalization, {2, 3}, 17);
   registry.add("LpNormalization", importLpNormalization, {1, 1});
+  registry.add("LRN", importLRN, {1, 1});
   registry.add("MeanVarianceNormalization", importMeanVarianceNormalization,
                {1, 1}, 9);
 }

@@ -113,6 +113,64 @@ LogicalResult importArgReduction(NodeContext &ctx,
       b.getBoolAttr(ctx.opset >= 12 && ctx.intAttr("select_last_index", 0)));
 }
 
+/// CumSum: the axis is a scalar input; it may be a graph input, since it
+/// does not change the shape.
+LogicalResult importCumSum(NodeContext &ctx, SmallVectorImpl<Value> &results) {
+  RankedTensorType x = ctx.inputType(0), axisType = ctx.inputType(1);
+  if (x.getElementType().isInteger(1))
+    return ctx.fail("CumSum expects numbers, not bool");
+  if (x.getRank() == 0)
+    return ctx.fail("CumSum of a scalar");
+  if (axisType.getNumElements() != 1 || axisType.getRank() > 1)
+    return ctx.fail("the axis must be one integer");
+  if (std::optional<SmallVector<int64_t>> axis = ctx.constantInts(1))
+    if (!normalizeAxis(axis->front(), x.getRank()))
+      return ctx.fail("axis " + Twine(axis->front()) +
+                      " is out of range for rank " + Twine(x.getRank()));
+  Builder &b = ctx.builder;
+  return ctx.emit<CumSumOp>(
+      results, ctx.input(0), ctx.input(1),
+      ctx.intAttr("exclusive", 0) ? b.getUnitAttr() : UnitAttr(),
+      ctx.intAttr("reverse", 0) ? b.getUnitAttr() : UnitAttr());
+}
+
+/// TopK: `k` is an attribute before opset 10, then a constant input (it
+/// decides the result shape). The results are always sorted, which
+/// `sorted = 0` (any order) allows.
+LogicalResult importTopK(NodeContext &ctx, SmallVectorImpl<Value> &results) {
+  RankedTensorType x = ctx.inputType(0);
+  if (x.getElementType().isInteger(1))
+    return ctx.fail("TopK expects numbers, not bool");
+  std::optional<int64_t> axis =
+      normalizeAxis(ctx.intAttr("axis", -1), x.getRank());
+  if (!axis)
+    return ctx.fail("axis " + Twine(ctx.intAttr("axis", -1)) +
+                    " is out of range for rank " + Twine(x.getRank()));
+  int64_t k;
+  if (ctx.opset < 10) {
+    if (!ctx.attr("k"))
+      return ctx.fail("the 'k' attribute is missing");
+    k = ctx.intAttr("k", 0);
+  } else {
+    std::optional<SmallVector<int64_t>> kValue = ctx.constantInts(1);
+    if (!ctx.input(1) || !kValue || kValue->size() != 1)
+      return ctx.fail("k must be a constant integer (it decides the result "
+                      "shape)");
+    k = kValue->front();
+  }
+  if (k < 0 || k > x.getDimSize(*axis))
+    return ctx.fail("k = " + Twine(k) + " is not in [0, " +
+                    Twine(x.getDimSize(*axis)) + "]");
+  Builder &b = ctx.builder;
+  FailureOr<SmallVector<Value>> outputs = ctx.buildResults<TopKOp>(
+      2, ctx.input(0), b.getI64IntegerAttr(*axis), b.getI64IntegerAttr(k),
+      b.getBoolAttr(ctx.intAttr("largest", 1) != 0));
+  if (failed(outputs))
+    return failure();
+  results.append(outputs->begin(), outputs->end());
+  return success();
+}
+
 } // namespace
 
 void mlir::tessel::onnx_import::registerReductionImporters(
@@ -134,4 +192,6 @@ void mlir::tessel::onnx_import::registerReductionImporters(
                reduction<ReduceSumSquareOp>({18, false, false}), {1, 2});
   registry.add("ArgMax", importArgReduction<ArgMaxOp>, {1, 1});
   registry.add("ArgMin", importArgReduction<ArgMinOp>, {1, 1});
+  registry.add("CumSum", importCumSum, {2, 2}, 11);
+  registry.add("TopK", importTopK, {1, 2});
 }

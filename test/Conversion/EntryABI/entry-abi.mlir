@@ -41,3 +41,21 @@ module attributes {tessel.model_name = "mlp"} {
 func.func @forward(%x: tensor<3xi64>) -> tensor<3xi64> attributes {tessel.entry} {
   return %x : tensor<3xi64>
 }
+
+// -----
+
+// Tensors without elements have memref<0xT> buffers (a zero extent before
+// other dimensions has no bare-pointer form): the input is a tensor.empty,
+// and nothing is written to the output.
+// CHECK-LABEL: func.func @tessel_model_main
+// CHECK-SAME: (%{{.+}}: memref<0xi64>, %{{.+}}: memref<i64>, %{{.+}}: memref<0xi64>) {
+// CHECK-NEXT: %[[E:.+]] = tensor.empty() : tensor<3x0x5xi64>
+// CHECK-NEXT: bufferization.to_tensor
+// CHECK-NEXT: tessel.trilu %[[E]]
+// CHECK-NEXT: return{{$}}
+module attributes {tessel.model_name = "empty"} {
+  func.func @main(%x: tensor<3x0x5xi64> {tessel.name = "x"}, %k: tensor<i64> {tessel.name = "k"}) -> (tensor<3x0x5xi64> {tessel.name = "y"}) attributes {tessel.entry} {
+    %0 = tessel.trilu %x, %k {upper = false} : (tensor<3x0x5xi64>, tensor<i64>) -> tensor<3x0x5xi64>
+    return %0 : tensor<3x0x5xi64>
+  }
+}

@@ -111,3 +111,14 @@ func.func @avg_pool_3d(%x: tensor<1x1x3x2x2xf32>) -> tensor<1x1x2x1x1xf32> {
   %0 = tessel.avg_pool %x {kernel = array<i64: 2, 2, 2>, strides = array<i64: 2, 2, 2>, pads = array<i64: 0, 0, 0, 1, 0, 0>, dilations = array<i64: 1, 1, 1>} : (tensor<1x1x3x2x2xf32>) -> tensor<1x1x2x1x1xf32>
   return %0 : tensor<1x1x2x1x1xf32>
 }
+
+// -----
+
+// Unsigned max pooling starts from 0 and compares unsigned.
+// CHECK-LABEL: func.func @max_pool_u8
+// CHECK: arith.constant 0 : i8
+// CHECK: arith.maxui
+func.func @max_pool_u8(%x: tensor<1x1x4x4xui8>) -> tensor<1x1x2x2xui8> {
+  %0 = tessel.max_pool %x {dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xui8>) -> tensor<1x1x2x2xui8>
+  return %0 : tensor<1x1x2x2xui8>
+}

@@ -23,6 +23,8 @@ void populateNormalizationToLinalgPatterns(RewritePatternSet &patterns);
 void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns);
 void populateIndexingToLinalgPatterns(RewritePatternSet &patterns);
 void populateResizeToLinalgPatterns(RewritePatternSet &patterns);
+void populateSelectionToLinalgPatterns(RewritePatternSet &patterns);
+void populateScatterToLinalgPatterns(RewritePatternSet &patterns);
 
 /// All of the above.
 void populateTesselToLinalgPatterns(RewritePatternSet &patterns);

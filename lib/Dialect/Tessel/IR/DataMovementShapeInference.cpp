@@ -237,3 +237,127 @@ LogicalResult ResizeOp::verify() {
                          << " entries";
   return success();
 }
+
+LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  auto x = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  auto idx = dyn_cast<RankedTensorType>(adaptor.getIndices().getType());
+  if (!x || !idx || idx.getRank() < 1)
+    return emitOptionalError(loc, "indices must have rank >= 1");
+  int64_t b = adaptor.getBatchDims(), m = idx.getShape().back();
+  if (b < 0 || b >= std::min(x.getRank(), idx.getRank()))
+    return emitOptionalError(loc, "batch_dims ", b,
+                             " must be below both ranks");
+  for (int64_t d = 0; d < b; ++d)
+    if (x.getDimSize(d) != idx.getDimSize(d))
+      return emitOptionalError(loc, "batch dimension ", d,
+                               " differs between input and indices");
+  if (m < 1 || b + m > x.getRank())
+    return emitOptionalError(loc, "index tuples of length ", m,
+                             " do not fit the input's rank ", x.getRank());
+  for (int64_t d = b; d < b + m; ++d)
+    if (x.getDimSize(d) == 0 && idx.getNumElements() != 0)
+      return emitOptionalError(loc, "cannot gather from an empty dimension");
+  SmallVector<int64_t> shape(idx.getShape().drop_back());
+  llvm::append_range(shape, x.getShape().drop_front(b + m));
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+/// The reductions a scatter may combine with.
+static LogicalResult verifyScatterReduction(Operation *op,
+                                            StringRef reduction) {
+  if (!llvm::is_contained(
+          ArrayRef<StringRef>{"none", "add", "mul", "max", "min"}, reduction))
+    return op->emitOpError() << "unknown reduction '" << reduction
+                             << "' (none, add, mul, max, min)";
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  if (reduction != "none" && type.getElementType().isInteger(1))
+    return op->emitOpError() << "reduction '" << reduction
+                             << "' on bool is not supported";
+  return success();
+}
+
+LogicalResult ScatterElementsOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  auto x = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  auto idx = dyn_cast<RankedTensorType>(adaptor.getIndices().getType());
+  auto upd = dyn_cast<RankedTensorType>(adaptor.getUpdates().getType());
+  if (!x || !idx || !upd || x.getRank() == 0 ||
+      idx.getRank() != x.getRank() || upd.getShape() != idx.getShape() ||
+      upd.getElementType() != x.getElementType())
+    return emitOptionalError(loc, "indices and updates must share one shape "
+                                  "of the input's rank, updates the input's "
+                                  "element type");
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= x.getRank())
+    return emitOptionalError(loc, "axis ", axis, " is out of range");
+  for (int64_t d = 0; d < x.getRank(); ++d)
+    if (d != axis && idx.getDimSize(d) > x.getDimSize(d))
+      return emitOptionalError(loc, "indices extent ", idx.getDimSize(d),
+                               " exceeds the input's ", x.getDimSize(d),
+                               " in dimension ", d);
+  if (x.getDimSize(axis) == 0 && idx.getNumElements() != 0)
+    return emitOptionalError(loc, "cannot scatter into an empty dimension");
+  types.push_back(x);
+  return success();
+}
+
+LogicalResult ScatterElementsOp::verify() {
+  return verifyScatterReduction(*this, getReduction());
+}
+
+LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto x = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  auto idx = dyn_cast<RankedTensorType>(adaptor.getIndices().getType());
+  auto upd = dyn_cast<RankedTensorType>(adaptor.getUpdates().getType());
+  if (!x || !idx || !upd || idx.getRank() < 1)
+    return emitOptionalError(loc, "indices must have rank >= 1");
+  int64_t m = idx.getShape().back();
+  if (m < 1 || m > x.getRank())
+    return emitOptionalError(loc, "index tuples of length ", m,
+                             " do not fit the input's rank ", x.getRank());
+  SmallVector<int64_t> expected(idx.getShape().drop_back());
+  llvm::append_range(expected, x.getShape().drop_front(m));
+  if (upd.getShape() != ArrayRef<int64_t>(expected) ||
+      upd.getElementType() != x.getElementType())
+    return emitOptionalError(loc, "updates must have shape indices.shape[:-1] "
+                                  "+ input.shape[m:] and the input's element "
+                                  "type");
+  for (int64_t d = 0; d < m; ++d)
+    if (x.getDimSize(d) == 0 && idx.getNumElements() != 0)
+      return emitOptionalError(loc, "cannot scatter into an empty dimension");
+  types.push_back(x);
+  return success();
+}
+
+LogicalResult ScatterNDOp::verify() {
+  return verifyScatterReduction(*this, getReduction());
+}
+
+LogicalResult OneHotOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto idx = dyn_cast<RankedTensorType>(adaptor.getIndices().getType());
+  auto values = dyn_cast<RankedTensorType>(adaptor.getValues().getType());
+  if (!idx || !values || values.getRank() != 1 || values.getDimSize(0) != 2)
+    return emitOptionalError(loc, "values must hold two elements [off, on]");
+  if (idx.getElementType().isInteger(1))
+    return emitOptionalError(loc, "indices must be numbers, not bool");
+  int64_t depth = adaptor.getDepth(), axis = adaptor.getAxis();
+  if (depth < 1)
+    return emitOptionalError(loc, "depth ", depth, " must be positive");
+  if (axis < 0 || axis > idx.getRank())
+    return emitOptionalError(loc, "axis ", axis, " is out of range");
+  SmallVector<int64_t> shape(idx.getShape());
+  shape.insert(shape.begin() + axis, depth);
+  types.push_back(RankedTensorType::get(shape, values.getElementType()));
+  return success();
+}

@@ -171,3 +171,160 @@ OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
     return linear;
   });
 }
+
+//===----------------------------------------------------------------------===//
+// Integer arithmetic on constants
+//
+// Exporters compute ranks and axis counts with integer Add/Sub/Mul/Div on
+// Shape and Size results (the expanded LayerNormalization function does
+// Sub(Size(Shape(X)), axis) -> ConstantOfShape). Folding these small integer
+// computations lets the shape-deciding inputs that follow become constants.
+// Float arithmetic is left to the compiled code.
+//===----------------------------------------------------------------------===//
+
+/// The linear index into a broadcast operand of shape `shape` for the result
+/// multi-index `idx` (numpy rules: leading dims dropped, size-1 dims read 0).
+static int64_t broadcastLinearIndex(ArrayRef<int64_t> idx,
+                                    ArrayRef<int64_t> shape) {
+  int64_t offset = idx.size() - shape.size(), linear = 0, stride = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    if (shape[d] != 1)
+      linear += idx[d + offset] * stride;
+    stride *= shape[d];
+  }
+  return linear;
+}
+
+/// Folds a broadcasting binary op on small integer constants: `fn` combines
+/// two elements (`isUnsigned` from the element type), or gives nullopt when
+/// it cannot (division by zero), which leaves the op unfolded.
+static DenseElementsAttr foldIntegerBinary(
+    Attribute lhsAttr, Attribute rhsAttr, Type resultType,
+    function_ref<std::optional<APInt>(const APInt &, const APInt &, bool)> fn) {
+  DenseElementsAttr lhs = getFoldable(lhsAttr), rhs = getFoldable(rhsAttr);
+  auto type = dyn_cast<RankedTensorType>(resultType);
+  if (!lhs || !rhs || !type || type.getNumElements() > kMaxFoldElements)
+    return {};
+  auto element = dyn_cast<IntegerType>(type.getElementType());
+  if (!element || element.getWidth() == 1 ||
+      lhs.getElementType() != element || rhs.getElementType() != element)
+    return {};
+  bool isUnsigned = element.isUnsigned();
+  SmallVector<APInt> lhsValues(lhs.getValues<APInt>()),
+      rhsValues(rhs.getValues<APInt>());
+  ArrayRef<int64_t> lhsShape = lhs.getType().getShape(),
+                    rhsShape = rhs.getType().getShape();
+  SmallVector<APInt> result;
+  result.reserve(type.getNumElements());
+  SmallVector<int64_t> idx(type.getRank(), 0);
+  for (int64_t n = 0; n < type.getNumElements(); ++n) {
+    const APInt &a =
+        lhs.isSplat() ? lhsValues[0]
+                      : lhsValues[broadcastLinearIndex(idx, lhsShape)];
+    const APInt &b =
+        rhs.isSplat() ? rhsValues[0]
+                      : rhsValues[broadcastLinearIndex(idx, rhsShape)];
+    std::optional<APInt> value = fn(a, b, isUnsigned);
+    if (!value)
+      return {};
+    result.push_back(*value);
+    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+      if (++idx[d] < type.getDimSize(d))
+        break;
+      idx[d] = 0;
+    }
+  }
+  return DenseElementsAttr::get(type, result);
+}
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  return foldIntegerBinary(adaptor.getLhs(), adaptor.getRhs(), getType(),
+                           [](const APInt &a, const APInt &b, bool) {
+                             return std::optional<APInt>(a + b);
+                           });
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  return foldIntegerBinary(adaptor.getLhs(), adaptor.getRhs(), getType(),
+                           [](const APInt &a, const APInt &b, bool) {
+                             return std::optional<APInt>(a - b);
+                           });
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  return foldIntegerBinary(adaptor.getLhs(), adaptor.getRhs(), getType(),
+                           [](const APInt &a, const APInt &b, bool) {
+                             return std::optional<APInt>(a * b);
+                           });
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  // Truncating division, as the lowering; the most negative value divided
+  // by -1 overflows and is left to run time, as division by zero is.
+  return foldIntegerBinary(
+      adaptor.getLhs(), adaptor.getRhs(), getType(),
+      [](const APInt &a, const APInt &b,
+         bool isUnsigned) -> std::optional<APInt> {
+        if (b.isZero())
+          return std::nullopt;
+        if (isUnsigned)
+          return a.udiv(b);
+        if (a.isMinSignedValue() && b.isAllOnes())
+          return std::nullopt;
+        return a.sdiv(b);
+      });
+}
+
+OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
+  return foldIntegerBinary(adaptor.getLhs(), adaptor.getRhs(), getType(),
+                           [](const APInt &a, const APInt &b, bool isUnsigned) {
+                             bool less = isUnsigned ? a.ult(b) : a.slt(b);
+                             return std::optional<APInt>(less ? a : b);
+                           });
+}
+
+OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+  return foldIntegerBinary(adaptor.getLhs(), adaptor.getRhs(), getType(),
+                           [](const APInt &a, const APInt &b, bool isUnsigned) {
+                             bool less = isUnsigned ? a.ult(b) : a.slt(b);
+                             return std::optional<APInt>(less ? b : a);
+                           });
+}
+
+OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
+  // Negation is the subtraction from zero, wrapping like the lowering.
+  DenseElementsAttr data = getFoldable(adaptor.getInput());
+  auto element = dyn_cast<IntegerType>(getType().getElementType());
+  if (!data || !element || element.getWidth() == 1)
+    return {};
+  SmallVector<APInt> result;
+  for (APInt v : data.getValues<APInt>())
+    result.push_back(-v);
+  return DenseElementsAttr::get(cast<ShapedType>(getType()), result);
+}
+
+/// Integer (or bool) to integer casts of small constants: the ONNX Cast
+/// rules of the lowering (extend by the source's signedness, truncate, any
+/// value to bool is `x != 0`).
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  DenseElementsAttr data = getFoldable(adaptor.getInput());
+  auto type = cast<RankedTensorType>(getType());
+  if (!data)
+    return {};
+  auto from = dyn_cast<IntegerType>(data.getElementType());
+  auto to = dyn_cast<IntegerType>(type.getElementType());
+  if (!from || !to)
+    return {};
+  bool fromUnsigned = from.isUnsigned() || from.getWidth() == 1;
+  SmallVector<APInt> result;
+  for (APInt v : data.getValues<APInt>()) {
+    if (to.getWidth() == 1)
+      result.push_back(APInt(1, v.isZero() ? 0 : 1));
+    else
+      result.push_back(fromUnsigned ? v.zextOrTrunc(to.getWidth())
+                                    : v.sextOrTrunc(to.getWidth()));
+  }
+  return DenseElementsAttr::get(type, result);
+}

@@ -255,4 +255,95 @@ def Tessel_ResizeOp : Tessel_Op<"resize", [Pure, InferTypeOpAdaptor]> {
   let hasVerifier = 1;
 }
 
+def Tessel_GatherNDOp : Tessel_Op<"gather_nd", [Pure, InferTypeOpAdaptor]> {
+  let summary = "ONNX GatherND: slices of `input` at index tuples";
+  let description = [{
+    The last dimension of `indices` (extent `m`) holds tuples that index the
+    first `m` dimensions of `input` after its `batch_dims` leading batch
+    dimensions, which `input` and `indices` share. The result shape is
+    `indices.shape[:-1] + input.shape[batch_dims + m:]`. Negative indices
+    count from the end; out-of-range ones are clamped, as in `tessel.gather`.
+
+    ```mlir
+    %y = tessel.gather_nd %x, %i {batch_dims = 0 : i64} : (tensor<2x2xf32>, tensor<2x2xi64>) -> tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_Tensor:$input, Tessel_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$batch_dims);
+  let results = (outs Tessel_Tensor:$result);
+  let assemblyFormat =
+      "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+def Tessel_ScatterElementsOp : Tessel_Op<"scatter_elements",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "ONNX ScatterElements: writes updates at positions along an axis";
+  let description = [{
+    The result is `input` with, for every position `p` of `updates` (which
+    has the shape of `indices`), the element at `p` with `p[axis]` replaced
+    by `indices[p]` set to `updates[p]` (`reduction` "none"), or combined
+    with it by "add", "mul", "max" or "min". Updates apply in row-major
+    order, so with "none" the last of duplicate positions wins. Negative
+    indices count from the end; out-of-range ones are clamped.
+
+    ```mlir
+    %y = tessel.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "add"}
+        : (tensor<2x3xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_Tensor:$input, Tessel_IndexTensor:$indices,
+                       Tessel_Tensor:$updates, I64Attr:$axis,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+  let results = (outs Tessel_Tensor:$result);
+  let assemblyFormat = "$input `,` $indices `,` $updates attr-dict `:` "
+                       "functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tessel_ScatterNDOp : Tessel_Op<"scatter_nd", [Pure, InferTypeOpAdaptor]> {
+  let summary = "ONNX ScatterND: writes slices of updates at index tuples";
+  let description = [{
+    The last dimension of `indices` (extent `m`) holds tuples that index the
+    first `m` dimensions of `input`; `updates` has the shape
+    `indices.shape[:-1] + input.shape[m:]`. The result is `input` with each
+    indexed slice set to (`reduction` "none") or combined by "add", "mul",
+    "max" or "min" with its update, in row-major order of the tuples.
+    Negative indices count from the end; out-of-range ones are clamped.
+
+    ```mlir
+    %y = tessel.scatter_nd %x, %i, %u {reduction = "none"}
+        : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_Tensor:$input, Tessel_IndexTensor:$indices,
+                       Tessel_Tensor:$updates,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+  let results = (outs Tessel_Tensor:$result);
+  let assemblyFormat = "$input `,` $indices `,` $updates attr-dict `:` "
+                       "functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tessel_OneHotOp : Tessel_Op<"one_hot", [Pure, InferTypeOpAdaptor]> {
+  let summary = "ONNX OneHot: one-hot encodes indices along a new axis";
+  let description = [{
+    The result has the shape of `indices` with a new dimension of extent
+    `depth` inserted at `axis` (non-negative, at most the indices' rank).
+    Element `j` along it is `values[1]` where the index equals `j` and
+    `values[0]` elsewhere; `values` holds the two values [off, on]. Indices
+    may be of any number type (floats are truncated); negative ones count
+    from `depth`, and ones outside [-depth, depth) give an all-off row.
+
+    ```mlir
+    %y = tessel.one_hot %i, %v {axis = 1 : i64, depth = 4 : i64}
+        : (tensor<3xi64>, tensor<2xf32>) -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_Tensor:$indices, Tessel_Tensor:$values,
+                       I64Attr:$depth, I64Attr:$axis);
+  let results = (outs Tessel_Tensor:$result);
+  let assemblyFormat = "$indices `,` $values attr-dict `:` "
+                       "functional-type(operands, results)";
+}
+
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELDATAMOVEMENTOPS_TD

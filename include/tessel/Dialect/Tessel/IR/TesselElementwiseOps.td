@@ -53,8 +53,9 @@ def Tessel_ClipOp : Tessel_Op<"clip",
     [Pure, SameOperandsAndResultType, InferTypeOpInterface]> {
   let summary = "Clamps every element to [min, max]";
   let description = [{
-    A missing bound does not clamp on that side. ONNX Clip's `min` and `max`
-    inputs must be constants at import; they become these attributes.
+    A missing bound does not clamp on that side. Float ONNX Clip with
+    constant bounds imports as this op; bounds that are graph inputs, and
+    integer Clip, import as `tessel.max` then `tessel.min`.
 
     ```mlir
     %y = tessel.clip %x {min = 0.0 : f64, max = 6.0 : f64} : tensor<1x4xf32>
@@ -86,6 +87,7 @@ class Tessel_BinaryOp<string mnemonic, list<Trait> traits = [],
 }
 
 def Tessel_AddOp : Tessel_BinaryOp<"add", [Commutative]> {
+  let hasFolder = 1;
   let summary = "Elementwise addition with broadcasting";
   let description = [{
     ```mlir
@@ -95,6 +97,7 @@ def Tessel_AddOp : Tessel_BinaryOp<"add", [Commutative]> {
 }
 
 def Tessel_SubOp : Tessel_BinaryOp<"sub"> {
+  let hasFolder = 1;
   let summary = "Elementwise subtraction with broadcasting";
   let description = [{
     ```mlir
@@ -104,6 +107,7 @@ def Tessel_SubOp : Tessel_BinaryOp<"sub"> {
 }
 
 def Tessel_MulOp : Tessel_BinaryOp<"mul", [Commutative]> {
+  let hasFolder = 1;
   let summary = "Elementwise multiplication with broadcasting";
   let description = [{
     ```mlir
@@ -113,6 +117,7 @@ def Tessel_MulOp : Tessel_BinaryOp<"mul", [Commutative]> {
 }
 
 def Tessel_DivOp : Tessel_BinaryOp<"div"> {
+  let hasFolder = 1;
   let summary = "Elementwise division with broadcasting";
   let description = [{
     Integer division truncates towards zero, as ONNX Div does.
@@ -140,7 +145,9 @@ class Tessel_MathOp<string mnemonic, string what,
 def Tessel_AbsOp : Tessel_MathOp<"abs", "Absolute value", Tessel_Tensor,
     "On unsigned integers, the identity.">;
 def Tessel_NegOp : Tessel_MathOp<"neg", "Negation", Tessel_Tensor,
-    "Integers wrap: the negation of the most negative value is itself.">;
+    "Integers wrap: the negation of the most negative value is itself."> {
+  let hasFolder = 1;
+}
 def Tessel_SignOp : Tessel_MathOp<"sign", "Sign: -1, 0 or 1", Tessel_Tensor,
     "NaN maps to 0.">;
 def Tessel_ExpOp : Tessel_MathOp<"exp", "Exponential">;
@@ -268,6 +275,7 @@ def Tessel_GeluOp : Tessel_ActivationOp<"gelu", "Gaussian error linear unit",
 //===----------------------------------------------------------------------===//
 
 def Tessel_MinOp : Tessel_BinaryOp<"min", [Commutative]> {
+  let hasFolder = 1;
   let summary = "Elementwise minimum with broadcasting";
   let description = [{
     A NaN operand gives NaN. ONNX's variadic Min is a chain of these.
@@ -279,6 +287,7 @@ def Tessel_MinOp : Tessel_BinaryOp<"min", [Commutative]> {
 }
 
 def Tessel_MaxOp : Tessel_BinaryOp<"max", [Commutative]> {
+  let hasFolder = 1;
   let summary = "Elementwise maximum with broadcasting";
   let description = [{
     A NaN operand gives NaN. ONNX's variadic Max is a chain of these.
@@ -414,6 +423,7 @@ def Tessel_CastOp : Tessel_Op<"cast", [Pure, InferTypeOpAdaptor]> {
   let results = (outs Tessel_Tensor:$result);
   let assemblyFormat =
       "$input `to` $to attr-dict `:` type($input) `->` type($result)";
+  let hasFolder = 1;
 }
 
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELELEMENTWISEOPS_TD

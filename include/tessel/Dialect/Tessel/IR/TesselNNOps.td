@@ -150,7 +150,8 @@ def Tessel_MaxPoolOp : Tessel_Op<"max_pool", [Pure, InferTypeOpAdaptor]> {
     `input` is `[N, C, D1, ..., Dk]`; `kernel`, `strides` and `dilations` have
     k entries, `pads` 2k (begins, then ends). Padded positions never win. With
     `ceil_mode`, output sizes round up, but a window that would start in the
-    end padding is dropped (ONNX semantics).
+    end padding is dropped (ONNX semantics). Integer inputs (ONNX allows int8
+    and uint8) compare by their signedness.
 
     ```mlir
     %y = tessel.max_pool %x {dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>,
@@ -158,13 +159,13 @@ def Tessel_MaxPoolOp : Tessel_Op<"max_pool", [Pure, InferTypeOpAdaptor]> {
         : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
     ```
   }];
-  let arguments = (ins Tessel_FloatTensor:$input,
+  let arguments = (ins Tessel_Tensor:$input,
                        DenseI64ArrayAttr:$kernel,
                        DenseI64ArrayAttr:$strides,
                        DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
-  let results = (outs Tessel_FloatTensor:$result);
+  let results = (outs Tessel_Tensor:$result);
   let assemblyFormat =
       "$input attr-dict `:` functional-type(operands, results)";
 }

@@ -103,4 +103,58 @@ class Tessel_ArgReductionOp<string mnemonic, string onnxName, string what>
 def Tessel_ArgMaxOp : Tessel_ArgReductionOp<"arg_max", "ArgMax", "largest">;
 def Tessel_ArgMinOp : Tessel_ArgReductionOp<"arg_min", "ArgMin", "smallest">;
 
+//===----------------------------------------------------------------------===//
+// Scans and selections along one axis
+//===----------------------------------------------------------------------===//
+
+def Tessel_CumSumOp : Tessel_Op<"cumsum", [Pure, InferTypeOpAdaptor]> {
+  let summary = "ONNX CumSum: running sums along one axis";
+  let description = [{
+    Element `i` along the axis is the sum of the elements `0..i` before it.
+    With `exclusive` the element itself is left out (the first sum is 0);
+    with `reverse` the sums run from the end of the axis. Integers wrap. A
+    tessel op because no composition of other tessel ops scans.
+
+    The axis is a scalar operand (one `i32` or `i64`; negative counts from
+    the end): it does not change the shape, so it may come from a graph
+    input. A constant axis must be in range; one known only at run time is
+    clamped into range.
+
+    ```mlir
+    %y = tessel.cumsum %x, %axis {exclusive} : (tensor<2x3xf32>, tensor<i64>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_Tensor:$input, Tessel_IndexTensor:$axis,
+                       UnitAttr:$exclusive, UnitAttr:$reverse);
+  let results = (outs Tessel_Tensor:$result);
+  let assemblyFormat =
+      "$input `,` $axis attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The axis, non-negative, when the axis operand is a constant.
+    std::optional<int64_t> getConstantAxis();
+  }];
+}
+
+def Tessel_TopKOp : Tessel_Op<"top_k", [Pure, InferTypeOpAdaptor]> {
+  let summary = "ONNX TopK: the k largest (or smallest) elements along an axis";
+  let description = [{
+    The `k` largest elements along `axis` (non-negative), or the smallest
+    without `largest`, in order (largest first, or smallest first), with
+    their `i64` positions along the axis. Equal elements keep their order:
+    the lower index comes first. NaN counts as larger than every number.
+    The results have the input's shape with extent `k` along `axis`.
+
+    ```mlir
+    %v, %i = tessel.top_k %x {axis = 1 : i64, k = 2 : i64, largest = true}
+        : (tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xi64>)
+    ```
+  }];
+  let arguments = (ins Tessel_Tensor:$input, I64Attr:$axis, I64Attr:$k,
+                       BoolAttr:$largest);
+  let results = (outs Tessel_Tensor:$values, RankedTensorOf<[I64]>:$indices);
+  let assemblyFormat =
+      "$input attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELREDUCTIONOPS_TD
