@@ -9,6 +9,8 @@
 
 #include "tessel/Conversion/Passes.h"
 
+#include "TileSizes.h"
+
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -26,18 +28,6 @@ using namespace mlir;
 using namespace mlir::tessel;
 
 namespace {
-
-/// The largest divisor of `size` that is at most `limit`, preferring the
-/// candidates in `preferred` (in order) when they divide it.
-int64_t pickTile(int64_t size, ArrayRef<int64_t> preferred, int64_t limit) {
-  for (int64_t candidate : preferred)
-    if (candidate <= size && size % candidate == 0)
-      return candidate;
-  for (int64_t tile = std::min(size, limit); tile > 1; --tile)
-    if (size % tile == 0)
-      return tile;
-  return 1;
-}
 
 /// How one contraction is tiled: a tile size per loop (0: not tiled) and
 /// the loop order.
@@ -112,14 +102,14 @@ std::optional<TilePlan> planTiles(linalg::LinalgOp op, int64_t lanes,
   unsigned numLoops = ranges.size();
   TilePlan plan;
   plan.tileSizes.assign(numLoops, 1);
-  int64_t nTile = pickTile(ranges[*nDim], {3 * lanes, 2 * lanes, lanes},
+  int64_t nTile = pickDivisor(ranges[*nDim], {3 * lanes, 2 * lanes, lanes},
                            3 * lanes);
   plan.tileSizes[*nDim] = nTile;
   int64_t vectorsPerRow = (nTile + lanes - 1) / lanes;
   int64_t maxRows = std::max<int64_t>(1, accumulators / vectorsPerRow);
   if (mDim)
     plan.tileSizes[*mDim] =
-        pickTile(ranges[*mDim], {std::min<int64_t>(maxRows, 6), 4}, maxRows);
+        pickDivisor(ranges[*mDim], {std::min<int64_t>(maxRows, 6), 4}, maxRows);
 
   // Loop order: everything else, then columns, rows, and the reduction
   // innermost so that the output tile stays in registers across it.

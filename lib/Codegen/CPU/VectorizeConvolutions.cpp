@@ -10,6 +10,8 @@
 
 #include "tessel/Conversion/Passes.h"
 
+#include "TileSizes.h"
+
 #include "mlir/IR/AffineExprVisitor.h"
 
 namespace mlir::tessel {
@@ -18,6 +20,7 @@ namespace mlir::tessel {
 } // namespace mlir::tessel
 
 using namespace mlir;
+using mlir::tessel::pickDivisor;
 
 namespace {
 
@@ -144,18 +147,6 @@ std::optional<Conv2D> matchConv2D(linalg::GenericOp op) {
           (f / conv.filtersPerGroup) * conv.channelsPerGroup + c)
         return std::nullopt;
   return conv;
-}
-
-/// The largest divisor of `size` that is at most `limit`, preferring the
-/// candidates in `preferred`.
-int64_t pickDivisor(int64_t size, ArrayRef<int64_t> preferred, int64_t limit) {
-  for (int64_t candidate : preferred)
-    if (candidate <= limit && candidate <= size && size % candidate == 0)
-      return candidate;
-  for (int64_t tile = std::min(size, limit); tile > 1; --tile)
-    if (size % tile == 0)
-      return tile;
-  return 1;
 }
 
 /// Builds the loop nests: index constants once at the function's entry,
