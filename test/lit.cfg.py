@@ -25,7 +25,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.tessel_tools_dir, config.llvm_tools_dir]
-tools = ["tessel-opt", "tessel-compile", "tessel-run"]
+tools = ["tessel-opt", "tessel-compile", "tessel-run", "tessel-bench"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Test models are written as ONNX text by onnx.parser (pip `onnx`) or built

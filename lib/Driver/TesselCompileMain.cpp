@@ -68,6 +68,12 @@ cl::list<std::string>
     inputShapes("input-shape", cl::value_desc("NAME=D0xD1x..."),
                 cl::desc("Static shape for a graph input (repeatable)"),
                 cl::cat(category));
+cl::list<std::string> inputValues(
+    "input-value", cl::value_desc("NAME=V0,V1,...|NAME=FILE.pb"),
+    cl::desc("Fix a graph input's value at compile time (repeatable): the "
+             "model is compiled for it, e.g. for a shape input, and the "
+             "artifact refuses other values"),
+    cl::cat(category));
 cl::opt<std::string>
     compileTo("compile-to", cl::value_desc("phase"),
               cl::desc("Stop after a phase and print its IR: import, graph, "
@@ -185,7 +191,18 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     if (failed(parseInputShape(spec, importOptions, error)))
       return usageError(error);
   }
+  for (const std::string &spec : inputValues) {
+    llvm::StringRef text(spec);
+    size_t eq = text.rfind('=');
+    if (eq == llvm::StringRef::npos || eq == 0)
+      return usageError("--input-value '" + spec +
+                        "' is not NAME=V0,V1,... or NAME=FILE.pb");
+    importOptions.inputValues[text.take_front(eq)] =
+        text.drop_front(eq + 1).str();
+  }
   bool isMLIR = llvm::StringRef(inputFile).ends_with(".mlir") || startAt;
+  if (isMLIR && !inputValues.empty())
+    return usageError("--input-value applies to ONNX models, not .mlir input");
   if (startAt && !llvm::StringRef(inputFile).ends_with(".mlir"))
     return usageError("--compile-from needs an .mlir input");
   Phase from = startAt.value_or(Phase::Import);
@@ -215,6 +232,8 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     flags += " --target-features=" + targetFeatures;
   for (const std::string &spec : inputShapes)
     flags += " --input-shape=" + spec;
+  for (const std::string &spec : inputValues)
+    flags += " --input-value=" + spec;
   report.flags = flags;
   auto finishReport = [&]() {
     if (reportFile.empty())

@@ -8,8 +8,9 @@
 // Prints min, mean, p50, p95 and p99 in milliseconds, or with --json one
 // object that also records the machine and the artifact. Inputs not given
 // with --input are filled with seeded random values of the right shape and
-// dtype. Exit codes: 0 ok, 2 bad usage or a bad input file, 3 the artifact
-// failed to load or run. See docs/runtime.md.
+// dtype (an input fixed at compile time with its fixed value). Exit codes: 0
+// ok, 2 bad usage or a bad input file, 3 the artifact failed to load or run.
+// See docs/runtime.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -260,7 +261,11 @@ int main(int argc, char **argv) {
     tensor.shape.assign(desc.shape, desc.shape + desc.rank);
     tensor.bytes.resize(static_cast<size_t>(tensor.numElements()) *
                         tessel_dtype_size(desc.dtype));
-    fillRandom(tensor, rng);
+    // An input fixed at compile time takes its one valid value.
+    if (const void *fixed = model.inputFixedValue(i))
+      std::memcpy(tensor.bytes.data(), fixed, tensor.bytes.size());
+    else
+      fillRandom(tensor, rng);
   }
   if (!unused.empty())
     return usageError("the model has no input named '" +

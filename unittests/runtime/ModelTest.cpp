@@ -183,8 +183,11 @@ TEST(ModelTest, MissingSymbol) {
 TEST(ModelTest, WrongAbiMajor) {
   StatusResult result = load(TESSEL_FIXTURE_ABI2);
   EXPECT_EQ(result.code, TESSEL_INCOMPATIBLE);
-  EXPECT_THAT(result.message, HasSubstr("was built for artifact ABI 2.0, but "
-                                        "this runtime reads ABI 1.0"));
+  EXPECT_THAT(result.message, HasSubstr("was built for artifact ABI 2." +
+                                        std::to_string(TESSEL_ABI_MINOR) +
+                                        ", but this runtime reads ABI 1." +
+                                        std::to_string(TESSEL_ABI_MINOR) +
+                                        " (the major must match)"));
 }
 
 TEST(ModelTest, NonCpuTarget) {

@@ -175,6 +175,75 @@ TEST(SessionTest, EntryFailureIsARuntimeError) {
   tessel_session_release(session);
 }
 
+/// Runs the add fixture at `path` with b = {0, 10, ..., 50} + `delta` at
+/// element 5; `fixed` tells whether b has a fixed value, and its element 5
+/// (the pointer itself dies with the model).
+StatusResult runAddWithB(const char *path, float delta, float *y, bool *fixed,
+                         float *fixed5) {
+  tessel_model *model = nullptr;
+  StatusResult loaded = take(tessel_model_load(path, &model));
+  if (loaded.code != TESSEL_OK)
+    return loaded;
+  const void *value = tessel_model_input_fixed_value(model, 1);
+  *fixed = value != nullptr;
+  if (value)
+    *fixed5 = static_cast<const float *>(value)[5];
+  EXPECT_EQ(tessel_model_input_fixed_value(model, 0), nullptr);
+  EXPECT_EQ(tessel_model_input_fixed_value(model, 2), nullptr);
+  EXPECT_EQ(tessel_model_input_fixed_value(nullptr, 1), nullptr);
+  tessel_session *session = nullptr;
+  EXPECT_EQ(take(tessel_session_create(model, nullptr, &session)).code,
+            TESSEL_OK);
+  tessel_model_release(model);
+  alignas(64) float a[6] = {1, 1, 1, 1, 1, 1};
+  alignas(64) float b[6] = {0, 10, 20, 30, 40, 50};
+  b[5] += delta;
+  tessel_tensor_view views[3] = {
+      {a, TESSEL_DTYPE_F32, 2, kShape23, sizeof(a)},
+      {b, TESSEL_DTYPE_F32, 2, kShape23, sizeof(b)},
+      {y, TESSEL_DTYPE_F32, 2, kShape23, 6 * sizeof(float)}};
+  StatusResult result =
+      take(tessel_session_run(session, views, 2, views + 2, 1));
+  tessel_session_release(session);
+  return result;
+}
+
+TEST(SessionTest, FixedInputTakesItsValue) {
+  float y[6] = {}, fixed5 = 0;
+  bool fixed = false;
+  StatusResult result =
+      runAddWithB(TESSEL_FIXTURE_FIXED_B, 0, y, &fixed, &fixed5);
+  ASSERT_EQ(result.code, TESSEL_OK) << result.message;
+  EXPECT_TRUE(fixed);
+  EXPECT_EQ(fixed5, 50.0f);
+  EXPECT_EQ(y[5], 51.0f);
+}
+
+TEST(SessionTest, FixedInputRefusesAnotherValue) {
+  float y[6] = {-1, -1, -1, -1, -1, -1}, fixed5 = 0;
+  bool fixed = false;
+  StatusResult result =
+      runAddWithB(TESSEL_FIXTURE_FIXED_B, 0.5f, y, &fixed, &fixed5);
+  EXPECT_EQ(result.code, TESSEL_INVALID_ARGUMENT);
+  EXPECT_EQ(result.message,
+            "input 'b': the model was compiled for the fixed value [0, 10, "
+            "20, 30, 40, 50] of this input (tessel-compile --input-value), "
+            "got [0, 10, 20, 30, 40, 50.5]; recompile with the value you "
+            "need");
+  EXPECT_EQ(y[0], -1.0f) << "the entry must not run";
+}
+
+TEST(SessionTest, Abi10DescriptorHasNoFixedInputs) {
+  // struct_size ends before `input_values`: the field is not read.
+  float y[6] = {}, fixed5 = 0;
+  bool fixed = true;
+  StatusResult result =
+      runAddWithB(TESSEL_FIXTURE_ABI1_0, 0.5f, y, &fixed, &fixed5);
+  ASSERT_EQ(result.code, TESSEL_OK) << result.message;
+  EXPECT_FALSE(fixed);
+  EXPECT_EQ(y[5], 51.5f);
+}
+
 TEST(SessionTest, Options) {
   tessel_model *model = nullptr;
   ASSERT_EQ(take(tessel_model_load(TESSEL_FIXTURE_ADD, &model)).code,

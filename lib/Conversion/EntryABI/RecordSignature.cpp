@@ -19,10 +19,16 @@ namespace mlir::tessel {
 using namespace mlir;
 using namespace mlir::tessel;
 
-/// `{name, type}` for one entry argument or result.
-static DictionaryAttr describeTensor(Builder &b, StringAttr name, Type type) {
-  return b.getDictionaryAttr({b.getNamedAttr("name", name),
-                              b.getNamedAttr("type", TypeAttr::get(type))});
+/// `{name, type[, value]}` for one entry argument or result; `value` is the
+/// value an input was fixed to at compile time.
+static DictionaryAttr describeTensor(Builder &b, StringAttr name, Type type,
+                                     Attribute fixedValue = {}) {
+  SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("name", name),
+      b.getNamedAttr("type", TypeAttr::get(type))};
+  if (fixedValue)
+    fields.push_back(b.getNamedAttr("value", fixedValue));
+  return b.getDictionaryAttr(fields);
 }
 
 static StringAttr getNameOr(DictionaryAttr attrs, Builder &b,
@@ -55,8 +61,15 @@ LogicalResult mlir::tessel::recordSignature(ModuleOp module,
     if (!tensor || !tensor.hasStaticShape())
       return func.emitError()
              << "entry argument " << i << " must be a statically shaped tensor";
-    inputs.push_back(describeTensor(
-        b, getNameOr(func.getArgAttrDict(i), b, "input" + Twine(i)), tensor));
+    DictionaryAttr attrs = func.getArgAttrDict(i);
+    Attribute fixedValue = attrs ? attrs.get(kFixedValueAttrName) : Attribute();
+    if (fixedValue && (!isa<DenseElementsAttr>(fixedValue) ||
+                       cast<DenseElementsAttr>(fixedValue).getType() != tensor))
+      return func.emitError()
+             << "entry argument " << i << "'s '" << kFixedValueAttrName
+             << "' must be dense elements of the argument's type";
+    inputs.push_back(describeTensor(b, getNameOr(attrs, b, "input" + Twine(i)),
+                                    tensor, fixedValue));
   }
   for (auto [i, t] : llvm::enumerate(type.getResults())) {
     auto tensor = dyn_cast<RankedTensorType>(t);

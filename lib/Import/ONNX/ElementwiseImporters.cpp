@@ -87,9 +87,9 @@ LogicalResult importClip(NodeContext &ctx, SmallVectorImpl<Value> &results) {
   return success();
 }
 
-/// Identity, and Dropout at inference: the output is the input and the
-/// optional mask is all true (all ones before opset 10, where it has the
-/// input's type), whatever the ratio.
+/// Identity, and Dropout at inference (or in training mode with ratio 0):
+/// the output is the input and the optional mask is all true (all ones
+/// before opset 10, where it has the input's type).
 LogicalResult importIdentity(NodeContext &ctx,
                              SmallVectorImpl<Value> &results) {
   results.push_back(ctx.input(0));
@@ -100,9 +100,15 @@ LogicalResult importIdentity(NodeContext &ctx,
   if (ctx.input(2)) {
     std::optional<double> training = ctx.constantScalar(2);
     if (!training)
-      return ctx.fail("Dropout's training_mode must be a constant");
-    if (*training != 0)
-      return ctx.fail("Dropout in training mode is not supported");
+      return ctx.failNonConstant("Dropout's training_mode must be a constant");
+    // Training mode drops at random unless the ratio is 0, where it is the
+    // identity with an all-true mask.
+    std::optional<double> ratio =
+        ctx.input(1) ? ctx.constantScalar(1) : std::optional<double>(0.5);
+    if (*training != 0 && (!ratio || *ratio != 0))
+      return ctx.fail("Dropout in training mode with a ratio other than a "
+                      "constant 0 drops at random; Tessel compiles inference "
+                      "only");
   }
   if (!ctx.hasOutput(1))
     return success();

@@ -47,6 +47,7 @@ const ImporterRegistry &ImporterRegistry::get() {
     registerResizeImporters(r);
     registerQuantizationImporters(r);
     registerRecurrentImporters(r);
+    registerSignalImporters(r);
     return r;
   }();
   return registry;
@@ -99,6 +100,13 @@ private:
     return nullptr;
   }
 
+  /// The value `spec` (a .pb path or comma-separated numbers) of
+  /// --input-value for the graph input `name` of `type`, or failure (the
+  /// problem is recorded).
+  FailureOr<DenseElementsAttr> readFixedValue(StringRef name, StringRef spec,
+                                              RankedTensorType type);
+  /// The names of the graph inputs that `roots` are computed from.
+  SmallVector<std::string> graphInputsFeeding(ArrayRef<Value> roots) const;
   bool checkOperators();
   /// The headline for the collected issues.
   std::string summarizeIssues() const;
@@ -123,6 +131,9 @@ private:
   const onnx::GraphProto *graph = nullptr;
   int64_t opset = 0;
   llvm::StringMap<Value> values;
+  /// The entry block and its arguments' graph input names.
+  Block *entryBlock = nullptr;
+  SmallVector<std::string> entryInputNames;
   llvm::StringSet<> poisoned;
   /// Indices of nodes whose operator cannot be imported.
   llvm::DenseSet<int> unsupported;
@@ -305,6 +316,119 @@ GraphImporter::inputType(const onnx::ValueInfoProto &info) {
   return RankedTensorType::get(shape, element);
 }
 
+FailureOr<DenseElementsAttr>
+GraphImporter::readFixedValue(StringRef name, StringRef spec,
+                              RankedTensorType type) {
+  auto describe = [](Type t) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << t;
+    return text;
+  };
+  auto fail = [&](const Twine &why) -> FailureOr<DenseElementsAttr> {
+    issue(name.str(), "input",
+          "--input-value for input '" + name.str() + "': " + why.str(),
+          ErrorCode::NonConstantInput);
+    return failure();
+  };
+  if (spec.ends_with(".pb")) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+        llvm::MemoryBuffer::getFile(spec, /*IsText=*/false,
+                                    /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return fail("cannot read '" + spec + "': " + buffer.getError().message());
+    onnx::TensorProto proto;
+    StringRef bytes = (*buffer)->getBuffer();
+    if (bytes.size() > static_cast<size_t>(INT_MAX) ||
+        !proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+      return fail("'" + spec + "' is not a TensorProto file");
+    std::string message;
+    FailureOr<ElementsAttr> value = convertTensor(ctx, proto, message);
+    if (failed(value))
+      return fail("'" + spec + "': " + message);
+    if (value->getType() != type)
+      return fail("'" + spec + "' holds " + describe(value->getType()) +
+                  ", the input is " + describe(type));
+    auto dense = dyn_cast<DenseElementsAttr>(*value);
+    if (!dense)
+      return fail("'" + spec + "' cannot be read as dense elements");
+    return dense;
+  }
+  SmallVector<StringRef> parts;
+  if (!spec.trim().empty())
+    spec.split(parts, ',');
+  if (static_cast<int64_t>(parts.size()) != type.getNumElements())
+    return fail("'" + spec + "' gives " + Twine(parts.size()) +
+                " values, the input is " + describe(type) + " (" +
+                Twine(type.getNumElements()) + " values)");
+  Type element = type.getElementType();
+  if (auto floatType = dyn_cast<FloatType>(element)) {
+    SmallVector<APFloat> numbers;
+    for (StringRef part : parts) {
+      double d;
+      if (part.trim().getAsDouble(d))
+        return fail("'" + part.trim() + "' is not a number");
+      APFloat value(d);
+      bool lost;
+      value.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                    &lost);
+      numbers.push_back(value);
+    }
+    return DenseElementsAttr::get(type, numbers);
+  }
+  auto intType = dyn_cast<IntegerType>(element);
+  if (!intType)
+    return fail("the input's element type " + describe(element) +
+                " cannot be given as numbers");
+  SmallVector<APInt> numbers;
+  unsigned width = intType.getWidth();
+  for (StringRef part : parts) {
+    StringRef text = part.trim();
+    APInt value;
+    if (width == 1 && (text == "true" || text == "false")) {
+      numbers.push_back(APInt(1, text == "true"));
+      continue;
+    }
+    // Parsed wide (as a magnitude and a sign), then checked to fit.
+    bool negative = text.consume_front("-");
+    if (text.getAsInteger(10, value) || value.getActiveBits() > 127)
+      return fail("'" + part.trim() + "' is not an integer");
+    value = value.zextOrTrunc(128);
+    if (negative)
+      value.negate();
+    bool fits = intType.isUnsigned() || width == 1
+                    ? !value.isNegative() && value.getActiveBits() <= width
+                    : value.getSignificantBits() <= width;
+    if (!fits)
+      return fail("'" + part.trim() + "' does not fit " + describe(element));
+    numbers.push_back(value.sextOrTrunc(width));
+  }
+  return DenseElementsAttr::get(type, numbers);
+}
+
+SmallVector<std::string>
+GraphImporter::graphInputsFeeding(ArrayRef<Value> roots) const {
+  SmallVector<std::string> names;
+  llvm::DenseSet<Value> seen;
+  SmallVector<Value> work(roots.begin(), roots.end());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!v || !seen.insert(v).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == entryBlock &&
+          arg.getArgNumber() < entryInputNames.size())
+        names.push_back(entryInputNames[arg.getArgNumber()]);
+      continue;
+    }
+    if (Operation *op = v.getDefiningOp())
+      llvm::append_range(work, op->getOperands());
+  }
+  llvm::sort(names);
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
 void GraphImporter::importNode(OpBuilder &builder, int index) {
   const onnx::NodeProto &node = graph->node(index);
   if (unsupported.contains(index)) {
@@ -373,9 +497,25 @@ void GraphImporter::importNode(OpBuilder &builder, const onnx::NodeProto &node,
     }
   SmallVector<Value> results;
   if (failed(importer->fn(nodeCtx, results))) {
-    issue(name, node.op_type(),
-          nodeCtx.failure.empty() ? "cannot be imported" : nodeCtx.failure,
-          nodeCtx.failureCode);
+    std::string reason =
+        nodeCtx.failure.empty() ? "cannot be imported" : nodeCtx.failure;
+    if (nodeCtx.failureCode == ErrorCode::NonConstantInput) {
+      ArrayRef<Value> roots = ArrayRef<Value>(inputs).drop_front(
+          std::min<size_t>(nodeCtx.nonConstantFrom, inputs.size()));
+      SmallVector<std::string> sources = graphInputsFeeding(roots);
+      if (!sources.empty()) {
+        std::string quoted, flags;
+        for (const std::string &source : sources) {
+          quoted += (quoted.empty() ? "'" : ", '") + source + "'";
+          flags += " --input-value " + source + "=<v0,v1,...|file.pb>";
+        }
+        reason += "; it is computed from graph input" +
+                  std::string(sources.size() > 1 ? "s " : " ") + quoted +
+                  ": to compile for one value, fix it with" + flags +
+                  " (the artifact then refuses other values)";
+      }
+    }
+    issue(name, node.op_type(), reason, nodeCtx.failureCode);
     return poisonOutputs();
   }
   for (int i = 0; i < node.output_size(); ++i) {
@@ -561,10 +701,32 @@ OwningOpRef<ModuleOp> GraphImporter::build() {
   module->push_back(func);
   Block *body = func.addEntryBlock();
   builder.setInsertionPointToStart(body);
+  entryBlock = body;
+  entryInputNames.assign(inputNames.begin(), inputNames.end());
   for (auto [i, name] : llvm::enumerate(inputNames)) {
     values[name] = body->getArgument(i);
     func.setArgAttr(i, kNameAttrName, builder.getStringAttr(name));
+    auto fixed = options.inputValues.find(name);
+    if (fixed == options.inputValues.end())
+      continue;
+    FailureOr<DenseElementsAttr> value = readFixedValue(
+        name, fixed->second, cast<RankedTensorType>(inputTypes[i]));
+    if (failed(value)) {
+      poisoned.insert(name);
+      continue;
+    }
+    // The graph computes with the constant; the argument stays, unused, and
+    // the runtime checks that callers pass this value.
+    func.setArgAttr(i, kFixedValueAttrName, *value);
+    values[name] = ConstantOp::create(
+        builder, NameLoc::get(builder.getStringAttr(name)), *value);
   }
+  for (const auto &entry : options.inputValues)
+    if (!inputNameSet.contains(entry.getKey()))
+      issue(entry.getKey().str(), "input",
+            "--input-value names '" + entry.getKey().str() +
+                "', which is not a graph input",
+            ErrorCode::NonConstantInput);
 
   for (const onnx::TensorProto &init : graph->initializer()) {
     std::string message;

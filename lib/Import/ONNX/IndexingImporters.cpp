@@ -50,7 +50,8 @@ LogicalResult importConstantOfShape(NodeContext &ctx,
                                     SmallVectorImpl<Value> &results) {
   std::optional<SmallVector<int64_t>> shape = ctx.constantInts(0);
   if (!shape)
-    return ctx.fail("the shape input must be a constant");
+    return ctx.failNonConstant("the shape input must be a constant",
+                               /*firstInput=*/0);
   int64_t count = 1;
   for (int64_t d : *shape)
     if (d < 0 || llvm::MulOverflow(count, d, count) ||
@@ -81,8 +82,10 @@ LogicalResult importRange(NodeContext &ctx, SmallVectorImpl<Value> &results) {
                         limit = ctx.constantScalar(1),
                         delta = ctx.constantScalar(2);
   if (!start || !limit || !delta)
-    return ctx.fail("start, limit and delta must be constants (the output "
-                    "shape depends on them)");
+    return ctx.failNonConstant(
+        "start, limit and delta must be constants (the output shape depends "
+        "on them)",
+        /*firstInput=*/0);
   if (*delta == 0)
     return ctx.fail("delta is zero");
   double steps = std::ceil((*limit - *start) / *delta);
@@ -166,12 +169,12 @@ LogicalResult importSlice(NodeContext &ctx, SmallVectorImpl<Value> &results) {
     starts = ctx.constantInts(1);
     ends = ctx.constantInts(2);
     if (ctx.input(3) && !(axes = ctx.constantInts(3)))
-      return ctx.fail("axes must be a constant");
+      return ctx.failNonConstant("axes must be a constant");
     if (ctx.input(4) && !(steps = ctx.constantInts(4)))
-      return ctx.fail("steps must be a constant");
+      return ctx.failNonConstant("steps must be a constant");
   }
   if (!starts || !ends)
-    return ctx.fail("starts and ends must be constants");
+    return ctx.failNonConstant("starts and ends must be constants");
   size_t n = starts->size();
   if (ends->size() != n || (axes && axes->size() != n) ||
       (steps && steps->size() != n))
@@ -210,7 +213,7 @@ LogicalResult importSplit(NodeContext &ctx, SmallVectorImpl<Value> &results) {
   if (ctx.opset < 13)
     split = ctx.intsAttr("split");
   else if (ctx.input(1) && !(split = ctx.constantInts(1)))
-    return ctx.fail("split must be a constant");
+    return ctx.failNonConstant("split must be a constant");
   if (!split) {
     // Equal parts; from opset 18 `num_outputs` allows a smaller last part.
     int64_t parts = ctx.opset >= 18 ? ctx.intAttr("num_outputs", outputs)
@@ -251,7 +254,7 @@ LogicalResult importSplit(NodeContext &ctx, SmallVectorImpl<Value> &results) {
 LogicalResult importExpand(NodeContext &ctx, SmallVectorImpl<Value> &results) {
   std::optional<SmallVector<int64_t>> shape = ctx.constantInts(1);
   if (!shape)
-    return ctx.fail("the shape input must be a constant");
+    return ctx.failNonConstant("the shape input must be a constant");
   FailureOr<SmallVector<int64_t>> result =
       broadcastShapes(ctx.inputType(0).getShape(), *shape);
   if (failed(result))
@@ -263,7 +266,7 @@ LogicalResult importExpand(NodeContext &ctx, SmallVectorImpl<Value> &results) {
 LogicalResult importTile(NodeContext &ctx, SmallVectorImpl<Value> &results) {
   std::optional<SmallVector<int64_t>> repeats = ctx.constantInts(1);
   if (!repeats)
-    return ctx.fail("repeats must be a constant");
+    return ctx.failNonConstant("repeats must be a constant");
   return ctx.emit<TileOp>(results, ctx.input(0),
                           ctx.builder.getDenseI64ArrayAttr(*repeats));
 }
@@ -279,18 +282,18 @@ LogicalResult importPad(NodeContext &ctx, SmallVectorImpl<Value> &results) {
     value = ctx.floatAttr("value", 0);
   } else {
     if (!(pads = ctx.constantInts(1)))
-      return ctx.fail("pads must be a constant");
+      return ctx.failNonConstant("pads must be a constant");
     if (ctx.input(2)) {
       std::optional<double> v = ctx.constantScalar(2);
       if (!v)
-        return ctx.fail("constant_value must be a constant");
+        return ctx.failNonConstant("constant_value must be a constant");
       value = *v;
     }
     if (ctx.input(3)) {
       // Opset 18: pads for the listed axes only.
       std::optional<SmallVector<int64_t>> axes = ctx.constantInts(3);
       if (!axes || pads->size() != 2 * axes->size())
-        return ctx.fail("axes must be a constant matching pads");
+        return ctx.failNonConstant("axes must be a constant matching pads");
       SmallVector<int64_t> full(2 * rank, 0);
       for (auto [i, a] : llvm::enumerate(*axes)) {
         std::optional<int64_t> axis = normalizeAxis(a, rank);
@@ -391,8 +394,9 @@ LogicalResult importEyeLike(NodeContext &ctx, SmallVectorImpl<Value> &results) {
 LogicalResult importOneHot(NodeContext &ctx, SmallVectorImpl<Value> &results) {
   std::optional<double> depth = ctx.constantScalar(1);
   if (!depth)
-    return ctx.fail("depth must be a constant scalar (it decides the result "
-                    "shape)");
+    return ctx.failNonConstant(
+        "depth must be a constant scalar (it decides the result "
+        "shape)");
   if (*depth < 1 || *depth > double(int64_t(1) << 40))
     return ctx.fail("depth " + std::to_string(*depth) +
                     " is not in [1, 2^40]");

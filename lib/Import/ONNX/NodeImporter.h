@@ -152,7 +152,17 @@ public:
     failureCode = code;
     return mlir::failure();
   }
+  /// `fail` for an input that must be known at compile time because it
+  /// decides a result's shape (a shape, axes, sizes, k...); the graph
+  /// importer names the graph inputs it comes from and how to fix them.
+  /// The inputs from `firstInput` on are the ones that must be constant.
+  LogicalResult failNonConstant(const llvm::Twine &reason,
+                                unsigned firstInput = 1) {
+    nonConstantFrom = firstInput;
+    return fail(reason, ::tessel::ErrorCode::NonConstantInput);
+  }
   std::string failure;
+  unsigned nonConstantFrom = 1;
   ::tessel::ErrorCode failureCode = ::tessel::ErrorCode::InvalidNode;
 };
 
@@ -206,6 +216,7 @@ void registerLossImporters(ImporterRegistry &registry);
 void registerResizeImporters(ImporterRegistry &registry);
 void registerQuantizationImporters(ImporterRegistry &registry);
 void registerRecurrentImporters(ImporterRegistry &registry);
+void registerSignalImporters(ImporterRegistry &registry);
 
 /// The MLIR element type of an ONNX TensorProto data type, or null.
 Type convertElementType(MLIRContext *ctx, int32_t onnxType);

@@ -49,8 +49,9 @@ readReductionAxes(NodeContext &ctx, int64_t axesInputOpset) {
   RankedTensorType axesType = ctx.inputType(1);
   if (axesType.getNumElements() == 0)
     return std::optional<SmallVector<int64_t>>(SmallVector<int64_t>());
-  return ctx.fail("axes must be a constant (an initializer or Constant "
-                  "node); Tessel needs them to know the result's shape");
+  return ctx.failNonConstant(
+      "axes must be a constant (an initializer or Constant "
+      "node); Tessel needs them to know the result's shape");
 }
 
 template <typename OpTy> NodeImportFn reduction(ReductionTraits traits) {
@@ -154,8 +155,9 @@ LogicalResult importTopK(NodeContext &ctx, SmallVectorImpl<Value> &results) {
   } else {
     std::optional<SmallVector<int64_t>> kValue = ctx.constantInts(1);
     if (!ctx.input(1) || !kValue || kValue->size() != 1)
-      return ctx.fail("k must be a constant integer (it decides the result "
-                      "shape)");
+      return ctx.failNonConstant(
+          "k must be a constant integer (it decides the result "
+          "shape)");
     k = kValue->front();
   }
   if (k < 0 || k > x.getDimSize(*axis))

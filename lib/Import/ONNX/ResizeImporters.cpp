@@ -98,8 +98,9 @@ LogicalResult importUpsample(NodeContext &ctx,
   }
   std::optional<SmallVector<double>> scales = constantFloats(ctx, 1);
   if (!scales)
-    return ctx.fail("scales must be a constant float tensor (the output "
-                    "shape depends on it)");
+    return ctx.failNonConstant(
+        "scales must be a constant float tensor (the output "
+        "shape depends on it)");
   return emitLegacy(ctx, results, *scales);
 }
 
@@ -113,8 +114,9 @@ LogicalResult importResize(NodeContext &ctx, SmallVectorImpl<Value> &results) {
       return ctx.fail("Resize-10 takes X and scales");
     std::optional<SmallVector<double>> scales = constantFloats(ctx, 1);
     if (!scales)
-      return ctx.fail("scales must be a constant float tensor (the output "
-                      "shape depends on it)");
+      return ctx.failNonConstant(
+          "scales must be a constant float tensor (the output "
+          "shape depends on it)");
     return emitLegacy(ctx, results, *scales);
   }
 
@@ -154,8 +156,9 @@ LogicalResult importResize(NodeContext &ctx, SmallVectorImpl<Value> &results) {
   if (hasScales) {
     std::optional<SmallVector<double>> scales = constantFloats(ctx, 2);
     if (!scales)
-      return ctx.fail("scales must be a constant float tensor (the output "
-                      "shape depends on it)");
+      return ctx.failNonConstant(
+          "scales must be a constant float tensor (the output "
+          "shape depends on it)");
     if (scales->size() != n)
       return ctx.fail("scales has " + llvm::Twine(scales->size()) +
                       " entries, expected " + llvm::Twine(n));
@@ -172,8 +175,9 @@ LogicalResult importResize(NodeContext &ctx, SmallVectorImpl<Value> &results) {
   } else {
     std::optional<SmallVector<int64_t>> sizes = ctx.constantInts(3);
     if (!sizes)
-      return ctx.fail("sizes must be a constant int64 tensor (the output "
-                      "shape depends on it)");
+      return ctx.failNonConstant(
+          "sizes must be a constant int64 tensor (the output "
+          "shape depends on it)");
     if (sizes->size() != n)
       return ctx.fail("sizes has " + llvm::Twine(sizes->size()) +
                       " entries, expected " + llvm::Twine(n));
@@ -201,8 +205,8 @@ LogicalResult importResize(NodeContext &ctx, SmallVectorImpl<Value> &results) {
   if (coordinates == "tf_crop_and_resize") {
     std::optional<SmallVector<double>> roi = constantFloats(ctx, 1);
     if (!roi || roi->size() != 2 * n)
-      return ctx.fail("tf_crop_and_resize needs a constant roi of " +
-                      llvm::Twine(2 * n) + " entries");
+      return ctx.failNonConstant("tf_crop_and_resize needs a constant roi of " +
+                                 llvm::Twine(2 * n) + " entries");
     SmallVector<double> full(rank, 0.0);
     full.append(rank, 1.0);
     for (auto [i, axis] : llvm::enumerate(axes)) {

@@ -63,7 +63,7 @@ LogicalResult importReshape(NodeContext &ctx,
   RankedTensorType x = ctx.inputType(0);
   std::optional<SmallVector<int64_t>> shape = ctx.constantInts(1);
   if (!shape)
-    return ctx.fail("the target shape must be a constant");
+    return ctx.failNonConstant("the target shape must be a constant");
   bool allowZero = ctx.intAttr("allowzero", 0) != 0;
   int64_t known = 1, inferred = -1;
   for (auto [i, d] : llvm::enumerate(*shape)) {
@@ -122,7 +122,7 @@ LogicalResult importSqueeze(NodeContext &ctx,
   RankedTensorType x = ctx.inputType(0);
   std::optional<SmallVector<int64_t>> axes = readAxes(ctx);
   if (ctx.opset >= 13 && ctx.input(1) && !axes)
-    return ctx.fail("axes must be a constant");
+    return ctx.failNonConstant("axes must be a constant");
   SmallVector<bool> drop(x.getRank(), false);
   if (!axes) {
     for (int64_t i = 0; i < x.getRank(); ++i)
@@ -148,7 +148,7 @@ LogicalResult importUnsqueeze(NodeContext &ctx,
   RankedTensorType x = ctx.inputType(0);
   std::optional<SmallVector<int64_t>> axes = readAxes(ctx);
   if (!axes)
-    return ctx.fail("axes must be given as a constant");
+    return ctx.failNonConstant("axes must be given as a constant");
   int64_t rank = x.getRank() + axes->size();
   SmallVector<bool> inserted(rank, false);
   for (int64_t a : *axes) {

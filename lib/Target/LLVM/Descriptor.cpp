@@ -49,8 +49,8 @@ public:
 
   llvm::StructType *modelDescType() {
     return llvm::StructType::get(
-        ctx, {i32, i16, i16, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, i32,
-              i32, ptrTy, ptrTy, ptrTy, ptrTy, i64, i64, i64});
+        ctx, {i32, i16, i16, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, i32, i32,
+              ptrTy, ptrTy, ptrTy, ptrTy, i64, i64, i64, ptrTy});
   }
 
   /// A private array of tessel_tensor_desc.
@@ -77,6 +77,29 @@ public:
                                     llvm::GlobalValue::PrivateLinkage,
                                     llvm::ConstantArray::get(tableTy, entries),
                                     prefix + "_table");
+  }
+
+  /// The `input_values` table: per input, null or its fixed value's bytes.
+  llvm::Constant *fixedValueTable(llvm::ArrayRef<TensorSignature> inputs) {
+    std::vector<llvm::Constant *> entries;
+    for (auto [i, t] : llvm::enumerate(inputs)) {
+      if (!t.fixedValue) {
+        entries.push_back(llvm::ConstantPointerNull::get(ptrTy));
+        continue;
+      }
+      llvm::Constant *data = llvm::ConstantDataArray::get(
+          ctx, llvm::ArrayRef<uint8_t>(*t.fixedValue));
+      auto *global =
+          new llvm::GlobalVariable(module, data->getType(), /*isConstant=*/true,
+                                   llvm::GlobalValue::PrivateLinkage, data,
+                                   "tessel_input_value" + llvm::Twine(i));
+      global->setAlignment(llvm::Align(8));
+      entries.push_back(global);
+    }
+    auto *tableTy = llvm::ArrayType::get(ptrTy, entries.size());
+    return new llvm::GlobalVariable(
+        module, tableTy, true, llvm::GlobalValue::PrivateLinkage,
+        llvm::ConstantArray::get(tableTy, entries), "tessel_input_values");
   }
 
   llvm::Module &module;
@@ -110,7 +133,8 @@ LogicalResult checkLayout(const llvm::DataLayout &layout,
       offsetof(tessel_model_desc, entry),
       offsetof(tessel_model_desc, workspace_size),
       offsetof(tessel_model_desc, workspace_alignment),
-      offsetof(tessel_model_desc, weights_size)};
+      offsetof(tessel_model_desc, weights_size),
+      offsetof(tessel_model_desc, input_values)};
   auto check = [&](llvm::StructType *ty, llvm::ArrayRef<size_t> offsets,
                    size_t size) {
     const llvm::StructLayout *sl = layout.getStructLayout(ty);
@@ -251,7 +275,8 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
       entry,
       llvm::ConstantInt::get(b.i64, workspaceSize),
       llvm::ConstantInt::get(b.i64, 64),
-      llvm::ConstantInt::get(b.i64, weightsSize)};
+      llvm::ConstantInt::get(b.i64, weightsSize),
+      b.fixedValueTable(signature->inputs)};
   auto *desc = new llvm::GlobalVariable(
       *llvmModule, b.modelDescType(), true, llvm::GlobalValue::InternalLinkage,
       llvm::ConstantStruct::get(b.modelDescType(), fields), "tessel_model_desc");

@@ -40,6 +40,27 @@ int32_t mlir::tessel::getDTypeCode(Type type) {
   }
 }
 
+/// The elements of `value`, dense and little-endian, each in its dtype's
+/// storage (bool: one byte, 0 or 1).
+static std::vector<uint8_t> serializeElements(DenseElementsAttr value) {
+  std::vector<uint8_t> bytes;
+  Type element = value.getElementType();
+  auto append = [&](const APInt &bits) {
+    unsigned size = std::max(1u, bits.getBitWidth() / 8);
+    for (unsigned i = 0; i < size; ++i)
+      bytes.push_back(static_cast<uint8_t>(bits.extractBitsAsZExtValue(
+          std::min(8u, bits.getBitWidth() - 8 * i), 8 * i)));
+  };
+  if (isa<FloatType>(element)) {
+    for (const APFloat &f : value.getValues<APFloat>())
+      append(f.bitcastToAPInt());
+  } else {
+    for (const APInt &i : value.getValues<APInt>())
+      append(i);
+  }
+  return bytes;
+}
+
 static LogicalResult readTensors(ModuleOp module, DictionaryAttr signature,
                                  StringRef key,
                                  std::vector<TensorSignature> &out) {
@@ -64,6 +85,13 @@ static LogicalResult readTensors(ModuleOp module, DictionaryAttr signature,
              << "tensor '" << tensor.name << "' has element type "
              << shaped.getElementType() << ", which the artifact ABI lacks";
     tensor.shape.assign(shaped.getShape().begin(), shaped.getShape().end());
+    if (Attribute value = dict.get("value")) {
+      auto dense = dyn_cast<DenseElementsAttr>(value);
+      if (!dense || dense.getType() != shaped)
+        return module.emitError() << "malformed fixed value in '"
+                                  << kSignatureAttrName << "' entry " << entry;
+      tensor.fixedValue = serializeElements(dense);
+    }
     out.push_back(std::move(tensor));
   }
   return success();

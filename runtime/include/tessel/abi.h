@@ -32,7 +32,7 @@ extern "C" {
 #endif
 
 #define TESSEL_ABI_MAJOR 1
-#define TESSEL_ABI_MINOR 0
+#define TESSEL_ABI_MINOR 1
 
 /* The symbol every artifact exports. */
 #define TESSEL_MODEL_SYMBOL "tessel_model_v1"
@@ -109,6 +109,11 @@ typedef struct tessel_model_desc {
   uint64_t workspace_size;
   uint64_t workspace_alignment;
   uint64_t weights_size; /* bytes of constant data inside the artifact */
+  /* ABI 1.1: `num_inputs` pointers, one per input: NULL, or the value the
+   * input was fixed to at compile time (tessel-compile --input-value), dense
+   * like the input's buffer. The code computes with that value, so a caller
+   * must pass exactly it; the runtime refuses any other. */
+  const void *const *input_values;
 } tessel_model_desc;
 
 typedef const tessel_model_desc *(*tessel_model_fn)(void);

@@ -146,6 +146,14 @@ tessel_model_input(const tessel_model *model, size_t index);
 TESSEL_API const tessel_tensor_desc *
 tessel_model_output(const tessel_model *model, size_t index);
 
+/* Returns the value input `index` was fixed to at compile time
+ * (tessel-compile --input-value), dense like the input's buffer; NULL when
+ * the input takes any value, `model` is NULL or `index` is out of range. A
+ * run must pass exactly this value for the input. Borrowed: valid while the
+ * caller holds a reference to `model`. Thread-safe. */
+TESSEL_API const void *tessel_model_input_fixed_value(const tessel_model *model,
+                                                      size_t index);
+
 /*===----------------------------------------------------------------------===*
  * Tensors
  *===----------------------------------------------------------------------===*/

@@ -94,6 +94,10 @@ public:
   const tessel_tensor_desc *input(size_t index) const {
     return tessel_model_input(model, index);
   }
+  /// The value input `index` was fixed to at compile time, or nullptr.
+  const void *inputFixedValue(size_t index) const {
+    return tessel_model_input_fixed_value(model, index);
+  }
   const tessel_tensor_desc *output(size_t index) const {
     return tessel_model_output(model, index);
   }

@@ -25,6 +25,10 @@ namespace {
 constexpr size_t kDescSizeV1_0 =
     offsetof(tessel_model_desc, weights_size) + sizeof(uint64_t);
 
+/// The size of an ABI 1.1 descriptor: every field up to `input_values`.
+constexpr size_t kDescSizeV1_1 =
+    offsetof(tessel_model_desc, input_values) + sizeof(const void *);
+
 /// More tensors than this means the descriptor is garbage.
 constexpr uint32_t kMaxTensors = 1u << 16;
 
@@ -68,6 +72,13 @@ std::string joined(const std::vector<std::string> &items) {
 }
 
 } // namespace
+
+const void *fixedInputValue(const tessel_model_desc *desc, uint32_t index) {
+  if (desc->struct_size < kDescSizeV1_1 || !desc->input_values ||
+      index >= desc->num_inputs)
+    return nullptr;
+  return desc->input_values[index];
+}
 
 tessel_status validateDescriptor(const tessel_model_desc *desc,
                                  const std::string &path) {

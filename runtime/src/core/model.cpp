@@ -109,6 +109,14 @@ const tessel_tensor_desc *tessel_model_input(const tessel_model *model,
   return &model->desc->inputs[index];
 }
 
+const void *tessel_model_input_fixed_value(const tessel_model *model,
+                                           size_t index) {
+  if (!model || index >= model->desc->num_inputs)
+    return nullptr;
+  return tessel::runtime::fixedInputValue(model->desc,
+                                          static_cast<uint32_t>(index));
+}
+
 const tessel_tensor_desc *tessel_model_output(const tessel_model *model,
                                               size_t index) {
   if (!model || index >= model->desc->num_outputs)

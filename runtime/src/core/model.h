@@ -31,6 +31,11 @@ tessel_status checkArtifactFile(const std::string &path);
 tessel_status validateDescriptor(const tessel_model_desc *desc,
                                  const std::string &path);
 
+/// The value input `index` was fixed to at compile time (ABI 1.1's
+/// `input_values`), or NULL when it takes any value or the artifact predates
+/// the field.
+const void *fixedInputValue(const tessel_model_desc *desc, uint32_t index);
+
 } // namespace tessel::runtime
 
 #endif // TESSEL_RUNTIME_CORE_MODEL_H

@@ -9,7 +9,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -72,6 +74,88 @@ tessel_status checkViews(const tessel_tensor_view *views, size_t count,
   for (size_t i = 0; i < count; ++i)
     if (tessel_status status = checkView(views[i], descs[i], kind))
       return status;
+  return nullptr;
+}
+
+/// Up to 8 elements of a dense buffer, as `[1, 2, 3, ...]`.
+std::string formatValues(int32_t dtype, const void *data, size_t count) {
+  const size_t shown = count < 8 ? count : 8;
+  std::string text = "[";
+  auto bytes = static_cast<const unsigned char *>(data);
+  for (size_t i = 0; i < shown; ++i) {
+    char buffer[48];
+    auto read = [&](auto sample) {
+      decltype(sample) value;
+      std::memcpy(&value, bytes + i * sizeof(value), sizeof(value));
+      return value;
+    };
+    switch (dtype) {
+    case TESSEL_DTYPE_F32:
+      std::snprintf(buffer, sizeof(buffer), "%g", double(read(float())));
+      break;
+    case TESSEL_DTYPE_F64:
+      std::snprintf(buffer, sizeof(buffer), "%g", read(double()));
+      break;
+    case TESSEL_DTYPE_I8:
+      std::snprintf(buffer, sizeof(buffer), "%d", int(read(int8_t())));
+      break;
+    case TESSEL_DTYPE_I16:
+      std::snprintf(buffer, sizeof(buffer), "%d", int(read(int16_t())));
+      break;
+    case TESSEL_DTYPE_I32:
+      std::snprintf(buffer, sizeof(buffer), "%d", int(read(int32_t())));
+      break;
+    case TESSEL_DTYPE_I64:
+      std::snprintf(buffer, sizeof(buffer), "%lld",
+                    static_cast<long long>(read(int64_t())));
+      break;
+    case TESSEL_DTYPE_U8:
+    case TESSEL_DTYPE_BOOL:
+      std::snprintf(buffer, sizeof(buffer), "%u", unsigned(read(uint8_t())));
+      break;
+    case TESSEL_DTYPE_U16:
+      std::snprintf(buffer, sizeof(buffer), "%u", unsigned(read(uint16_t())));
+      break;
+    case TESSEL_DTYPE_U32:
+      std::snprintf(buffer, sizeof(buffer), "%u", unsigned(read(uint32_t())));
+      break;
+    case TESSEL_DTYPE_U64:
+      std::snprintf(buffer, sizeof(buffer), "%llu",
+                    static_cast<unsigned long long>(read(uint64_t())));
+      break;
+    default: // f16, bf16: the bits
+      std::snprintf(buffer, sizeof(buffer), "0x%04x",
+                    unsigned(read(uint16_t())));
+      break;
+    }
+    text += (i ? ", " : "") + std::string(buffer);
+  }
+  return text + (shown < count ? ", ...]" : "]");
+}
+
+/// Checks the inputs fixed at compile time (--input-value) against the
+/// caller's values: the compiled code computed with the fixed ones.
+tessel_status checkFixedInputs(const tessel_model_desc *desc,
+                               const tessel_tensor_view *views) {
+  for (uint32_t i = 0; i < desc->num_inputs; ++i) {
+    const void *fixed = fixedInputValue(desc, i);
+    if (!fixed)
+      continue;
+    const tessel_tensor_desc &input = desc->inputs[i];
+    size_t bytes = 0;
+    denseByteSize(input.dtype, input.rank, input.shape, bytes);
+    if (bytes == 0 || std::memcmp(views[i].data, fixed, bytes) == 0)
+      continue;
+    size_t count = bytes / tessel_dtype_size(input.dtype);
+    return makeStatus(
+        TESSEL_INVALID_ARGUMENT,
+        "input " + quoted(input.name) +
+            ": the model was compiled for the fixed value " +
+            formatValues(input.dtype, fixed, count) +
+            " of this input (tessel-compile --input-value), got " +
+            formatValues(input.dtype, views[i].data, count) +
+            "; recompile with the value you need");
+  }
   return nullptr;
 }
 
@@ -149,6 +233,8 @@ tessel_status checkRunArguments(const tessel_session *session,
   const tessel_model_desc *desc = session->model->desc;
   if (tessel_status status = checkViews(inputs, numInputs, desc->inputs,
                                         desc->num_inputs, "input"))
+    return status;
+  if (tessel_status status = checkFixedInputs(desc, inputs))
     return status;
   return checkViews(outputs, numOutputs, desc->outputs, desc->num_outputs,
                     "output");

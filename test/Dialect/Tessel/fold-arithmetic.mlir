@@ -88,3 +88,33 @@ func.func @casts() -> (tensor<3xi64>, tensor<3xi1>, tensor<3xi32>) {
   %z = tessel.cast %u to i32 : tensor<3xui8> -> tensor<3xi32>
   return %w, %b, %z : tensor<3xi64>, tensor<3xi1>, tensor<3xi32>
 }
+
+// -----
+
+// Integer to float casts fold too (a window length cast for Range), rounding
+// to nearest like the lowering: 2^24 + 1 is not a float32 and rounds to even;
+// unsigned and bool sources are read unsigned.
+// CHECK-LABEL: func.func @casts_to_float
+// CHECK-DAG: tessel.constant dense<[-3.000000e+00, 0.000000e+00, 0x4B800000]> : tensor<3xf32>
+// CHECK-DAG: tessel.constant dense<[2.550000e+02, 1.000000e+00]> : tensor<2xf64>
+// CHECK-DAG: tessel.constant dense<[1.000000e+00, 0.000000e+00]> : tensor<2xf16>
+func.func @casts_to_float() -> (tensor<3xf32>, tensor<2xf64>, tensor<2xf16>) {
+  %a = tessel.constant dense<[-3, 0, 16777217]> : tensor<3xi64>
+  %f = tessel.cast %a to f32 : tensor<3xi64> -> tensor<3xf32>
+  %u = tessel.constant dense<[255, 1]> : tensor<2xui8>
+  %d = tessel.cast %u to f64 : tensor<2xui8> -> tensor<2xf64>
+  %b = tessel.constant dense<[true, false]> : tensor<2xi1>
+  %h = tessel.cast %b to f16 : tensor<2xi1> -> tensor<2xf16>
+  return %f, %d, %h : tensor<3xf32>, tensor<2xf64>, tensor<2xf16>
+}
+
+// -----
+
+// Float sources are left to the compiled code.
+// CHECK-LABEL: func.func @float_cast_kept
+// CHECK: tessel.cast
+func.func @float_cast_kept() -> tensor<2xi32> {
+  %a = tessel.constant dense<[1.5, -2.5]> : tensor<2xf32>
+  %i = tessel.cast %a to i32 : tensor<2xf32> -> tensor<2xi32>
+  return %i : tensor<2xi32>
+}

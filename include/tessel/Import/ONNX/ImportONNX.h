@@ -24,6 +24,12 @@ struct ImportOptions {
   /// Static shapes for graph inputs, by name; they replace the model's
   /// declared shape (which may have dynamic dimensions).
   llvm::StringMap<llvm::SmallVector<int64_t>> inputShapes;
+  /// Values fixed at compile time for graph inputs, by name: the path of a
+  /// TensorProto `.pb` file, or comma-separated numbers in row-major order.
+  /// The model computes with them as constants (so inputs that decide shapes,
+  /// like Reshape's, can be compiled); the input stays in the signature and
+  /// the artifact refuses any other value at run time.
+  llvm::StringMap<std::string> inputValues;
   /// Name for the model when the graph has none.
   std::string defaultModelName = "model";
 };

@@ -16,6 +16,7 @@
 #include "llvm/Target/TargetMachine.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct TensorSignature {
   std::string name;
   int32_t dtype = 0; ///< a tessel_dtype
   std::vector<int64_t> shape;
+  /// For an input fixed at compile time (--input-value): its value, dense,
+  /// row-major, little-endian, in the dtype's layout (bool: one byte).
+  std::optional<std::vector<uint8_t>> fixedValue;
 };
 
 /// The model's interface, read from the module's `tessel.signature`.

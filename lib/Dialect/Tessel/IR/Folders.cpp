@@ -303,9 +303,9 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
   return DenseElementsAttr::get(cast<ShapedType>(getType()), result);
 }
 
-/// Integer (or bool) to integer casts of small constants: the ONNX Cast
-/// rules of the lowering (extend by the source's signedness, truncate, any
-/// value to bool is `x != 0`).
+/// Integer (or bool) to integer or float casts of small constants: the ONNX
+/// Cast rules of the lowering (extend by the source's signedness, truncate,
+/// any value to bool is `x != 0`, to float rounds to nearest).
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
@@ -314,10 +314,24 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (!data)
     return {};
   auto from = dyn_cast<IntegerType>(data.getElementType());
-  auto to = dyn_cast<IntegerType>(type.getElementType());
-  if (!from || !to)
+  if (!from)
     return {};
   bool fromUnsigned = from.isUnsigned() || from.getWidth() == 1;
+  if (auto toFloat = dyn_cast<FloatType>(type.getElementType())) {
+    // Integer to float rounds to nearest, even on ties, as the lowering's
+    // sitofp/uitofp do (window sizes and lengths cast for Range).
+    SmallVector<APFloat> result;
+    for (APInt v : data.getValues<APInt>()) {
+      APFloat f(toFloat.getFloatSemantics());
+      f.convertFromAPInt(v, /*IsSigned=*/!fromUnsigned,
+                         APFloat::rmNearestTiesToEven);
+      result.push_back(f);
+    }
+    return DenseElementsAttr::get(type, result);
+  }
+  auto to = dyn_cast<IntegerType>(type.getElementType());
+  if (!to)
+    return {};
   SmallVector<APInt> result;
   for (APInt v : data.getValues<APInt>()) {
     if (to.getWidth() == 1)

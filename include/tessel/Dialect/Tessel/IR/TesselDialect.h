@@ -13,6 +13,10 @@ namespace mlir::tessel {
 inline constexpr llvm::StringLiteral kEntryAttrName = "tessel.entry";
 /// String attribute naming an entry argument or result (the ONNX value name).
 inline constexpr llvm::StringLiteral kNameAttrName = "tessel.name";
+/// Dense elements attribute on an entry argument whose value was fixed at
+/// compile time (`tessel-compile --input-value`): the model computes with this
+/// constant, and the runtime refuses a call that passes another value.
+inline constexpr llvm::StringLiteral kFixedValueAttrName = "tessel.fixed_value";
 /// Module attribute holding the model's name.
 inline constexpr llvm::StringLiteral kModelNameAttrName = "tessel.model_name";
 /// Module attribute holding the entry signature once buffers are introduced:
