@@ -47,6 +47,7 @@ const ImporterRegistry &ImporterRegistry::get() {
     registerResizeImporters(r);
     registerQuantizationImporters(r);
     registerRecurrentImporters(r);
+    registerSequenceImporters(r);
     return r;
   }();
   return registry;
@@ -56,6 +57,20 @@ namespace {
 
 bool isDefaultDomain(const std::string &domain) {
   return domain.empty() || domain == "ai.onnx";
+}
+
+/// "a sequence", "an optional"...: what a graph input or output is instead
+/// of a tensor.
+std::string describeNonTensor(const onnx::TypeProto &type) {
+  if (type.has_sequence_type())
+    return "a sequence";
+  if (type.has_optional_type())
+    return "an optional";
+  if (type.has_map_type())
+    return "a map";
+  if (type.has_sparse_tensor_type())
+    return "a sparse tensor";
+  return "not a tensor";
 }
 
 std::string formatShape(ArrayRef<int64_t> shape) {
@@ -112,10 +127,12 @@ private:
   /// between elementwise (see the definition).
   void importIf(OpBuilder &builder, const onnx::NodeProto &node,
                 const std::string &name);
-  /// Imports a branch's initializers and nodes in the enclosing scope and
-  /// returns its outputs, or fails (the problems are recorded).
+  /// Imports a branch of If node `name`: its initializers and nodes in the
+  /// enclosing scope; returns its outputs, or fails (the problems are
+  /// recorded).
   FailureOr<SmallVector<Value>> importBranch(OpBuilder &builder,
-                                             const onnx::GraphProto &branch);
+                                             const onnx::GraphProto &branch,
+                                             const std::string &name);
 
   MLIRContext *ctx;
   const ImportOptions &options;
@@ -123,6 +140,8 @@ private:
   const onnx::GraphProto *graph = nullptr;
   int64_t opset = 0;
   llvm::StringMap<Value> values;
+  /// Sequence values by name (see `Sequence`); a name is in `values` or here.
+  llvm::StringMap<Sequence> sequences;
   llvm::StringSet<> poisoned;
   /// Indices of nodes whose operator cannot be imported.
   llvm::DenseSet<int> unsupported;
@@ -242,7 +261,9 @@ FailureOr<RankedTensorType>
 GraphImporter::inputType(const onnx::ValueInfoProto &info) {
   const std::string &name = info.name();
   if (!info.type().has_tensor_type()) {
-    issue(name, "input", "input '" + name + "' is not a tensor",
+    issue(name, "input",
+          "graph input '" + name + "' is " + describeNonTensor(info.type()) +
+              "; Tessel compiles tensor inputs and outputs only",
           ErrorCode::UnsupportedType);
     return failure();
   }
@@ -323,29 +344,64 @@ void GraphImporter::importNode(OpBuilder &builder, const onnx::NodeProto &node,
       poisoned.insert(out);
   };
   SmallVector<Value> inputs;
+  SmallVector<const Sequence *> sequenceInputs;
   for (const std::string &in : node.input()) {
+    sequenceInputs.push_back(nullptr);
     if (in.empty()) {
       inputs.push_back(Value());
       continue;
     }
     if (poisoned.contains(in))
       return poisonOutputs();
+    auto sequence = sequences.find(in);
+    if (sequence != sequences.end())
+      sequenceInputs.back() = &sequence->second;
     inputs.push_back(values.lookup(in));
   }
   Location loc = FusedLoc::get(ctx, {NameLoc::get(StringAttr::get(ctx, name))},
                                StringAttr::get(ctx, node.op_type()));
   NodeContext nodeCtx(builder, loc, node, inputs, opset);
+  nodeCtx.sequenceInputs = sequenceInputs;
   for (auto [i, v] : llvm::enumerate(inputs))
     if (v && !isa<RankedTensorType>(v.getType())) {
       issue(name, node.op_type(),
             "input " + std::to_string(i) + " is not a ranked tensor");
       return poisonOutputs();
     }
-  if (node.op_type() == "If" && isDefaultDomain(node.domain()))
-    return importIf(builder, node, name);
+  bool defaultDomain = isDefaultDomain(node.domain());
+  // Identity passes a sequence on as it is.
+  if (defaultDomain && node.op_type() == "Identity" &&
+      node.input_size() == 1 && node.output_size() == 1 && sequenceInputs[0]) {
+    Sequence copy = *sequenceInputs[0];
+    sequences[node.output(0)] = std::move(copy);
+    return;
+  }
   const OpImporter *importer = ImporterRegistry::get().lookup(node.op_type());
-  if (!importer || !isDefaultDomain(node.domain()) ||
-      opset < importer->minOpset || opset > importer->maxOpset) {
+  if (!defaultDomain)
+    importer = nullptr;
+  // Sequences exist only inside the importer: a sequence reaches only the
+  // inputs of the operators that resolve it.
+  for (auto [i, sequence] : llvm::enumerate(sequenceInputs)) {
+    bool expected = importer && i < 32 && (importer->sequenceInputs >> i) & 1;
+    if (sequence && !expected) {
+      issue(name, node.op_type(),
+            "input " + std::to_string(i) + " ('" + node.input(i) +
+                "') is a sequence; Tessel resolves sequences while importing, "
+                "and '" +
+                node.op_type() + "' cannot take one there",
+            ErrorCode::UnsupportedType);
+      return poisonOutputs();
+    }
+    if (!sequence && expected && inputs[i]) {
+      issue(name, node.op_type(),
+            "input " + std::to_string(i) + " ('" + node.input(i) +
+                "') is a tensor where a sequence is expected");
+      return poisonOutputs();
+    }
+  }
+  if (node.op_type() == "If" && defaultDomain)
+    return importIf(builder, node, name);
+  if (!importer || opset < importer->minOpset || opset > importer->maxOpset) {
     // Only a branch's nodes get here: the graph's were checked up front.
     issue(name, node.op_type(),
           "operator '" + node.op_type() + "' (opset " + std::to_string(opset) +
@@ -366,7 +422,7 @@ void GraphImporter::importNode(OpBuilder &builder, const onnx::NodeProto &node,
     return poisonOutputs();
   }
   for (unsigned i = 0; i < arity.min; ++i)
-    if (!inputs[i]) {
+    if (!inputs[i] && !sequenceInputs[i]) {
       issue(name, node.op_type(),
             "input " + std::to_string(i) + " is required but empty");
       return poisonOutputs();
@@ -377,6 +433,16 @@ void GraphImporter::importNode(OpBuilder &builder, const onnx::NodeProto &node,
           nodeCtx.failure.empty() ? "cannot be imported" : nodeCtx.failure,
           nodeCtx.failureCode);
     return poisonOutputs();
+  }
+  if (importer->sequenceResult) {
+    assert(nodeCtx.sequenceResult && results.empty() &&
+           "a sequence operator returns its sequence in sequenceResult");
+    if (node.output_size() != 1 || node.output(0).empty()) {
+      issue(name, node.op_type(), "expects one output");
+      return poisonOutputs();
+    }
+    sequences[node.output(0)] = std::move(*nodeCtx.sequenceResult);
+    return;
   }
   for (int i = 0; i < node.output_size(); ++i) {
     const std::string &out = node.output(i);
@@ -394,7 +460,8 @@ void GraphImporter::importNode(OpBuilder &builder, const onnx::NodeProto &node,
 
 FailureOr<SmallVector<Value>>
 GraphImporter::importBranch(OpBuilder &builder,
-                            const onnx::GraphProto &branch) {
+                            const onnx::GraphProto &branch,
+                            const std::string &name) {
   size_t issuesBefore = error.issues.size();
   for (const onnx::TensorProto &init : branch.initializer()) {
     std::string message;
@@ -425,9 +492,23 @@ GraphImporter::importBranch(OpBuilder &builder,
     return failure();
   SmallVector<Value> outputs;
   for (const onnx::ValueInfoProto &out : branch.output()) {
-    Value v = values.lookup(out.name());
-    if (!v)
+    if (poisoned.contains(out.name()))
       return failure();
+    if (sequences.count(out.name())) {
+      issue(name, "If",
+            "output '" + out.name() + "' of branch '" + branch.name() +
+                "' is a sequence; Tessel imports If on tensors only",
+            ErrorCode::UnsupportedType);
+      return failure();
+    }
+    Value v = values.lookup(out.name());
+    if (!v) {
+      issue(name, "If",
+            "output '" + out.name() + "' of branch '" + branch.name() +
+                "' is not defined",
+            ErrorCode::MalformedGraph);
+      return failure();
+    }
     outputs.push_back(v);
   }
   return outputs;
@@ -468,7 +549,7 @@ void GraphImporter::importIf(OpBuilder &builder, const onnx::NodeProto &node,
   if (auto constant = cond.getDefiningOp<ConstantOp>()) {
     bool taken = !(*constant.getValue().getValues<APInt>().begin()).isZero();
     FailureOr<SmallVector<Value>> outputs =
-        importBranch(builder, taken ? *thenBranch : *elseBranch);
+        importBranch(builder, taken ? *thenBranch : *elseBranch, name);
     if (failed(outputs))
       return poisonOutputs();
     results = *outputs;
@@ -476,9 +557,10 @@ void GraphImporter::importIf(OpBuilder &builder, const onnx::NodeProto &node,
     Block *block = builder.getInsertionBlock();
     Operation *before = block->empty() ? nullptr : &block->back();
     FailureOr<SmallVector<Value>> thenOutputs =
-        importBranch(builder, *thenBranch);
+        importBranch(builder, *thenBranch, name);
     FailureOr<SmallVector<Value>> elseOutputs =
-        failed(thenOutputs) ? thenOutputs : importBranch(builder, *elseBranch);
+        failed(thenOutputs) ? thenOutputs
+                            : importBranch(builder, *elseBranch, name);
     if (failed(elseOutputs))
       return poisonOutputs();
     // Both branches run: one that may trap (integer division by a zero the
@@ -586,6 +668,18 @@ OwningOpRef<ModuleOp> GraphImporter::build() {
   for (const onnx::ValueInfoProto &out : graph->output()) {
     if (poisoned.contains(out.name()))
       continue;
+    bool declaredNonTensor =
+        !out.type().has_tensor_type() &&
+        out.type().value_case() != onnx::TypeProto::VALUE_NOT_SET;
+    if (sequences.count(out.name()) || declaredNonTensor) {
+      issue(out.name(), "output",
+            "graph output '" + out.name() + "' is " +
+                (sequences.count(out.name()) ? std::string("a sequence")
+                                             : describeNonTensor(out.type())) +
+                "; Tessel compiles tensor inputs and outputs only",
+            ErrorCode::UnsupportedType);
+      continue;
+    }
     Value v = values.lookup(out.name());
     auto type = cast<RankedTensorType>(v.getType());
     if (out.type().has_tensor_type()) {
