@@ -247,7 +247,9 @@ LogicalResult importSplitToSequence(NodeContext &ctx,
               "' is known only at run time"};
       return success();
     }
-    if (!split || !sizes)
+    if (split && !sizes)
+      return ctx.fail("split must hold integers");
+    if (!split)
       return ctx.fail("split '" + ctx.node.input(1) +
                       "' is not an import-time constant; Tessel resolves "
                       "sequences while importing and needs each part's size");
