@@ -129,10 +129,12 @@ private:
                 const std::string &name);
   /// Imports a branch of If node `name`: its initializers and nodes in the
   /// enclosing scope; returns its outputs, or fails (the problems are
-  /// recorded).
+  /// recorded). With `sequencesAllowed`, an output that is a sequence is a
+  /// null value (the sequence is under the output's name in `sequences`).
   FailureOr<SmallVector<Value>> importBranch(OpBuilder &builder,
                                              const onnx::GraphProto &branch,
-                                             const std::string &name);
+                                             const std::string &name,
+                                             bool sequencesAllowed);
 
   MLIRContext *ctx;
   const ImportOptions &options;
@@ -461,7 +463,7 @@ void GraphImporter::importNode(OpBuilder &builder, const onnx::NodeProto &node,
 FailureOr<SmallVector<Value>>
 GraphImporter::importBranch(OpBuilder &builder,
                             const onnx::GraphProto &branch,
-                            const std::string &name) {
+                            const std::string &name, bool sequencesAllowed) {
   size_t issuesBefore = error.issues.size();
   for (const onnx::TensorProto &init : branch.initializer()) {
     std::string message;
@@ -495,9 +497,14 @@ GraphImporter::importBranch(OpBuilder &builder,
     if (poisoned.contains(out.name()))
       return failure();
     if (sequences.count(out.name())) {
+      if (sequencesAllowed) {
+        outputs.push_back(Value());
+        continue;
+      }
       issue(name, "If",
             "output '" + out.name() + "' of branch '" + branch.name() +
-                "' is a sequence; Tessel imports If on tensors only",
+                "' is a sequence and the condition is not a constant; "
+                "Tessel selects between tensors only",
             ErrorCode::UnsupportedType);
       return failure();
     }
@@ -548,19 +555,27 @@ void GraphImporter::importIf(OpBuilder &builder, const onnx::NodeProto &node,
   SmallVector<Value> results;
   if (auto constant = cond.getDefiningOp<ConstantOp>()) {
     bool taken = !(*constant.getValue().getValues<APInt>().begin()).isZero();
+    const onnx::GraphProto &branch = taken ? *thenBranch : *elseBranch;
     FailureOr<SmallVector<Value>> outputs =
-        importBranch(builder, taken ? *thenBranch : *elseBranch, name);
+        importBranch(builder, branch, name, /*sequencesAllowed=*/true);
     if (failed(outputs))
       return poisonOutputs();
     results = *outputs;
+    // The taken branch's sequences are the node's.
+    for (auto [i, v] : llvm::enumerate(results))
+      if (!v && !node.output(i).empty()) {
+        Sequence copy = sequences.find(branch.output(i).name())->second;
+        sequences[node.output(i)] = std::move(copy);
+      }
   } else {
     Block *block = builder.getInsertionBlock();
     Operation *before = block->empty() ? nullptr : &block->back();
     FailureOr<SmallVector<Value>> thenOutputs =
-        importBranch(builder, *thenBranch, name);
+        importBranch(builder, *thenBranch, name, /*sequencesAllowed=*/false);
     FailureOr<SmallVector<Value>> elseOutputs =
         failed(thenOutputs) ? thenOutputs
-                            : importBranch(builder, *elseBranch, name);
+                            : importBranch(builder, *elseBranch, name,
+                                           /*sequencesAllowed=*/false);
     if (failed(elseOutputs))
       return poisonOutputs();
     // Both branches run: one that may trap (integer division by a zero the
@@ -595,7 +610,7 @@ void GraphImporter::importIf(OpBuilder &builder, const onnx::NodeProto &node,
     }
   }
   for (auto [out, v] : llvm::zip(node.output(), results))
-    if (!out.empty())
+    if (!out.empty() && v)
       values[out] = v;
 }
 

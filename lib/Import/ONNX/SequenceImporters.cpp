@@ -98,7 +98,9 @@ LogicalResult importSequenceEmpty(NodeContext &ctx, SmallVectorImpl<Value> &) {
 LogicalResult importSequenceConstruct(NodeContext &ctx,
                                       SmallVectorImpl<Value> &) {
   Sequence sequence{ctx.inputType(0).getElementType(), {}, {}};
-  for (Value tensor : ctx.inputs) {
+  for (auto [i, tensor] : llvm::enumerate(ctx.inputs)) {
+    if (!tensor)
+      return ctx.fail("input " + Twine(i) + " is empty");
     if (failed(checkElementType(ctx, sequence, tensor)))
       return failure();
     sequence.elements.push_back(tensor);
