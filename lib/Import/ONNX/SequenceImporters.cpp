@@ -58,8 +58,8 @@ FailureOr<int64_t> readPosition(NodeContext &ctx, size_t i, int64_t length,
   if (p < -length || p > last) {
     (void)ctx.fail("position " + Twine(p) +
                    " is out of range for a sequence of " + Twine(length) +
-                   " tensors (valid: " + Twine(-length) + " to " +
-                   Twine(last) + ")");
+                   " tensors (valid: " + Twine(-length) + " to " + Twine(last) +
+                   ")");
     return failure();
   }
   return p < 0 ? p + length : p;
@@ -70,8 +70,9 @@ FailureOr<Value> element(NodeContext &ctx, const Sequence &sequence,
                          int64_t i) {
   if (Value v = sequence.elements[i])
     return v;
-  (void)ctx.fail("element " + Twine(i) + " of the sequence is unknown at "
-                 "import: " + sequence.unresolved);
+  (void)ctx.fail(
+      "element " + Twine(i) +
+      " of the sequence is unknown at import: " + sequence.unresolved);
   return failure();
 }
 
@@ -109,8 +110,7 @@ LogicalResult importSequenceConstruct(NodeContext &ctx,
   return success();
 }
 
-LogicalResult importSequenceInsert(NodeContext &ctx,
-                                   SmallVectorImpl<Value> &) {
+LogicalResult importSequenceInsert(NodeContext &ctx, SmallVectorImpl<Value> &) {
   Sequence sequence = *ctx.sequenceInput(0);
   if (failed(checkElementType(ctx, sequence, ctx.input(1))))
     return failure();
@@ -187,8 +187,7 @@ LogicalResult importConcatFromSequence(NodeContext &ctx,
   std::optional<int64_t> axis = normalizeAxis(given, rank);
   if (!axis)
     return ctx.fail("axis " + Twine(given) + " is out of range for rank " +
-                    Twine(first.getRank()) +
-                    (newAxis ? " with new_axis" : ""));
+                    Twine(first.getRank()) + (newAxis ? " with new_axis" : ""));
   SmallVector<Value> inputs;
   for (auto [i, tensor] : llvm::enumerate(sequence.elements)) {
     auto type = cast<RankedTensorType>(tensor.getType());
@@ -198,8 +197,8 @@ LogicalResult importConcatFromSequence(NodeContext &ctx,
                       Twine(first.getRank()));
     for (int64_t d = 0; d < type.getRank(); ++d)
       if ((newAxis || d != *axis) && type.getDimSize(d) != first.getDimSize(d))
-        return ctx.fail("element " + Twine(i) + " differs from element 0 in "
-                        "dimension " + Twine(d) +
+        return ctx.fail("element " + Twine(i) +
+                        " differs from element 0 in dimension " + Twine(d) +
                         (newAxis ? "" : ", outside the concatenation axis"));
     if (!newAxis) {
       inputs.push_back(tensor);
@@ -207,8 +206,8 @@ LogicalResult importConcatFromSequence(NodeContext &ctx,
     }
     SmallVector<int64_t> shape(type.getShape());
     shape.insert(shape.begin() + *axis, 1);
-    FailureOr<Value> expanded = ctx.build<ReshapeOp>(
-        tensor, ctx.builder.getDenseI64ArrayAttr(shape));
+    FailureOr<Value> expanded =
+        ctx.build<ReshapeOp>(tensor, ctx.builder.getDenseI64ArrayAttr(shape));
     if (failed(expanded))
       return failure();
     inputs.push_back(*expanded);
@@ -241,12 +240,12 @@ LogicalResult importSplitToSequence(NodeContext &ctx,
     if (!split && splitType.getRank() == 1) {
       // Sizes known only at run time: the parts are unknown, their number
       // (the length of `split`) is not.
-      ctx.sequenceResult = Sequence{
-          x.getElementType(),
-          SmallVector<Value>(splitType.getDimSize(0), Value()),
-          "it is a part of SplitToSequence '" + nodeName(ctx) +
-              "', whose split '" + ctx.node.input(1) +
-              "' is known only at run time"};
+      ctx.sequenceResult =
+          Sequence{x.getElementType(),
+                   SmallVector<Value>(splitType.getDimSize(0), Value()),
+                   "it is a part of SplitToSequence '" + nodeName(ctx) +
+                       "', whose split '" + ctx.node.input(1) +
+                       "' is known only at run time"};
       return success();
     }
     if (split && !sizes)
@@ -309,8 +308,8 @@ LogicalResult importSplitToSequence(NodeContext &ctx,
 void mlir::tessel::onnx_import::registerSequenceImporters(
     ImporterRegistry &registry) {
   constexpr uint32_t none = 0, first = 1;
-  registry.addSequenceOp("SequenceEmpty", importSequenceEmpty, {0, 0}, 11,
-                         none, true);
+  registry.addSequenceOp("SequenceEmpty", importSequenceEmpty, {0, 0}, 11, none,
+                         true);
   registry.addSequenceOp("SequenceConstruct", importSequenceConstruct,
                          {1, kVariadic}, 11, none, true);
   registry.addSequenceOp("SequenceInsert", importSequenceInsert, {2, 3}, 11,
@@ -321,8 +320,8 @@ void mlir::tessel::onnx_import::registerSequenceImporters(
                          false);
   registry.addSequenceOp("SequenceLength", importSequenceLength, {1, 1}, 11,
                          first, false);
-  registry.addSequenceOp("ConcatFromSequence", importConcatFromSequence,
-                         {1, 1}, 11, first, false);
+  registry.addSequenceOp("ConcatFromSequence", importConcatFromSequence, {1, 1},
+                         11, first, false);
   registry.addSequenceOp("SplitToSequence", importSplitToSequence, {1, 2}, 11,
                          none, true);
 }
