@@ -48,6 +48,7 @@ const ImporterRegistry &ImporterRegistry::get() {
     registerQuantizationImporters(r);
     registerRecurrentImporters(r);
     registerSignalImporters(r);
+    registerSequenceImporters(r);
     return r;
   }();
   return registry;
@@ -57,6 +58,20 @@ namespace {
 
 bool isDefaultDomain(const std::string &domain) {
   return domain.empty() || domain == "ai.onnx";
+}
+
+/// "a sequence", "an optional"...: what a graph input or output is instead
+/// of a tensor.
+std::string describeNonTensor(const onnx::TypeProto &type) {
+  if (type.has_sequence_type())
+    return "a sequence";
+  if (type.has_optional_type())
+    return "an optional";
+  if (type.has_map_type())
+    return "a map";
+  if (type.has_sparse_tensor_type())
+    return "a sparse tensor";
+  return "not a tensor";
 }
 
 std::string formatShape(ArrayRef<int64_t> shape) {
@@ -120,10 +135,14 @@ private:
   /// between elementwise (see the definition).
   void importIf(OpBuilder &builder, const onnx::NodeProto &node,
                 const std::string &name);
-  /// Imports a branch's initializers and nodes in the enclosing scope and
-  /// returns its outputs, or fails (the problems are recorded).
+  /// Imports a branch of If node `name`: its initializers and nodes in the
+  /// enclosing scope; returns its outputs, or fails (the problems are
+  /// recorded). With `sequencesAllowed`, an output that is a sequence is a
+  /// null value (the sequence is under the output's name in `sequences`).
   FailureOr<SmallVector<Value>> importBranch(OpBuilder &builder,
-                                             const onnx::GraphProto &branch);
+                                             const onnx::GraphProto &branch,
+                                             const std::string &name,
+                                             bool sequencesAllowed);
 
   MLIRContext *ctx;
   const ImportOptions &options;
@@ -134,6 +153,8 @@ private:
   /// The entry block and its arguments' graph input names.
   Block *entryBlock = nullptr;
   SmallVector<std::string> entryInputNames;
+  /// Sequence values by name (see `Sequence`); a name is in `values` or here.
+  llvm::StringMap<Sequence> sequences;
   llvm::StringSet<> poisoned;
   /// Indices of nodes whose operator cannot be imported.
   llvm::DenseSet<int> unsupported;
@@ -253,7 +274,9 @@ FailureOr<RankedTensorType>
 GraphImporter::inputType(const onnx::ValueInfoProto &info) {
   const std::string &name = info.name();
   if (!info.type().has_tensor_type()) {
-    issue(name, "input", "input '" + name + "' is not a tensor",
+    issue(name, "input",
+          "graph input '" + name + "' is " + describeNonTensor(info.type()) +
+              "; Tessel compiles tensor inputs and outputs only",
           ErrorCode::UnsupportedType);
     return failure();
   }
@@ -447,29 +470,64 @@ void GraphImporter::importNode(OpBuilder &builder, const onnx::NodeProto &node,
       poisoned.insert(out);
   };
   SmallVector<Value> inputs;
+  SmallVector<const Sequence *> sequenceInputs;
   for (const std::string &in : node.input()) {
+    sequenceInputs.push_back(nullptr);
     if (in.empty()) {
       inputs.push_back(Value());
       continue;
     }
     if (poisoned.contains(in))
       return poisonOutputs();
+    auto sequence = sequences.find(in);
+    if (sequence != sequences.end())
+      sequenceInputs.back() = &sequence->second;
     inputs.push_back(values.lookup(in));
   }
   Location loc = FusedLoc::get(ctx, {NameLoc::get(StringAttr::get(ctx, name))},
                                StringAttr::get(ctx, node.op_type()));
   NodeContext nodeCtx(builder, loc, node, inputs, opset);
+  nodeCtx.sequenceInputs = sequenceInputs;
   for (auto [i, v] : llvm::enumerate(inputs))
     if (v && !isa<RankedTensorType>(v.getType())) {
       issue(name, node.op_type(),
             "input " + std::to_string(i) + " is not a ranked tensor");
       return poisonOutputs();
     }
-  if (node.op_type() == "If" && isDefaultDomain(node.domain()))
-    return importIf(builder, node, name);
+  bool defaultDomain = isDefaultDomain(node.domain());
+  // Identity passes a sequence on as it is.
+  if (defaultDomain && node.op_type() == "Identity" &&
+      node.input_size() == 1 && node.output_size() == 1 && sequenceInputs[0]) {
+    Sequence copy = *sequenceInputs[0];
+    sequences[node.output(0)] = std::move(copy);
+    return;
+  }
   const OpImporter *importer = ImporterRegistry::get().lookup(node.op_type());
-  if (!importer || !isDefaultDomain(node.domain()) ||
-      opset < importer->minOpset || opset > importer->maxOpset) {
+  if (!defaultDomain)
+    importer = nullptr;
+  // Sequences exist only inside the importer: a sequence reaches only the
+  // inputs of the operators that resolve it.
+  for (auto [i, sequence] : llvm::enumerate(sequenceInputs)) {
+    bool expected = importer && i < 32 && (importer->sequenceInputs >> i) & 1;
+    if (sequence && !expected) {
+      issue(name, node.op_type(),
+            "input " + std::to_string(i) + " ('" + node.input(i) +
+                "') is a sequence; Tessel resolves sequences while importing, "
+                "and '" +
+                node.op_type() + "' cannot take one there",
+            ErrorCode::UnsupportedType);
+      return poisonOutputs();
+    }
+    if (!sequence && expected && inputs[i]) {
+      issue(name, node.op_type(),
+            "input " + std::to_string(i) + " ('" + node.input(i) +
+                "') is a tensor where a sequence is expected");
+      return poisonOutputs();
+    }
+  }
+  if (node.op_type() == "If" && defaultDomain)
+    return importIf(builder, node, name);
+  if (!importer || opset < importer->minOpset || opset > importer->maxOpset) {
     // Only a branch's nodes get here: the graph's were checked up front.
     issue(name, node.op_type(),
           "operator '" + node.op_type() + "' (opset " + std::to_string(opset) +
@@ -490,7 +548,7 @@ void GraphImporter::importNode(OpBuilder &builder, const onnx::NodeProto &node,
     return poisonOutputs();
   }
   for (unsigned i = 0; i < arity.min; ++i)
-    if (!inputs[i]) {
+    if (!inputs[i] && !sequenceInputs[i]) {
       issue(name, node.op_type(),
             "input " + std::to_string(i) + " is required but empty");
       return poisonOutputs();
@@ -518,6 +576,16 @@ void GraphImporter::importNode(OpBuilder &builder, const onnx::NodeProto &node,
     issue(name, node.op_type(), reason, nodeCtx.failureCode);
     return poisonOutputs();
   }
+  if (importer->sequenceResult) {
+    assert(nodeCtx.sequenceResult && results.empty() &&
+           "a sequence operator returns its sequence in sequenceResult");
+    if (node.output_size() != 1 || node.output(0).empty()) {
+      issue(name, node.op_type(), "expects one output");
+      return poisonOutputs();
+    }
+    sequences[node.output(0)] = std::move(*nodeCtx.sequenceResult);
+    return;
+  }
   for (int i = 0; i < node.output_size(); ++i) {
     const std::string &out = node.output(i);
     if (out.empty())
@@ -534,7 +602,8 @@ void GraphImporter::importNode(OpBuilder &builder, const onnx::NodeProto &node,
 
 FailureOr<SmallVector<Value>>
 GraphImporter::importBranch(OpBuilder &builder,
-                            const onnx::GraphProto &branch) {
+                            const onnx::GraphProto &branch,
+                            const std::string &name, bool sequencesAllowed) {
   size_t issuesBefore = error.issues.size();
   for (const onnx::TensorProto &init : branch.initializer()) {
     std::string message;
@@ -565,9 +634,28 @@ GraphImporter::importBranch(OpBuilder &builder,
     return failure();
   SmallVector<Value> outputs;
   for (const onnx::ValueInfoProto &out : branch.output()) {
-    Value v = values.lookup(out.name());
-    if (!v)
+    if (poisoned.contains(out.name()))
       return failure();
+    if (sequences.count(out.name())) {
+      if (sequencesAllowed) {
+        outputs.push_back(Value());
+        continue;
+      }
+      issue(name, "If",
+            "output '" + out.name() + "' of branch '" + branch.name() +
+                "' is a sequence and the condition is not a constant; "
+                "Tessel selects between tensors only",
+            ErrorCode::UnsupportedType);
+      return failure();
+    }
+    Value v = values.lookup(out.name());
+    if (!v) {
+      issue(name, "If",
+            "output '" + out.name() + "' of branch '" + branch.name() +
+                "' is not defined",
+            ErrorCode::MalformedGraph);
+      return failure();
+    }
     outputs.push_back(v);
   }
   return outputs;
@@ -607,18 +695,27 @@ void GraphImporter::importIf(OpBuilder &builder, const onnx::NodeProto &node,
   SmallVector<Value> results;
   if (auto constant = cond.getDefiningOp<ConstantOp>()) {
     bool taken = !(*constant.getValue().getValues<APInt>().begin()).isZero();
+    const onnx::GraphProto &branch = taken ? *thenBranch : *elseBranch;
     FailureOr<SmallVector<Value>> outputs =
-        importBranch(builder, taken ? *thenBranch : *elseBranch);
+        importBranch(builder, branch, name, /*sequencesAllowed=*/true);
     if (failed(outputs))
       return poisonOutputs();
     results = *outputs;
+    // The taken branch's sequences are the node's.
+    for (auto [i, v] : llvm::enumerate(results))
+      if (!v && !node.output(i).empty()) {
+        Sequence copy = sequences.find(branch.output(i).name())->second;
+        sequences[node.output(i)] = std::move(copy);
+      }
   } else {
     Block *block = builder.getInsertionBlock();
     Operation *before = block->empty() ? nullptr : &block->back();
     FailureOr<SmallVector<Value>> thenOutputs =
-        importBranch(builder, *thenBranch);
+        importBranch(builder, *thenBranch, name, /*sequencesAllowed=*/false);
     FailureOr<SmallVector<Value>> elseOutputs =
-        failed(thenOutputs) ? thenOutputs : importBranch(builder, *elseBranch);
+        failed(thenOutputs) ? thenOutputs
+                            : importBranch(builder, *elseBranch, name,
+                                           /*sequencesAllowed=*/false);
     if (failed(elseOutputs))
       return poisonOutputs();
     // Both branches run: one that may trap (integer division by a zero the
@@ -653,7 +750,7 @@ void GraphImporter::importIf(OpBuilder &builder, const onnx::NodeProto &node,
     }
   }
   for (auto [out, v] : llvm::zip(node.output(), results))
-    if (!out.empty())
+    if (!out.empty() && v)
       values[out] = v;
 }
 
@@ -748,6 +845,18 @@ OwningOpRef<ModuleOp> GraphImporter::build() {
   for (const onnx::ValueInfoProto &out : graph->output()) {
     if (poisoned.contains(out.name()))
       continue;
+    bool declaredNonTensor =
+        !out.type().has_tensor_type() &&
+        out.type().value_case() != onnx::TypeProto::VALUE_NOT_SET;
+    if (sequences.count(out.name()) || declaredNonTensor) {
+      issue(out.name(), "output",
+            "graph output '" + out.name() + "' is " +
+                (sequences.count(out.name()) ? std::string("a sequence")
+                                             : describeNonTensor(out.type())) +
+                "; Tessel compiles tensor inputs and outputs only",
+            ErrorCode::UnsupportedType);
+      continue;
+    }
     Value v = values.lookup(out.name());
     auto type = cast<RankedTensorType>(v.getType());
     if (out.type().has_tensor_type()) {

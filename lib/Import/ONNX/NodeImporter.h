@@ -25,6 +25,21 @@
 
 namespace mlir::tessel::onnx_import {
 
+/// An ONNX sequence, resolved while importing. Tessel has no sequence type:
+/// a sequence lives only in the importer, as the tensor values it holds, and
+/// the sequence operators become (at most) tensor ops on those. Positions
+/// and lengths are therefore import-time constants.
+struct Sequence {
+  /// The element type every element has (ONNX sequences are homogeneous).
+  Type elementType;
+  /// The elements in order; null for one whose value is known only at run
+  /// time (a part of a split of run-time sizes), which only SequenceLength
+  /// and the list edits may meet.
+  SmallVector<Value> elements;
+  /// Why the null elements are unknown.
+  std::string unresolved;
+};
+
 /// What a node importer sees of one node.
 class NodeContext {
 public:
@@ -39,6 +54,16 @@ public:
   ArrayRef<Value> inputs;
   /// The model's default-domain opset.
   int64_t opset;
+  /// One entry per node input: the sequence it names, or null for a tensor
+  /// (whose value is then in `inputs`).
+  ArrayRef<const Sequence *> sequenceInputs;
+  /// Set by the importer of an operator whose output 0 is a sequence.
+  std::optional<Sequence> sequenceResult;
+
+  /// Input `i` as a sequence, or null if it is not one.
+  const Sequence *sequenceInput(size_t i) const {
+    return i < sequenceInputs.size() ? sequenceInputs[i] : nullptr;
+  }
 
   /// Input `i`, or null if absent or omitted.
   Value input(size_t i) const {
@@ -183,6 +208,10 @@ struct OpImporter {
   Arity inputs;
   int64_t minOpset = 1;
   int64_t maxOpset = 21;
+  /// Bit `i` set: input `i` is a sequence (every other input is a tensor).
+  uint32_t sequenceInputs = 0;
+  /// Whether output 0 is a sequence, returned in `sequenceResult`.
+  bool sequenceResult = false;
 };
 
 /// Op type -> importer, for the default ONNX domain.
@@ -191,6 +220,16 @@ public:
   void add(llvm::StringRef opType, NodeImportFn fn, Arity inputs,
            int64_t minOpset = 1, int64_t maxOpset = 21) {
     ops[opType] = OpImporter{std::move(fn), inputs, minOpset, maxOpset};
+  }
+  /// `add` for an operator that takes or produces sequences: bit `i` of
+  /// `sequenceInputs` marks input `i` as a sequence.
+  void addSequenceOp(llvm::StringRef opType, NodeImportFn fn, Arity inputs,
+                     int64_t minOpset, uint32_t sequenceInputs,
+                     bool sequenceResult) {
+    OpImporter op{std::move(fn), inputs, minOpset};
+    op.sequenceInputs = sequenceInputs;
+    op.sequenceResult = sequenceResult;
+    ops[opType] = std::move(op);
   }
   const OpImporter *lookup(llvm::StringRef opType) const {
     auto it = ops.find(opType);
@@ -217,6 +256,7 @@ void registerResizeImporters(ImporterRegistry &registry);
 void registerQuantizationImporters(ImporterRegistry &registry);
 void registerRecurrentImporters(ImporterRegistry &registry);
 void registerSignalImporters(ImporterRegistry &registry);
+void registerSequenceImporters(ImporterRegistry &registry);
 
 /// The MLIR element type of an ONNX TensorProto data type, or null.
 Type convertElementType(MLIRContext *ctx, int32_t onnxType);
