@@ -389,6 +389,46 @@ LogicalResult importEyeLike(NodeContext &ctx, SmallVectorImpl<Value> &results) {
   return ctx.emit<TriluOp>(results, *upper, k, b.getBoolAttr(false));
 }
 
+/// NonZero: the indices of the non-zero elements, int64[rank, count]. The
+/// count depends on the values, so the input must be a constant (exporters
+/// emit NonZero on constant masks); it is computed at import.
+LogicalResult importNonZero(NodeContext &ctx, SmallVectorImpl<Value> &results) {
+  ElementsAttr value = ctx.constantInput(0);
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(value);
+  if (!dense)
+    return ctx.failNonConstant("NonZero's result shape depends on its input's "
+                               "values, which must be a constant",
+                               /*firstInput=*/0);
+  auto type = cast<RankedTensorType>(dense.getType());
+  SmallVector<bool> nonZero;
+  if (isa<FloatType>(type.getElementType())) {
+    for (const APFloat &v : dense.getValues<APFloat>())
+      nonZero.push_back(!v.isZero());
+  } else {
+    for (const APInt &v : dense.getValues<APInt>())
+      nonZero.push_back(!v.isZero());
+  }
+  int64_t rank = type.getRank(), count = llvm::count(nonZero, true);
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+  // Row-major order of the elements, one column per non-zero element.
+  SmallVector<int64_t> indices(std::max<int64_t>(rank, 1) * count, 0);
+  int64_t column = 0;
+  for (auto [linear, isNonZero] : llvm::enumerate(nonZero)) {
+    if (!isNonZero)
+      continue;
+    for (int64_t d = 0; d < rank; ++d)
+      indices[d * count + column] =
+          (static_cast<int64_t>(linear) / strides[d]) % type.getDimSize(d);
+    ++column;
+  }
+  // A scalar is read as a one-element vector (numpy's nonzero, which ONNX's
+  // reference uses): int64[1, count], its index 0.
+  SmallVector<int64_t> shape = {std::max<int64_t>(rank, 1), count};
+  return ctx.emit<ConstantOp>(results, i64Tensor(ctx, shape, indices));
+}
+
 /// OneHot: `depth` is a constant (it decides the shape); `values` may be a
 /// graph input.
 LogicalResult importOneHot(NodeContext &ctx, SmallVectorImpl<Value> &results) {
@@ -545,6 +585,7 @@ void mlir::tessel::onnx_import::registerIndexingImporters(
   registry.add("Trilu", importTrilu, {1, 2}, 14);
   registry.add("EyeLike", importEyeLike, {1, 1}, 9);
   registry.add("OneHot", importOneHot, {3, 3}, 9);
+  registry.add("NonZero", importNonZero, {1, 1}, 9);
   registry.add("GatherND", importGatherND, {2, 2}, 11);
   registry.add("Scatter", importScatterElements, {3, 3}, 9, 10);
   registry.add("ScatterElements", importScatterElements, {3, 3}, 11);
