@@ -617,8 +617,7 @@ void GraphImporter::importNode(OpBuilder &builder, const onnx::NodeProto &node,
 }
 
 FailureOr<SmallVector<Value>>
-GraphImporter::importBranch(OpBuilder &builder,
-                            const onnx::GraphProto &branch,
+GraphImporter::importBranch(OpBuilder &builder, const onnx::GraphProto &branch,
                             const std::string &name, bool sequencesAllowed,
                             StringRef opType) {
   size_t issuesBefore = error.issues.size();
@@ -782,8 +781,8 @@ FailureOr<Value> GraphImporter::stack(OpBuilder &builder, Location loc,
     SmallVector<int64_t> shape(type.getShape());
     shape.insert(shape.begin() + axis, 1);
     expanded.push_back(ReshapeOp::create(
-        builder, loc, RankedTensorType::get(shape, type.getElementType()),
-        part, builder.getDenseI64ArrayAttr(shape)));
+        builder, loc, RankedTensorType::get(shape, type.getElementType()), part,
+        builder.getDenseI64ArrayAttr(shape)));
   }
   if (expanded.size() == 1)
     return expanded.front();
@@ -811,8 +810,7 @@ void GraphImporter::importLoop(OpBuilder &builder, const onnx::NodeProto &node,
     for (const std::string &out : node.output())
       poisoned.insert(out);
   };
-  auto refuse = [&](const Twine &why,
-                    ErrorCode code = ErrorCode::InvalidNode) {
+  auto refuse = [&](const Twine &why, ErrorCode code = ErrorCode::InvalidNode) {
     issue(name, "Loop", why.str(), code);
     poisonOutputs();
   };
@@ -989,7 +987,8 @@ void GraphImporter::importScan(OpBuilder &builder, const onnx::NodeProto &node,
       v.assign(n, 0);
     return static_cast<int64_t>(v.size()) == n;
   };
-  if (!sizedOr(inputDirs, numScanInputs) || !sizedOr(inputAxes, numScanInputs) ||
+  if (!sizedOr(inputDirs, numScanInputs) ||
+      !sizedOr(inputAxes, numScanInputs) ||
       !sizedOr(outputDirs, numScanOutputs) ||
       !sizedOr(outputAxes, numScanOutputs))
     return refuse("a directions or axes attribute has the wrong length");
