@@ -13,6 +13,16 @@ A test ends as one of:
 With --xfail FILE --check, the run fails when a test outside the list does not
 pass, when a listed test passes (the list only shrinks), or on any crash or
 timeout (those cannot be listed). --doc writes the markdown report.
+
+Two releases of the test data form two groups, each with its own
+expected-failure list and its own tables in the report:
+  - Debian's libonnx-testdata (onnx 1.12): node, simple, pytorch-converted,
+    pytorch-operator under /usr/share/libonnx-testdata/data (--xfail);
+  - the node suite of the `onnx` Python package (--pip-onnx, or --pip-only),
+    labelled with its version. PyPI's wheels hold the generators but not the
+    data, so scripts/gen_onnx_node_suite.py writes it once into the build
+    directory (--pip-xfail; the list's `# onnx-version:` line must match the
+    installed onnx, else the group is skipped with a SKIPPED line).
 """
 import argparse
 import concurrent.futures
@@ -133,12 +143,116 @@ def fixed_input_flags(err, path):
     return names, [f"--input-value={n}={files[n]}" for n in names]
 
 
+# --- The bfloat16 quirk of ONNX 1.12's test data ------------------------------
+# onnx 1.12 wrote bfloat16 test tensors from NumPy uint16 arrays holding the
+# bfloat16 bit patterns (NumPy had no bfloat16), so their .pb files say
+# data_type UINT16 where the model declares BFLOAT16 (node/test_cast_*BFLOAT16*,
+# test_castlike_*BFLOAT16*). onnx's own runner loads them as uint16 too; newer
+# onnx releases write data_type BFLOAT16. The runner hands tessel-run a copy
+# relabelled BFLOAT16 (the bits are unchanged) when, and only when, the model
+# declares that input or output BFLOAT16 and the file says UINT16.
+# Those expected outputs also truncate float32 to bfloat16 where Cast rounds to
+# nearest even; bfloat16 outputs are compared with rtol 2**-6 (two bfloat16
+# ulps), as onnx's backend test runner compares them.
+ONNX_UINT16, ONNX_BFLOAT16 = 4, 16
+BF16_RTOL = 2.0 ** -6
+
+
+def _varint(buf, pos):
+    value, shift = 0, 0
+    while True:
+        b = buf[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return value, pos
+
+
+def _fields(buf):
+    """Yields (field, wire type, value, start, end) for each top-level field of a
+    protobuf message; value is the int of a varint, the bytes of the others."""
+    pos = 0
+    while pos < len(buf):
+        start = pos
+        key, pos = _varint(buf, pos)
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = _varint(buf, pos)
+        elif wire == 2:
+            n, pos = _varint(buf, pos)
+            value, pos = buf[pos:pos + n], pos + n
+        elif wire in (1, 5):
+            n = 8 if wire == 1 else 4
+            value, pos = buf[pos:pos + n], pos + n
+        else:
+            raise ValueError("unsupported protobuf wire type %d" % wire)
+        yield field, wire, value, start, pos
+
+
+def _encode_varint(value):
+    out = bytearray()
+    while True:
+        b = value & 0x7F
+        value >>= 7
+        out.append(b | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def declared_elem_types(model_path):
+    """The element types the model's graph declares: ([inputs], [outputs]),
+    0 where a value is not a tensor."""
+    with open(model_path, "rb") as f:
+        model = f.read()
+    types = ([], [])
+    for field, wire, graph, _, _ in _fields(model):
+        if field != 7 or wire != 2:  # ModelProto.graph
+            continue
+        for gfield, gwire, info, _, _ in _fields(graph):
+            if gfield not in (11, 12) or gwire != 2:  # GraphProto.input / output
+                continue
+            elem = 0
+            for vfield, _, tp, _, _ in _fields(info):
+                if vfield == 2:  # ValueInfoProto.type
+                    for tfield, _, tensor, _, _ in _fields(tp):
+                        if tfield == 1:  # TypeProto.tensor_type
+                            for efield, _, e, _, _ in _fields(tensor):
+                                if efield == 1:  # elem_type
+                                    elem = e
+            types[gfield - 11].append(elem)
+    return types
+
+
+def relabel_bf16(pb_path, declared, workdir):
+    """pb_path, or a copy relabelled BFLOAT16 when it says UINT16 and the
+    model declares BFLOAT16 (the quirk above)."""
+    if declared != ONNX_BFLOAT16:
+        return pb_path
+    with open(pb_path, "rb") as f:
+        tensor = f.read()
+    parts, relabelled = [], False
+    for field, wire, value, start, end in _fields(tensor):
+        if field == 2 and wire == 0 and value == ONNX_UINT16:  # TensorProto.data_type
+            parts.append(_encode_varint(2 << 3) + _encode_varint(ONNX_BFLOAT16))
+            relabelled = True
+        else:
+            parts.append(tensor[start:end])
+    if not relabelled:
+        return pb_path
+    fd, copy = tempfile.mkstemp(suffix=".pb", dir=workdir)
+    with os.fdopen(fd, "wb") as f:
+        f.write(b"".join(parts))
+    return copy
+
+
 def run_test(test, bindir, workdir, timeout):
     label, name, path = test
     result = {"suite": label, "name": name, "status": "", "reason": "", "code": "",
               "seconds": 0.0}
     start = time.time()
     so = os.path.join(workdir, f"{label}-{name}.so")
+    copies = {}  # relabelled copies of test data files -> the originals
     compile_cmd = [os.path.join(bindir, "tessel-compile"),
                    os.path.join(path, "model.onnx"), "-o", so]
     rc, out, err = run(compile_cmd, timeout)
@@ -164,6 +278,9 @@ def run_test(test, bindir, workdir, timeout):
                 result.update(status="crash", reason=f"tessel-compile exit {rc}: {msg}")
             return result
         rtol, atol = TOLERANCES.get(name, (RTOL, ATOL))[:2]
+        in_types, out_types = declared_elem_types(os.path.join(path, "model.onnx"))
+        if ONNX_BFLOAT16 in out_types:
+            rtol = max(rtol, BF16_RTOL)
         datasets = sorted(d for d in os.listdir(path) if d.startswith("test_data_set_"))
         if not datasets:
             result.update(status="error", reason="the test has no data sets")
@@ -177,10 +294,20 @@ def run_test(test, bindir, workdir, timeout):
             outputs = sorted((f for f in files if f.startswith("output_")), key=key)
             cmd = [os.path.join(bindir, "tessel-run"), so, "--quiet",
                    "--rtol", str(rtol), "--atol", str(atol)]
+            def data_file(f, types, i):
+                original = os.path.join(dpath, f)
+                path = relabel_bf16(original, types[i] if i < len(types) else 0, workdir)
+                if path != original:
+                    copies[path] = original
+                return path
+            inputs = [data_file(f, in_types, i) for i, f in enumerate(inputs)]
+            outputs = [data_file(f, out_types, i) for i, f in enumerate(outputs)]
             if inputs:
-                cmd += ["--input"] + [os.path.join(dpath, f) for f in inputs]
-            cmd += ["--expected"] + [os.path.join(dpath, f) for f in outputs]
+                cmd += ["--input"] + inputs
+            cmd += ["--expected"] + outputs
             rc, out, err = run(cmd, timeout)
+            for copy, original in copies.items():
+                err = err.replace(copy, original + " (relabelled BFLOAT16)")
             if rc is None:
                 result.update(status="timeout", reason=f"tessel-run ran past {timeout} s ({ds})")
                 return result
@@ -208,51 +335,169 @@ def run_test(test, bindir, workdir, timeout):
         result["seconds"] = round(time.time() - start, 2)
         if os.path.exists(so):
             os.remove(so)
+        for copy in copies:
+            os.remove(copy)
 
 
 def read_xfail(path):
-    entries = {}
+    """The entries of an expected-failure file, and its `# onnx-version:` line."""
+    entries, version = {}, None
     with open(path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
             line = line.rstrip("\n")
+            m = re.match(r"#\s*onnx-version:\s*(\S+)", line)
+            if m:
+                version = m.group(1)
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
             key, sep, reason = line.partition(" ")
             if not sep or not reason.strip():
                 sys.exit(f"{path}:{lineno}: error: an entry needs a test and a reason")
             entries[key] = reason.strip()
-    return entries
+    return entries, version
 
 
-def write_doc(path, results, suites_desc, wall, jobs):
+class Group:
+    """Suites of one release of the ONNX test data, with their expected failures."""
+
+    def __init__(self, label, root, suites, xfail, version=None):
+        self.label, self.root, self.suites, self.xfail = label, root, suites, xfail
+        self.version = version
+        self.results = []
+        self.wall = 0.0
+
+
+def debian_label():
+    try:
+        v = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "libonnx-testdata"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
+    except OSError:
+        v = ""
+    v = v.split("-")[0].strip()
+    return f"onnx {v} (Debian libonnx-testdata)" if v else "onnx (Debian libonnx-testdata)"
+
+
+def pip_group(args):
+    """The `onnx` Python package's node suite (generated on first use), or why it is skipped."""
+    try:
+        import onnx
+    except ImportError:
+        return None, "the onnx Python package is not installed (scripts/setup.sh installs it)"
+    if args.pip_xfail:
+        wanted = read_xfail(args.pip_xfail)[1]
+        if wanted and wanted != onnx.__version__:
+            return None, (f"{args.pip_xfail} is for onnx {wanted}, but python3 has onnx "
+                          f"{onnx.__version__} (pip install onnx=={wanted})")
+    out = args.pip_dir or os.path.join(os.path.abspath(args.build),
+                                       f"onnx-{onnx.__version__}-testdata")
+    gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gen_onnx_node_suite.py")
+    p = subprocess.run([sys.executable, gen, "--out", out], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        sys.exit(f"onnx_conformance: generating onnx {onnx.__version__}'s node suite failed:\n"
+                 + p.stdout)
+    return Group(f"onnx {onnx.__version__} (pip)", out, ["node"], args.pip_xfail,
+                 onnx.__version__), None
+
+
+STATUSES = ["pass", "mismatch", "refused", "error", "crash", "timeout"]
+
+
+def summary_rows(results):
+    """Per-suite results, and one table row per suite plus a total row."""
     by_suite = {}
     for r in results:
         by_suite.setdefault(r["suite"], []).append(r)
-    statuses = ["pass", "mismatch", "refused", "error", "crash", "timeout"]
+    rows = []
+    for suite, rs in list(by_suite.items()) + [("all", results)]:
+        counts = [sum(r["status"] == s for r in rs) for s in STATUSES]
+        rows.append(f"| {suite} | {len(rs)} | " + " | ".join(map(str, counts)) +
+                    f" | {100.0 * counts[0] / max(len(rs), 1):.1f}% |")
+    return by_suite, rows
+
+
+def write_doc(path, groups, jobs):
+    """The markdown report: a summary table per group, then every test."""
     lines = [
         "# ONNX conformance",
         "",
         "Generated by `scripts/onnx_conformance.py`; do not edit by hand.",
-        f"Suites: {suites_desc}. Tolerances: rtol {RTOL}, atol {ATOL} unless stated.",
-        f"Wall time: {wall:.0f} s with {jobs} parallel jobs.",
-        "",
-        "| suite | tests | " + " | ".join(statuses) + " | pass rate |",
-        "|---|---|" + "---|" * len(statuses) + "---|",
+        f"Tolerances: rtol {RTOL}, atol {ATOL} unless stated; {jobs} parallel jobs.",
     ]
-    for suite, rs in by_suite.items():
-        counts = [sum(r["status"] == s for r in rs) for s in statuses]
-        lines.append(f"| {suite} | {len(rs)} | " + " | ".join(map(str, counts)) +
-                     f" | {100.0 * counts[0] / max(len(rs), 1):.1f}% |")
-    total = [sum(r["status"] == s for r in results) for s in statuses]
-    lines.append(f"| all | {len(results)} | " + " | ".join(map(str, total)) +
-                 f" | {100.0 * total[0] / max(len(results), 1):.1f}% |")
-    for suite, rs in by_suite.items():
-        lines += ["", f"## {suite}", "", "| test | result | code | detail |", "|---|---|---|---|"]
-        for r in rs:
-            reason = r["reason"].replace("|", "\\|").replace(str(DEBIAN_SUITE), "")
-            lines.append(f"| {r['name']} | {r['status']} | {r['code']} | {reason[:300]} |")
+    details = []
+    for g in groups:
+        by_suite, rows = summary_rows(g.results)
+        lines += ["", f"## {g.label}", "",
+                  f"Suites: {', '.join(g.suites)}. Wall time: {g.wall:.0f} s.", "",
+                  "| suite | tests | " + " | ".join(STATUSES) + " | pass rate |",
+                  "|---|---|" + "---|" * len(STATUSES) + "---|"] + rows
+        for suite, rs in by_suite.items():
+            details += ["", f"## {g.label}: {suite}", "",
+                        "| test | result | code | detail |", "|---|---|---|---|"]
+            for r in rs:
+                reason = r["reason"].replace("|", "\\|").replace(g.root, "")
+                details.append(f"| {r['name']} | {r['status']} | {r['code']} | {reason[:300]} |")
     with open(path, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write("\n".join(lines + details) + "\n")
+
+
+def prune_xfail(path, results):
+    """Removes the listed tests that pass now and refreshes the others' reasons."""
+    by_key = {f"{r['suite']}/{r['name']}": r for r in results}
+    with open(path, encoding="utf-8") as f:
+        lines = f.readlines()
+    kept, removed = [], 0
+    for line in lines:
+        key = line.split(" ", 1)[0].strip()
+        r = by_key.get(key)
+        if line.startswith("#") or not line.strip() or r is None:
+            kept.append(line)
+        elif r["status"] == "pass":
+            removed += 1
+        elif r["status"] in ("mismatch", "refused", "error"):
+            # The reason stays true: today's diagnostic.
+            reason = r["reason"].replace("\n", " ")[:400]
+            kept.append(f"{key} {r['status']}: {reason}\n")
+        else:
+            kept.append(line)
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(kept)
+    print(f"conformance: removed {removed} passing tests from {path}; reasons refreshed")
+
+
+def write_xfail(path, group):
+    """Writes the group's non-passing tests as an expected-failure file."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("# Expected failures of scripts/onnx_conformance.py: '<suite>/<test> <reason>'.\n"
+                "# This list only shrinks: CI fails when a listed test passes.\n"
+                "# Crashes and timeouts are never listed.\n")
+        if group.version:
+            f.write(f"# onnx-version: {group.version}\n")
+        for r in group.results:
+            if r["status"] in ("mismatch", "refused", "error"):
+                reason = r["reason"].replace("\n", " ")
+                f.write(f"{r['suite']}/{r['name']} {r['status']}: {reason[:400]}\n")
+
+
+def check(group, filtered):
+    """One group's problems: results that disagree with its expected-failure list."""
+    xfail = read_xfail(group.xfail)[0] if group.xfail else {}
+    problems, seen = [], set()
+    for r in group.results:
+        key = f"{r['suite']}/{r['name']}"
+        seen.add(key)
+        if r["status"] in ("crash", "timeout"):
+            problems.append(f"{key}: {r['status']}: {r['reason']}")
+        elif r["status"] == "pass" and key in xfail:
+            problems.append(f"{key}: passes now; remove it from {group.xfail}")
+        elif r["status"] != "pass" and key not in xfail:
+            problems.append(f"{key}: {r['status']}: {r['reason']}")
+    if not filtered:
+        suites = {os.path.basename(s.rstrip("/")) for s in group.suites}
+        for key in xfail:
+            if key not in seen and key.split("/")[0] in suites:
+                problems.append(f"{key}: listed in {group.xfail} but not in the suite")
+    return problems
 
 
 def main():
@@ -263,6 +508,15 @@ def main():
     ap.add_argument("--suite", action="append",
                     help="suite name under --root, or a path (repeatable); default: "
                          + ", ".join(DEFAULT_SUITES))
+    ap.add_argument("--pip-onnx", action="store_true",
+                    help="also run the node suite of the `onnx` Python package, as a group "
+                         "of its own labelled with its version (generated into --pip-dir)")
+    ap.add_argument("--pip-only", action="store_true",
+                    help="run only the `onnx` Python package's node suite")
+    ap.add_argument("--pip-dir", help="where that suite is generated (default: "
+                    "<build>/onnx-<version>-testdata)")
+    ap.add_argument("--pip-xfail", help="that suite's expected-failure file; its "
+                    "'# onnx-version: V' line names the onnx version it is for")
     ap.add_argument("--filter", help="only tests whose name matches this regex")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=int, default=60, help="seconds per tool run")
@@ -273,10 +527,10 @@ def main():
     ap.add_argument("--check", action="store_true",
                     help="exit 1 on unexpected failures, unexpected passes, crashes, timeouts")
     ap.add_argument("--write-xfail", help="write the non-passing tests as an expected-failure "
-                    "file, with each one's diagnostic as the reason")
+                    "file, with each one's diagnostic as the reason (one group only)")
     ap.add_argument("--prune-xfail", action="store_true",
-                    help="with --xfail: remove the listed tests that pass now and refresh "
-                         "the others' reasons (new failures are never added)")
+                    help="with --xfail/--pip-xfail: remove the listed tests that pass now and "
+                         "refresh the others' reasons (new failures are never added)")
     ap.add_argument("--quiet", action="store_true", help="print only the summary")
     args = ap.parse_args()
 
@@ -284,96 +538,78 @@ def main():
     for tool in ("tessel-compile", "tessel-run"):
         if not os.access(os.path.join(bindir, tool), os.X_OK):
             sys.exit(f"onnx_conformance: {bindir}/{tool} not found; build first")
-    suites = args.suite or DEFAULT_SUITES
-    tests = discover(args.root, suites, args.filter)
-    if not tests:
+    groups = []
+    if not args.pip_only:
+        label = debian_label() if args.root == DEBIAN_SUITE else f"suites under {args.root}"
+        groups.append(Group(label, args.root, args.suite or DEFAULT_SUITES, args.xfail))
+    skipped = None
+    if args.pip_onnx or args.pip_only:
+        group, skipped = pip_group(args)
+        if group:
+            groups.append(group)
+        else:
+            print(f"conformance: SKIPPED the onnx pip suite: {skipped}", flush=True)
+    if args.prune_xfail and not any(g.xfail for g in groups):
+        sys.exit("onnx_conformance: --prune-xfail needs --xfail or --pip-xfail")
+    if args.write_xfail and len(groups) != 1:
+        sys.exit("onnx_conformance: --write-xfail writes one group's list; run one group")
+
+    tests = {g.label: discover(g.root, g.suites, args.filter) for g in groups}
+    if not any(tests.values()):
+        if skipped:
+            print(f"conformance-check: SKIPPED: {skipped}")
+            return 0
         sys.exit("onnx_conformance: no tests matched")
 
     workdir = tempfile.mkdtemp(prefix="tessel-conformance-")
-    start = time.time()
-    results = []
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
-            futures = [pool.submit(run_test, t, bindir, workdir, args.timeout) for t in tests]
-            for fut in futures:
-                r = fut.result()
-                results.append(r)
-                if not args.quiet:
-                    print(f"{r['status']:9} {r['suite']}/{r['name']}"
-                          + (f"  {r['reason'][:200]}" if r["status"] != "pass" else ""),
-                          flush=True)
+            for g in groups:
+                start = time.time()
+                futures = [pool.submit(run_test, t, bindir, workdir, args.timeout)
+                           for t in tests[g.label]]
+                for fut in futures:
+                    r = fut.result()
+                    r["group"] = g.label
+                    g.results.append(r)
+                    if not args.quiet:
+                        print(f"{r['status']:9} {r['suite']}/{r['name']}"
+                              + (f"  {r['reason'][:200]}" if r["status"] != "pass" else ""),
+                              flush=True)
+                g.wall = time.time() - start
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    wall = time.time() - start
 
-    statuses = ["pass", "mismatch", "refused", "error", "crash", "timeout"]
-    counts = {s: sum(r["status"] == s for r in results) for s in statuses}
-    print(f"conformance: {len(results)} tests: " +
-          ", ".join(f"{counts[s]} {s}" for s in statuses) + f" ({wall:.0f} s)")
+    for g in groups:
+        counts = {s: sum(r["status"] == s for r in g.results) for s in STATUSES}
+        print(f"conformance [{g.label}]: {len(g.results)} tests: " +
+              ", ".join(f"{counts[s]} {s}" for s in STATUSES) + f" ({g.wall:.0f} s)")
 
     if args.doc:
-        write_doc(args.doc, results, ", ".join(suites), wall, args.jobs)
+        write_doc(args.doc, groups, args.jobs)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(results, f, indent=1)
+            json.dump([r for g in groups for r in g.results], f, indent=1)
     if args.write_xfail:
-        with open(args.write_xfail, "w", encoding="utf-8") as f:
-            f.write("# Expected failures of scripts/onnx_conformance.py: '<suite>/<test> <reason>'.\n"
-                    "# This list only shrinks: CI fails when a listed test passes.\n"
-                    "# Crashes and timeouts are never listed.\n")
-            for r in results:
-                if r["status"] in ("mismatch", "refused", "error"):
-                    reason = r["reason"].replace("\n", " ")
-                    f.write(f"{r['suite']}/{r['name']} {r['status']}: {reason[:400]}\n")
-
+        write_xfail(args.write_xfail, groups[0])
     if args.prune_xfail:
-        if not args.xfail:
-            sys.exit("onnx_conformance: --prune-xfail needs --xfail")
-        by_key = {f"{r['suite']}/{r['name']}": r for r in results}
-        with open(args.xfail, encoding="utf-8") as f:
-            lines = f.readlines()
-        kept, removed = [], 0
-        for line in lines:
-            key = line.split(" ", 1)[0].strip()
-            r = by_key.get(key)
-            if line.startswith("#") or not line.strip() or r is None:
-                kept.append(line)
-            elif r["status"] == "pass":
-                removed += 1
-            elif r["status"] in ("mismatch", "refused", "error"):
-                # The reason stays true: today's diagnostic.
-                reason = r["reason"].replace("\n", " ")[:400]
-                kept.append(f"{key} {r['status']}: {reason}\n")
-            else:
-                kept.append(line)
-        with open(args.xfail, "w", encoding="utf-8") as f:
-            f.writelines(kept)
-        print(f"conformance: removed {removed} passing tests from {args.xfail}; "
-              "reasons refreshed")
+        for g in groups:
+            if g.xfail:
+                prune_xfail(g.xfail, g.results)
 
     if not args.check:
         return 0
-    xfail = read_xfail(args.xfail) if args.xfail else {}
-    problems = []
-    seen = set()
-    for r in results:
-        key = f"{r['suite']}/{r['name']}"
-        seen.add(key)
-        if r["status"] in ("crash", "timeout"):
-            problems.append(f"{key}: {r['status']}: {r['reason']}")
-        elif r["status"] == "pass" and key in xfail:
-            problems.append(f"{key}: passes now; remove it from {args.xfail}")
-        elif r["status"] != "pass" and key not in xfail:
-            problems.append(f"{key}: {r['status']}: {r['reason']}")
-    if not args.filter:
-        for key in xfail:
-            if key not in seen and key.split("/")[0] in {os.path.basename(s.rstrip('/')) for s in suites}:
-                problems.append(f"{key}: listed in {args.xfail} but not in the suite")
-    passed = len(results) - len(problems)
-    for p in problems:
-        print("UNEXPECTED " + p)
-    print(f"conformance-check: {passed} passed, {len(problems)} failed")
-    return 1 if problems else 0
+    failed = 0
+    for g in groups:
+        problems = check(g, bool(args.filter))
+        for p in problems:
+            print(f"UNEXPECTED [{g.label}] {p}")
+        print(f"conformance-check [{g.label}]: {len(g.results) - len(problems)} passed, "
+              f"{len(problems)} failed")
+        failed += len(problems)
+    if skipped:
+        print(f"conformance-check: SKIPPED the onnx pip suite: {skipped}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -30,8 +30,26 @@ Value buildMinMax(OpBuilder &b, Location loc, OpTy op, ValueRange args) {
 
 Value buildMod(OpBuilder &b, Location loc, ModOp op, ValueRange args) {
   Value x = args[0], y = args[1];
-  if (isa<FloatType>(x.getType()))
-    return arith::RemFOp::create(b, loc, x, y);
+  if (isa<FloatType>(x.getType())) {
+    Value r = arith::RemFOp::create(b, loc, x, y);
+    if (op.getFmod())
+      return r;
+    // Floored (Python's float %): a non-zero remainder whose sign differs
+    // from the divisor's moves by one divisor (an infinite divisor then gives
+    // itself); a zero takes the divisor's sign. NaNs stay NaN.
+    Value zero = buildScalar(b, loc, x.getType(), 0);
+    Value isZero =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, r, zero);
+    Value rNeg =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, r, zero);
+    Value yNeg =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, y, zero);
+    Value signsDiffer = arith::XOrIOp::create(b, loc, rNeg, yNeg);
+    Value moved = arith::AddFOp::create(b, loc, r, y);
+    Value signedZero = math::CopySignOp::create(b, loc, zero, y);
+    Value nonZero = arith::SelectOp::create(b, loc, signsDiffer, moved, r);
+    return arith::SelectOp::create(b, loc, isZero, signedZero, nonZero);
+  }
   if (isUnsignedInteger(op.getType()))
     return arith::RemUIOp::create(b, loc, x, y);
   Value r = arith::RemSIOp::create(b, loc, x, y);

@@ -11,7 +11,7 @@ using namespace mlir;
 using namespace mlir::tessel;
 
 /// The output of a convolution before accumulation: the bias broadcast along
-/// channels, or zero.
+/// channels (extended to the accumulator's type), or zero.
 static Value buildConvInit(OpBuilder &b, Location loc,
                            RankedTensorType resultType, Value bias) {
   Type element = resultType.getElementType();
@@ -27,15 +27,20 @@ static Value buildConvInit(OpBuilder &b, Location loc,
              ArrayRef<AffineMap>{channel, b.getMultiDimIdentityMap(rank)},
              SmallVector<utils::IteratorType>(rank,
                                               utils::IteratorType::parallel),
-             [](OpBuilder &nb, Location l, ValueRange args) {
-               linalg::YieldOp::create(nb, l, args[0]);
+             [element](OpBuilder &nb, Location l, ValueRange args) {
+               Value v = args[0];
+               if (v.getType() != element)
+                 v = arith::ExtFOp::create(nb, l, element, v);
+               linalg::YieldOp::create(nb, l, v);
              })
       .getResult(0);
 }
 
 /// [N, C, D1..Dk] x [OC, C / group, K1..Kk] -> [N, OC, O1..Ok] on an already
 /// padded input, as one generic over (n, oc, o1..ok, c, k1..kk). With groups,
-/// filter `oc` reads input channel (oc / OCg) * Cg + c.
+/// filter `oc` reads input channel (oc / OCg) * Cg + c. float16 and bfloat16
+/// convolutions accumulate in f32 and round once at the end: their own
+/// precision loses digits over a window's sums.
 static Value buildConvolution(OpBuilder &b, Location loc, Value input,
                               Value weight, Value bias,
                               ArrayRef<int64_t> strides,
@@ -65,15 +70,32 @@ static Value buildConvolution(OpBuilder &b, Location loc, Value input,
   SmallVector<utils::IteratorType> iterators(2 + k,
                                              utils::IteratorType::parallel);
   iterators.append(1 + k, utils::IteratorType::reduction);
-  Value init = buildConvInit(b, loc, resultType, bias);
-  return linalg::GenericOp::create(
-             b, loc, resultType, ValueRange{input, weight}, init, maps,
-             iterators,
-             [](OpBuilder &nb, Location l, ValueRange args) {
-               Value product = createMul(nb, l, args[0], args[1]);
-               linalg::YieldOp::create(nb, l, createAdd(nb, l, args[2], product));
-             })
-      .getResult(0);
+  Type element = resultType.getElementType();
+  bool widen = element.isF16() || element.isBF16();
+  RankedTensorType accType =
+      widen ? resultType.clone(b.getF32Type()) : resultType;
+  Value init = buildConvInit(b, loc, accType, bias);
+  Value acc =
+      linalg::GenericOp::create(
+          b, loc, accType, ValueRange{input, weight}, init, maps, iterators,
+          [widen](OpBuilder &nb, Location l, ValueRange args) {
+            Value x = args[0], w = args[1];
+            if (widen) {
+              x = arith::ExtFOp::create(nb, l, nb.getF32Type(), x);
+              w = arith::ExtFOp::create(nb, l, nb.getF32Type(), w);
+            }
+            Value product = createMul(nb, l, x, w);
+            linalg::YieldOp::create(nb, l, createAdd(nb, l, args[2], product));
+          })
+          .getResult(0);
+  if (!widen)
+    return acc;
+  return buildElementwise(b, loc, resultType, acc,
+                          [element](OpBuilder &nb, Location l,
+                                    ValueRange args) -> Value {
+                            return arith::TruncFOp::create(nb, l, element,
+                                                           args[0]);
+                          });
 }
 
 namespace {

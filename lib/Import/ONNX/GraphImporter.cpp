@@ -26,7 +26,7 @@ using namespace mlir::tessel;
 using namespace mlir::tessel::onnx_import;
 using ::tessel::ErrorCode;
 
-static constexpr int64_t kMaxOpset = 21;
+static constexpr int64_t kMaxOpset = kNewestOpset;
 
 int64_t mlir::tessel::getMaxSupportedOpset() { return kMaxOpset; }
 

@@ -88,6 +88,13 @@ LogicalResult importRange(NodeContext &ctx, SmallVectorImpl<Value> &results) {
         /*firstInput=*/0);
   if (*delta == 0)
     return ctx.fail("delta is zero");
+  // Opset 27's stash_type=0 accumulates float16/bfloat16 in their own type;
+  // the values here are computed in double and rounded once (stash_type=1).
+  if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32 &&
+      ctx.opset >= 27 && ctx.intAttr("stash_type", 1) == 0)
+    return ctx.fail("stash_type=0 (accumulating in " +
+                    std::string(element.isF16() ? "float16" : "bfloat16") +
+                    ") is not supported");
   double steps = std::ceil((*limit - *start) / *delta);
   int64_t count = steps > 0 ? static_cast<int64_t>(steps) : 0;
   if (count > (int64_t(1) << 24))
@@ -329,17 +336,24 @@ LogicalResult importSpaceDepth(NodeContext &ctx,
   bool toSpace = ctx.node.op_type() == "DepthToSpace";
   if (b < 1 || (toSpace ? c % (b * b) : (h % b) | (w % b)) != 0)
     return ctx.fail("blocksize " + Twine(b) + " does not divide the input");
+  // SpaceToDepth has `mode` from opset 28; DepthToSpace from opset 11.
+  std::string mode = ctx.stringAttr("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD")
+    return ctx.fail("unknown mode '" + mode + "' (expected DCR or CRD)");
+  bool crd = mode == "CRD";
   SmallVector<int64_t> first, perm, last;
   if (toSpace) {
-    bool crd = ctx.stringAttr("mode", "DCR") == "CRD";
     first = crd ? SmallVector<int64_t>{n, c / (b * b), b, b, h, w}
                 : SmallVector<int64_t>{n, b, b, c / (b * b), h, w};
     perm = crd ? SmallVector<int64_t>{0, 1, 4, 2, 5, 3}
                : SmallVector<int64_t>{0, 3, 4, 1, 5, 2};
     last = {n, c / (b * b), h * b, w * b};
   } else {
+    // [n, c, h/b, b, w/b, b]: DCR puts the block offsets before the channel,
+    // CRD after it.
     first = {n, c, h / b, b, w / b, b};
-    perm = {0, 3, 5, 1, 2, 4};
+    perm = crd ? SmallVector<int64_t>{0, 1, 3, 5, 2, 4}
+               : SmallVector<int64_t>{0, 3, 5, 1, 2, 4};
     last = {n, c * b * b, h / b, w / b};
   }
   Builder &bld = ctx.builder;

@@ -98,8 +98,11 @@ LogicalResult importPow(NodeContext &ctx, SmallVectorImpl<Value> &results) {
 
 LogicalResult importMod(NodeContext &ctx, SmallVectorImpl<Value> &results) {
   bool fmod = ctx.intAttr("fmod", 0) != 0;
-  if (isFloat(ctx.inputType(0)) && !fmod)
-    return ctx.fail("Mod on floating-point operands requires fmod=1");
+  // Opset 28 defines fmod=0 on floats (A - floor(A / B) * B); before, it
+  // was invalid.
+  if (isFloat(ctx.inputType(0)) && !fmod && ctx.opset < 28)
+    return ctx.fail("Mod on floating-point operands requires fmod=1 before "
+                    "opset 28");
   if (ctx.inputType(0).getElementType().isInteger(1))
     return ctx.fail("Mod expects numeric operands, not bool");
   return ctx.emit<ModOp>(results, ctx.input(0), ctx.input(1),

@@ -202,12 +202,21 @@ struct Arity {
 };
 inline constexpr unsigned kVariadic = ~0u;
 
+/// The newest default-domain opset Tessel imports. Every operator version up
+/// to this one was reviewed against the importers (onnx 1.23's operator
+/// schemas): an importer registered without a `maxOpset` implements its op's
+/// semantics in every opset up to here, where the newer versions only added
+/// element types (which the ops' own verifiers check) or attributes the
+/// importer reads. An importer whose op changed in a way it does not handle
+/// states the last opset it does handle.
+inline constexpr int64_t kNewestOpset = 28;
+
 /// The importers known for one op type, valid for opsets [minOpset, maxOpset].
 struct OpImporter {
   NodeImportFn fn;
   Arity inputs;
   int64_t minOpset = 1;
-  int64_t maxOpset = 21;
+  int64_t maxOpset = kNewestOpset;
   /// Bit `i` set: input `i` is a sequence (every other input is a tensor).
   uint32_t sequenceInputs = 0;
   /// Whether output 0 is a sequence, returned in `sequenceResult`.
@@ -218,7 +227,7 @@ struct OpImporter {
 class ImporterRegistry {
 public:
   void add(llvm::StringRef opType, NodeImportFn fn, Arity inputs,
-           int64_t minOpset = 1, int64_t maxOpset = 21) {
+           int64_t minOpset = 1, int64_t maxOpset = kNewestOpset) {
     ops[opType] = OpImporter{std::move(fn), inputs, minOpset, maxOpset};
   }
   /// `add` for an operator that takes or produces sequences: bit `i` of

@@ -159,7 +159,17 @@ LogicalResult importLpNormalization(NodeContext &ctx,
     return ctx.fail("p must be 1 or 2, is " + llvm::Twine(p));
   if (failed(norm))
     return failure();
-  return ctx.emit<DivOp>(results, ctx.input(0), *norm);
+  // All zeros along the axis give zeros, not 0/0 (ONNX defines it so).
+  Type element = x.getElementType();
+  Value zero = ConstantOp::create(
+      ctx.builder, ctx.loc,
+      DenseElementsAttr::get(RankedTensorType::get({}, element),
+                             b.getFloatAttr(element, 0.0)));
+  FailureOr<Value> isZero = ctx.build<EqualOp>(*norm, zero);
+  FailureOr<Value> quotient = ctx.build<DivOp>(ctx.input(0), *norm);
+  if (failed(isZero) || failed(quotient))
+    return failure();
+  return ctx.emit<WhereOp>(results, *isZero, zero, *quotient);
 }
 
 /// (x - mean(x)) / (std(x) + 1e-9) over `axes` (default [0, 2, 3]), as

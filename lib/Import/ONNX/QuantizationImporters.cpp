@@ -115,6 +115,16 @@ LogicalResult importQuantizeLinear(NodeContext &ctx,
     return ctx.fail("x must be floating point");
   if (ctx.intAttr("block_size", 0) != 0)
     return ctx.fail("blocked quantization (block_size) is not supported");
+  // From opset 23, x and y_scale may differ in type and `precision` names
+  // the type of the division; Tessel divides in x's (= y_scale's) type.
+  if (ctx.inputType(1).getElementType() != x.getElementType())
+    return ctx.fail("x and y_scale of different types are not supported");
+  if (const onnx::AttributeProto *precision = ctx.attr("precision");
+      precision && precision->i() != 0 &&
+      convertElementType(ctx.builder.getContext(), precision->i()) !=
+          x.getElementType())
+    return ctx.fail("precision " + elementTypeName(precision->i()) +
+                    " differs from x's type");
   Value zp = ctx.input(2);
   Type to = zp ? ctx.inputType(2).getElementType()
                : IntegerType::get(ctx.builder.getContext(), 8,

@@ -23,11 +23,32 @@ func.func @min_max(%x: tensor<4xf32>, %i: tensor<4xi8>) -> (tensor<4xf32>, tenso
 // CHECK-NEXT: linalg.yield
 // CHECK: linalg.generic
 // CHECK: arith.remf
+// CHECK-NEXT: linalg.yield
 func.func @mod(%a: tensor<4xi32>, %f: tensor<4xf32>) -> (tensor<4xi32>, tensor<4xi32>, tensor<4xf32>) {
   %0 = tessel.mod %a, %a : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   %1 = tessel.mod %a, %a {fmod} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   %2 = tessel.mod %f, %f {fmod} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %0, %1, %2 : tensor<4xi32>, tensor<4xi32>, tensor<4xf32>
+}
+
+// -----
+
+// Float mod without fmod is floored too: a non-zero remainder of the other
+// sign moves by one divisor, a zero one takes the divisor's sign.
+// CHECK-LABEL: func.func @mod_float_floored
+// CHECK: ^bb0(%[[A:.+]]: f32, %[[B:.+]]: f32, %{{.+}}: f32):
+// CHECK: %[[R:.+]] = arith.remf %[[A]], %[[B]] : f32
+// CHECK: %[[ZERO:.+]] = arith.cmpf oeq, %[[R]]
+// CHECK: %[[RNEG:.+]] = arith.cmpf olt, %[[R]]
+// CHECK: %[[BNEG:.+]] = arith.cmpf olt, %[[B]]
+// CHECK: %[[DIFF:.+]] = arith.xori %[[RNEG]], %[[BNEG]] : i1
+// CHECK: %[[MOVED:.+]] = arith.addf %[[R]], %[[B]] : f32
+// CHECK: %[[SZ:.+]] = math.copysign %{{.+}}, %[[B]] : f32
+// CHECK: %[[NZ:.+]] = arith.select %[[DIFF]], %[[MOVED]], %[[R]] : f32
+// CHECK: arith.select %[[ZERO]], %[[SZ]], %[[NZ]] : f32
+func.func @mod_float_floored(%f: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tessel.mod %f, %f : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
 }
 
 // -----

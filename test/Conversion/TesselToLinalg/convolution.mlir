@@ -126,3 +126,21 @@ func.func @conv_i32_1d_padded(%x: tensor<1x2x4xi32>, %w: tensor<3x2x3xi32>) -> t
   %0 = tessel.conv %x, %w {strides = array<i64: 1>, pads = array<i64: 1, 1>, dilations = array<i64: 1>} : (tensor<1x2x4xi32>, tensor<3x2x3xi32>) -> tensor<1x3x4xi32>
   return %0 : tensor<1x3x4xi32>
 }
+
+// -----
+
+// float16 accumulates in f32 (the bias extended) and rounds once at the end.
+// CHECK-LABEL: func.func @conv_f16_accumulates_in_f32
+// CHECK: %[[ACC:.+]] = linalg.generic {{.*}} ins(%{{.+}} : tensor<2xf16>) outs(%{{.+}} : tensor<1x2x3xf32>)
+// CHECK: arith.extf %{{.+}} : f16 to f32
+// CHECK: %[[SUM:.+]] = linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : tensor<1x2x4xf16>, tensor<2x2x2xf16>) outs(%[[ACC]] : tensor<1x2x3xf32>)
+// CHECK: %[[XW:.+]] = arith.extf %{{.+}} : f16 to f32
+// CHECK: %[[WW:.+]] = arith.extf %{{.+}} : f16 to f32
+// CHECK: %[[P:.+]] = arith.mulf %[[XW]], %[[WW]] : f32
+// CHECK: arith.addf %{{.+}}, %[[P]] : f32
+// CHECK: linalg.generic {{.*}} ins(%[[SUM]] : tensor<1x2x3xf32>) outs(%{{.+}} : tensor<1x2x3xf16>)
+// CHECK: arith.truncf %{{.+}} : f32 to f16
+func.func @conv_f16_accumulates_in_f32(%x: tensor<1x2x4xf16>, %w: tensor<2x2x2xf16>, %b: tensor<2xf16>) -> tensor<1x2x3xf16> {
+  %0 = tessel.conv %x, %w, %b {strides = array<i64: 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1>} : (tensor<1x2x4xf16>, tensor<2x2x2xf16>, tensor<2xf16>) -> tensor<1x2x3xf16>
+  return %0 : tensor<1x2x3xf16>
+}

@@ -303,8 +303,10 @@ def Tessel_ModOp : Tessel_BinaryOp<"mod", [], Tessel_Tensor,
   let summary = "Elementwise remainder with broadcasting";
   let description = [{
     With `fmod`, the remainder of truncated division (C's `fmod`; the sign of
-    the dividend). Without it (integers only), the remainder of floored
-    division: it takes the divisor's sign, as Python's `%`.
+    the dividend). Without it, the remainder of floored division: it takes
+    the divisor's sign, as Python's `%` (on floats, ONNX opset 28's Mod with
+    fmod=0: a zero remainder takes the divisor's sign; a finite dividend
+    over an infinite divisor of the other sign gives the divisor).
 
     ```mlir
     %z = tessel.mod %x, %y {fmod} : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
