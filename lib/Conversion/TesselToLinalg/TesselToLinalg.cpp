@@ -35,6 +35,7 @@ void mlir::tessel::populateTesselToLinalgPatterns(RewritePatternSet &patterns) {
   populateDataMovementToLinalgPatterns(patterns);
   populateIndexingToLinalgPatterns(patterns);
   populateResizeToLinalgPatterns(patterns);
+  populateGridSampleToLinalgPatterns(patterns);
   populateSelectionToLinalgPatterns(patterns);
   populateScatterToLinalgPatterns(patterns);
 }

@@ -329,6 +329,102 @@ LogicalResult importGlobalAveragePool(NodeContext &ctx,
   return ctx.emit<GlobalAveragePoolOp>(results, ctx.input(0));
 }
 
+/// `[a, b, c]`.
+std::string shapeString(ArrayRef<int64_t> values) {
+  std::string text = "[";
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(values, os);
+  return text + "]";
+}
+
+/// MaxUnpool: the values of X written at the flat positions `I` of the
+/// unpooled shape (`(in - 1) * stride - pads + kernel` per spatial
+/// dimension), zeros elsewhere, then padded with zeros at the end up to
+/// `output_shape` when given, as ONNX's reference does. Composed from
+/// reshape, scatter_elements and pad.
+LogicalResult importMaxUnpool(NodeContext &ctx,
+                              SmallVectorImpl<Value> &results) {
+  RankedTensorType x = ctx.inputType(0), idx = ctx.inputType(1);
+  if (!isa<FloatType>(x.getElementType()))
+    return ctx.fail("MaxUnpool expects a floating-point input");
+  if (!idx.getElementType().isInteger(64) || idx.getShape() != x.getShape())
+    return ctx.fail("indices must be int64 with the shape of the input");
+  auto kernel = ctx.intsAttr("kernel_shape");
+  if (!kernel)
+    return ctx.fail("kernel_shape is required");
+  int64_t rank = x.getRank();
+  if (rank < 3)
+    return ctx.fail("input must have rank >= 3 ([N, C, spatial dimensions])");
+  size_t k = rank - 2;
+  auto strides = ctx.intsAttr("strides").value_or(SmallVector<int64_t>(k, 1));
+  auto pads = ctx.intsAttr("pads").value_or(SmallVector<int64_t>(2 * k, 0));
+  if (kernel->size() != k || strides.size() != k || pads.size() != 2 * k)
+    return ctx.fail("kernel_shape and strides need " + llvm::Twine(k) +
+                    " entries and pads " + llvm::Twine(2 * k));
+  SmallVector<int64_t> shape(x.getShape().take_front(2));
+  for (size_t i = 0; i < k; ++i) {
+    if ((*kernel)[i] < 1 || strides[i] < 1 || pads[i] < 0 || pads[k + i] < 0)
+      return ctx.fail("kernel_shape and strides must be >= 1 and pads >= 0");
+    int64_t extent = (x.getDimSize(2 + i) - 1) * strides[i] -
+                     (pads[i] + pads[k + i]) + (*kernel)[i];
+    if (extent < 1)
+      return ctx.fail("the unpooled extent of spatial dimension " +
+                      llvm::Twine(i) + " is " + llvm::Twine(extent));
+    shape.push_back(extent);
+  }
+  SmallVector<int64_t> outputShape(shape);
+  if (ctx.input(2)) {
+    std::optional<SmallVector<int64_t>> given = ctx.constantInts(2);
+    if (!given)
+      return ctx.failNonConstant("output_shape must be a constant int64 "
+                                 "tensor (the output shape depends on it)",
+                                 2);
+    if (static_cast<int64_t>(given->size()) != rank)
+      return ctx.fail("output_shape needs " + llvm::Twine(rank) + " entries");
+    for (int64_t i = 0; i < rank; ++i)
+      if ((*given)[i] < shape[i])
+        return ctx.fail("output_shape " + shapeString(*given) +
+                        " is smaller than the unpooled shape " +
+                        shapeString(shape));
+    outputShape = *given;
+  }
+
+  Builder &b = ctx.builder;
+  int64_t count = x.getNumElements(), total = 1;
+  for (int64_t extent : shape)
+    total *= extent;
+  auto flatType = RankedTensorType::get({total}, x.getElementType());
+  Value zeros = ConstantOp::create(
+      ctx.builder, ctx.loc,
+      DenseElementsAttr::get(flatType,
+                             b.getFloatAttr(x.getElementType(), 0.0)));
+  FailureOr<Value> values =
+      ctx.build<ReshapeOp>(ctx.input(0), b.getDenseI64ArrayAttr({count}));
+  if (failed(values))
+    return failure();
+  FailureOr<Value> positions =
+      ctx.build<ReshapeOp>(ctx.input(1), b.getDenseI64ArrayAttr({count}));
+  if (failed(positions))
+    return failure();
+  FailureOr<Value> scattered = ctx.build<ScatterElementsOp>(
+      zeros, *positions, *values, b.getI64IntegerAttr(0),
+      b.getStringAttr("none"));
+  if (failed(scattered))
+    return failure();
+  if (outputShape == shape)
+    return ctx.emit<ReshapeOp>(results, *scattered,
+                               b.getDenseI64ArrayAttr(shape));
+  FailureOr<Value> unpooled =
+      ctx.build<ReshapeOp>(*scattered, b.getDenseI64ArrayAttr(shape));
+  if (failed(unpooled))
+    return failure();
+  SmallVector<int64_t> padding(rank, 0);
+  for (int64_t i = 0; i < rank; ++i)
+    padding.push_back(outputShape[i] - shape[i]);
+  return ctx.emit<PadOp>(results, *unpooled, b.getDenseI64ArrayAttr(padding),
+                         b.getStringAttr("constant"), b.getF64FloatAttr(0.0));
+}
+
 /// GlobalMaxPool: the maximum over the spatial dimensions, kept as extent 1.
 LogicalResult importGlobalMaxPool(NodeContext &ctx,
                                   SmallVectorImpl<Value> &results) {
@@ -487,5 +583,6 @@ void mlir::tessel::onnx_import::registerNNImporters(
   registry.add("AveragePool", importAveragePool, {1, 1});
   registry.add("GlobalAveragePool", importGlobalAveragePool, {1, 1});
   registry.add("GlobalMaxPool", importGlobalMaxPool, {1, 1});
+  registry.add("MaxUnpool", importMaxUnpool, {2, 3}, 9);
   registry.add("Softmax", importSoftmax, {1, 1});
 }

@@ -1,9 +1,10 @@
-//===- ResizeImporters.cpp - Resize and Upsample --------------------------===//
+//===- ResizeImporters.cpp - Resize, Upsample and GridSample --------------===//
 //
-// Both become `tessel.resize` with the output shape resolved from constant
-// scales or sizes. Upsample (opsets 7-9) and Resize-10 use the asymmetric
-// coordinate transformation; their nearest mode rounds down, which is only
-// settled for upsampling, so nearest downsampling is refused there.
+// Resize and Upsample become `tessel.resize` with the output shape resolved
+// from constant scales or sizes. Upsample (opsets 7-9) and Resize-10 use the
+// asymmetric coordinate transformation; their nearest mode rounds down, which
+// is only settled for upsampling, so nearest downsampling is refused there.
+// GridSample becomes `tessel.grid_sample` (4-D only).
 //
 //===----------------------------------------------------------------------===//
 
@@ -227,10 +228,40 @@ LogicalResult importResize(NodeContext &ctx, SmallVectorImpl<Value> &results) {
       b.getF64FloatAttr(ctx.floatAttr("extrapolation_value", 0.0f)), roiAttr);
 }
 
+LogicalResult importGridSample(NodeContext &ctx,
+                               SmallVectorImpl<Value> &results) {
+  RankedTensorType x = ctx.inputType(0), grid = ctx.inputType(1);
+  if (!isa<FloatType>(x.getElementType()))
+    return ctx.fail("only floating-point inputs are supported");
+  if (!isa<FloatType>(grid.getElementType()))
+    return ctx.fail("the grid must be floating-point");
+  if (x.getRank() != 4)
+    return ctx.fail("only 4-D inputs (N, C, H, W) are supported, not rank " +
+                    llvm::Twine(x.getRank()));
+  // Opset 16 names the modes after the 2-D case; opset 20 after any rank.
+  std::string mode =
+      ctx.stringAttr("mode", ctx.opset < 20 ? "bilinear" : "linear");
+  if (mode == "bilinear")
+    mode = "linear";
+  else if (mode == "bicubic")
+    mode = "cubic";
+  if (mode != "linear" && mode != "nearest" && mode != "cubic")
+    return ctx.fail("unknown mode '" + mode + "'");
+  std::string padding = ctx.stringAttr("padding_mode", "zeros");
+  if (padding != "zeros" && padding != "border" && padding != "reflection")
+    return ctx.fail("unknown padding_mode '" + padding + "'");
+  Builder &b = ctx.builder;
+  return ctx.emit<GridSampleOp>(
+      results, ctx.input(0), ctx.input(1), b.getStringAttr(mode),
+      b.getStringAttr(padding),
+      b.getBoolAttr(ctx.intAttr("align_corners", 0) != 0));
+}
+
 } // namespace
 
 void mlir::tessel::onnx_import::registerResizeImporters(
     ImporterRegistry &registry) {
   registry.add("Resize", importResize, {1, 4}, 10);
   registry.add("Upsample", importUpsample, {1, 2}, 7, 9);
+  registry.add("GridSample", importGridSample, {2, 2}, 16);
 }

@@ -328,6 +328,58 @@ func.func @resize_sizes(%x: tensor<2x2xf32>) {
 
 // -----
 
+func.func @grid_sample_mode(%x: tensor<1x1x2x2xf32>, %g: tensor<1x3x3x2xf32>) {
+  // expected-error @+1 {{unknown mode 'area' (linear, nearest, cubic)}}
+  %0 = tessel.grid_sample %x, %g {mode = "area"} : (tensor<1x1x2x2xf32>, tensor<1x3x3x2xf32>) -> tensor<1x1x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_padding(%x: tensor<1x1x2x2xf32>, %g: tensor<1x3x3x2xf32>) {
+  // expected-error @+1 {{unknown padding_mode 'wrap' (zeros, border, reflection)}}
+  %0 = tessel.grid_sample %x, %g {padding_mode = "wrap"} : (tensor<1x1x2x2xf32>, tensor<1x3x3x2xf32>) -> tensor<1x1x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_5d(%x: tensor<1x1x2x2x2xf32>, %g: tensor<1x3x3x3x3xf32>) {
+  // expected-error @+2 {{only a 4-D input (N, C, H, W) and a 4-D grid (N, Hout, Wout, 2) are supported}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.grid_sample %x, %g : (tensor<1x1x2x2x2xf32>, tensor<1x3x3x3x3xf32>) -> tensor<1x1x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_last_dim(%x: tensor<1x1x2x2xf32>, %g: tensor<1x3x3x3xf32>) {
+  // expected-error @+2 {{the grid's last dimension must be 2, not 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.grid_sample %x, %g : (tensor<1x1x2x2xf32>, tensor<1x3x3x3xf32>) -> tensor<1x1x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_batch(%x: tensor<2x1x2x2xf32>, %g: tensor<1x3x3x2xf32>) {
+  // expected-error @+2 {{the input has batch 2 but the grid 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.grid_sample %x, %g : (tensor<2x1x2x2xf32>, tensor<1x3x3x2xf32>) -> tensor<2x1x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_empty_image(%x: tensor<1x1x0x2xf32>, %g: tensor<1x3x3x2xf32>) {
+  // expected-error @+2 {{cannot sample an empty image}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.grid_sample %x, %g : (tensor<1x1x0x2xf32>, tensor<1x3x3x2xf32>) -> tensor<1x1x3x3xf32>
+  return
+}
+
+// -----
+
 func.func @einsum_no_output(%a: tensor<2x3xf32>) {
   // expected-error @+2 {{the equation must give its output after '->'}}
   // expected-error @+1 {{'tessel.einsum' op failed to infer returned types}}

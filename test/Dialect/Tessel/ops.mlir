@@ -110,6 +110,13 @@ func.func @resize(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x3xf32> {
   return %0 : tensor<1x1x4x3xf32>
 }
 
+// CHECK-LABEL: func.func @grid_sample
+func.func @grid_sample(%x: tensor<1x2x3x4xf32>, %g: tensor<1x5x6x2xf16>) -> tensor<1x2x5x6xf32> {
+  // CHECK: tessel.grid_sample %{{.+}}, %{{.+}} {align_corners = true, mode = "cubic", padding_mode = "border"} : (tensor<1x2x3x4xf32>, tensor<1x5x6x2xf16>) -> tensor<1x2x5x6xf32>
+  %0 = tessel.grid_sample %x, %g {align_corners = true, mode = "cubic", padding_mode = "border"} : (tensor<1x2x3x4xf32>, tensor<1x5x6x2xf16>) -> tensor<1x2x5x6xf32>
+  return %0 : tensor<1x2x5x6xf32>
+}
+
 // CHECK-LABEL: func.func @einsum
 func.func @einsum(%x: tensor<5x2x3xf32>, %y: tensor<5x3x4xf32>, %d: tensor<3x5x5xi32>) -> (tensor<5x2x4xf32>, tensor<3x5xi32>) {
   // CHECK: tessel.einsum %{{.+}}, %{{.+}} {equation = "bij,bjk->bik"} : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>

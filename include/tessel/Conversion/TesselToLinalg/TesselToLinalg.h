@@ -23,6 +23,7 @@ void populateNormalizationToLinalgPatterns(RewritePatternSet &patterns);
 void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns);
 void populateIndexingToLinalgPatterns(RewritePatternSet &patterns);
 void populateResizeToLinalgPatterns(RewritePatternSet &patterns);
+void populateGridSampleToLinalgPatterns(RewritePatternSet &patterns);
 void populateSelectionToLinalgPatterns(RewritePatternSet &patterns);
 void populateScatterToLinalgPatterns(RewritePatternSet &patterns);
 

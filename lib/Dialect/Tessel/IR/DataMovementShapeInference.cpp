@@ -238,6 +238,42 @@ LogicalResult ResizeOp::verify() {
   return success();
 }
 
+LogicalResult GridSampleOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
+  auto x = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  auto grid = dyn_cast<RankedTensorType>(adaptor.getGrid().getType());
+  if (!x || !grid || x.getRank() != 4 || grid.getRank() != 4)
+    return emitOptionalError(loc, "only a 4-D input (N, C, H, W) and a 4-D "
+                                  "grid (N, Hout, Wout, 2) are supported");
+  if (grid.getDimSize(3) != 2)
+    return emitOptionalError(loc, "the grid's last dimension must be 2, not ",
+                             grid.getDimSize(3));
+  if (x.getDimSize(0) != grid.getDimSize(0))
+    return emitOptionalError(loc, "the input has batch ", x.getDimSize(0),
+                             " but the grid ", grid.getDimSize(0));
+  auto result = RankedTensorType::get({x.getDimSize(0), x.getDimSize(1),
+                                       grid.getDimSize(1), grid.getDimSize(2)},
+                                      x.getElementType());
+  if ((x.getDimSize(2) == 0 || x.getDimSize(3) == 0) &&
+      result.getNumElements() != 0)
+    return emitOptionalError(loc, "cannot sample an empty image");
+  types.push_back(result);
+  return success();
+}
+
+LogicalResult GridSampleOp::verify() {
+  StringRef mode = getMode(), padding = getPaddingMode();
+  if (mode != "linear" && mode != "nearest" && mode != "cubic")
+    return emitOpError() << "unknown mode '" << mode
+                         << "' (linear, nearest, cubic)";
+  if (padding != "zeros" && padding != "border" && padding != "reflection")
+    return emitOpError() << "unknown padding_mode '" << padding
+                         << "' (zeros, border, reflection)";
+  return success();
+}
+
 LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *,
                                            std::optional<Location> loc,
                                            Adaptor adaptor,

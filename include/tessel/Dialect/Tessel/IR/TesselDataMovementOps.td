@@ -255,6 +255,37 @@ def Tessel_ResizeOp : Tessel_Op<"resize", [Pure, InferTypeOpAdaptor]> {
   let hasVerifier = 1;
 }
 
+def Tessel_GridSampleOp : Tessel_Op<"grid_sample",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "Samples a 4-D input at the points of a grid (ONNX GridSample)";
+  let description = [{
+    For input `(N, C, H, W)` and grid `(N, Hout, Wout, 2)` the result is
+    `(N, C, Hout, Wout)`: element `(n, c, h, w)` samples channel `c` of image
+    `n` at the point `grid[n, h, w]`, whose `(x, y)` are normalised to
+    `[-1, 1]` across the width and the height. `align_corners` says whether
+    -1 and 1 are the centres of the corner pixels (otherwise their outer
+    edges). `mode` "linear" weighs the 2x2 neighbours, "cubic" the 4x4 (Keys'
+    kernel, a = -0.75), "nearest" takes the nearest pixel (ties to even);
+    `padding_mode` gives the pixels outside the input: "zeros", "border"
+    (the nearest edge pixel) or "reflection" (mirrored at the borders).
+    Numerics follow ONNX's reference implementation (coordinates rounded to
+    f32, interpolation in f64).
+
+    ```mlir
+    %y = tessel.grid_sample %x, %grid {mode = "linear", padding_mode = "zeros"}
+        : (tensor<1x1x4x4xf32>, tensor<1x6x6x2xf32>) -> tensor<1x1x6x6xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_FloatTensor:$input, Tessel_FloatTensor:$grid,
+                       DefaultValuedAttr<StrAttr, "\"linear\"">:$mode,
+                       DefaultValuedAttr<StrAttr, "\"zeros\"">:$padding_mode,
+                       DefaultValuedAttr<BoolAttr, "false">:$align_corners);
+  let results = (outs Tessel_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $grid attr-dict `:` "
+                       "functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Tessel_GatherNDOp : Tessel_Op<"gather_nd", [Pure, InferTypeOpAdaptor]> {
   let summary = "ONNX GatherND: slices of `input` at index tuples";
   let description = [{
