@@ -6,6 +6,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 
+#include <limits>
 #include <map>
 
 using namespace mlir;
@@ -281,10 +282,125 @@ LogicalResult importConvTranspose(NodeContext &ctx,
       b.getI64IntegerAttr(group));
 }
 
-LogicalResult importMaxPool(NodeContext &ctx,
-                            SmallVectorImpl<Value> &results) {
-  if (ctx.hasOutput(1))
-    return ctx.fail("MaxPool's Indices output is not supported yet");
+/// MaxPool's second output, Indices: for each window, the flat index into
+/// the input (N, C and the spatial dimensions; the spatial ones in row-major
+/// order, or column-major with storage_order = 1) of its maximum, the first
+/// in window order on ties, as ONNX's reference. Composed from existing ops:
+/// the input and a constant tensor of its indices are padded (with -inf and
+/// -1), and each kernel tap is a strided slice of both; a running maximum
+/// takes a tap's index where it is strictly greater.
+static FailureOr<Value>
+buildMaxPoolIndices(NodeContext &ctx, RankedTensorType x, RankedTensorType y,
+                    ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                    ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations) {
+  auto refuse = [&](const Twine &why) -> FailureOr<Value> {
+    (void)ctx.fail(why);
+    return failure();
+  };
+  if (!isa<FloatType>(x.getElementType()))
+    return refuse("MaxPool's Indices output needs a floating-point input");
+  if (x.getNumElements() > (int64_t(1) << 24))
+    return refuse("MaxPool's Indices output is supported for inputs of up to "
+                  "2^24 elements");
+  int64_t storageOrder = ctx.intAttr("storage_order", 0);
+  if (storageOrder != 0 && storageOrder != 1)
+    return refuse("storage_order must be 0 or 1");
+  Builder &b = ctx.builder;
+  int64_t rank = x.getRank(), k = rank - 2;
+  ArrayRef<int64_t> shape = x.getShape();
+  // The flat index of every input element.
+  int64_t spatial = 1;
+  for (int64_t d = 2; d < rank; ++d)
+    spatial *= shape[d];
+  SmallVector<int64_t> indices(x.getNumElements());
+  SmallVector<int64_t> idx(rank, 0);
+  for (int64_t n = 0; n < x.getNumElements(); ++n) {
+    int64_t position = 0, stride = 1;
+    if (storageOrder == 0) {
+      for (int64_t d = rank - 1; d >= 2; --d) {
+        position += idx[d] * stride;
+        stride *= shape[d];
+      }
+    } else {
+      for (int64_t d = 2; d < rank; ++d) {
+        position += idx[d] * stride;
+        stride *= shape[d];
+      }
+    }
+    indices[n] = (idx[0] * shape[1] + idx[1]) * spatial + position;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++idx[d] < shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  auto indexType = RankedTensorType::get(shape, b.getI64Type());
+  Value flat =
+      ConstantOp::create(ctx.builder, ctx.loc,
+                         DenseElementsAttr::get(indexType, ArrayRef(indices)));
+  // Pad enough at the end for every tap of every window (ceil_mode's last
+  // window may reach past the explicit end padding).
+  SmallVector<int64_t> padAll(2 * rank, 0);
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t needed = (y.getDimSize(2 + i) - 1) * strides[i] +
+                     (kernel[i] - 1) * dilations[i] + 1;
+    int64_t padded = shape[2 + i] + pads[i] + pads[k + i];
+    padAll[2 + i] = pads[i];
+    padAll[rank + 2 + i] = pads[k + i] + std::max<int64_t>(0, needed - padded);
+  }
+  FailureOr<Value> xPadded = ctx.build<PadOp>(
+      ctx.input(0), b.getDenseI64ArrayAttr(padAll), b.getStringAttr("constant"),
+      b.getF64FloatAttr(-std::numeric_limits<double>::infinity()));
+  FailureOr<Value> iPadded =
+      ctx.build<PadOp>(flat, b.getDenseI64ArrayAttr(padAll),
+                       b.getStringAttr("constant"), b.getF64FloatAttr(-1.0));
+  if (failed(xPadded) || failed(iPadded))
+    return failure();
+  SmallVector<int64_t> sizes(y.getShape()), steps(rank, 1);
+  for (int64_t i = 0; i < k; ++i)
+    steps[2 + i] = strides[i];
+  Value best, bestIndex;
+  SmallVector<int64_t> tap(k, 0);
+  while (true) {
+    SmallVector<int64_t> starts(rank, 0);
+    for (int64_t i = 0; i < k; ++i)
+      starts[2 + i] = tap[i] * dilations[i];
+    FailureOr<Value> value = ctx.build<SliceOp>(
+        *xPadded, b.getDenseI64ArrayAttr(starts), b.getDenseI64ArrayAttr(sizes),
+        b.getDenseI64ArrayAttr(steps));
+    FailureOr<Value> index = ctx.build<SliceOp>(
+        *iPadded, b.getDenseI64ArrayAttr(starts), b.getDenseI64ArrayAttr(sizes),
+        b.getDenseI64ArrayAttr(steps));
+    if (failed(value) || failed(index))
+      return failure();
+    if (!best) {
+      best = *value;
+      bestIndex = *index;
+    } else {
+      FailureOr<Value> greater = ctx.build<GreaterOp>(*value, best);
+      if (failed(greater))
+        return failure();
+      FailureOr<Value> nextBest = ctx.build<WhereOp>(*greater, *value, best);
+      FailureOr<Value> nextIndex =
+          ctx.build<WhereOp>(*greater, *index, bestIndex);
+      if (failed(nextBest) || failed(nextIndex))
+        return failure();
+      best = *nextBest;
+      bestIndex = *nextIndex;
+    }
+    int64_t i = k - 1;
+    for (; i >= 0; --i) {
+      if (++tap[i] < kernel[i])
+        break;
+      tap[i] = 0;
+    }
+    if (i < 0)
+      break;
+  }
+  return bestIndex;
+}
+
+LogicalResult importMaxPool(NodeContext &ctx, SmallVectorImpl<Value> &results) {
   RankedTensorType x = ctx.inputType(0);
   auto kernel = ctx.intsAttr("kernel_shape");
   if (!kernel)
@@ -297,9 +413,20 @@ LogicalResult importMaxPool(NodeContext &ctx,
                              ceilMode)))
     return failure();
   Builder &b = ctx.builder;
-  return ctx.emit<MaxPoolOp>(results, ctx.input(0), b.getDenseI64ArrayAttr(*kernel),
-      b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(pads),
-      b.getDenseI64ArrayAttr(dilations), b.getBoolAttr(ceilMode));
+  if (failed(ctx.emit<MaxPoolOp>(
+          results, ctx.input(0), b.getDenseI64ArrayAttr(*kernel),
+          b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(pads),
+          b.getDenseI64ArrayAttr(dilations), b.getBoolAttr(ceilMode))))
+    return failure();
+  if (!ctx.hasOutput(1))
+    return success();
+  FailureOr<Value> indices =
+      buildMaxPoolIndices(ctx, x, cast<RankedTensorType>(results[0].getType()),
+                          *kernel, strides, pads, dilations);
+  if (failed(indices))
+    return failure();
+  results.push_back(*indices);
+  return success();
 }
 
 LogicalResult importAveragePool(NodeContext &ctx,
