@@ -23,37 +23,6 @@ using namespace mlir::tessel;
 
 namespace {
 
-/// Emits f64 arithmetic in the body of the generic.
-struct F64Builder {
-  OpBuilder &b;
-  Location loc;
-  Value c(double v) {
-    return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
-  }
-  Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
-  Value floor(Value x) { return math::FloorOp::create(b, loc, x); }
-  Value cmp(arith::CmpFPredicate p, Value x, Value y) {
-    return arith::CmpFOp::create(b, loc, p, x, y);
-  }
-  Value select(Value cond, Value x, Value y) {
-    return arith::SelectOp::create(b, loc, cond, x, y);
-  }
-  /// `x` clamped to [lo, hi]; NaN becomes `lo`.
-  Value clamp(Value x, double lo, double hi) {
-    Value low = arith::MaxNumFOp::create(b, loc, x, c(lo));
-    return arith::MinNumFOp::create(b, loc, low, c(hi));
-  }
-  /// `x` rounded to f32 and back, as the reference keeps coordinates in an
-  /// f32 array.
-  Value roundToF32(Value x) {
-    Value narrow = arith::TruncFOp::create(b, loc, b.getF32Type(), x);
-    return arith::ExtFOp::create(b, loc, b.getF64Type(), narrow);
-  }
-};
-
 /// One spatial axis of the input: its extent and reflection borders.
 struct Axis {
   int64_t extent;
@@ -98,8 +67,7 @@ Tap padIndex(F64Builder &f, Value i, const Axis &a, StringRef padding) {
         f.cmp(arith::CmpFPredicate::OLE, i, f.c(last)));
   // Clamping keeps every read in bounds; it is the padding for "border".
   Value clamped = f.clamp(i, 0.0, last);
-  Value wide = arith::FPToSIOp::create(f.b, f.loc, f.b.getI64Type(), clamped);
-  tap.index = arith::IndexCastOp::create(f.b, f.loc, f.b.getIndexType(), wide);
+  tap.index = f.toIndex(clamped);
   return tap;
 }
 

@@ -3,7 +3,9 @@
 #ifndef TESSEL_LIB_CONVERSION_TESSELTOLINALG_LOWERINGUTILS_H
 #define TESSEL_LIB_CONVERSION_TESSELTOLINALG_LOWERINGUTILS_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
@@ -122,6 +124,48 @@ Value normalizeIndex(OpBuilder &b, Location loc, Value raw, int64_t extent);
 /// The largest value (or +inf) of a float or signed integer type; with
 /// `lowest`, the smallest (or -inf). For i1: 1 and 0.
 TypedAttr getExtremeAttr(Type type, bool lowest);
+
+/// Emits f64 arithmetic at `loc` (the bodies of the coordinate-computing
+/// generics of Resize and GridSample).
+struct F64Builder {
+  OpBuilder &b;
+  Location loc;
+  Value c(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
+  }
+  Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  Value floor(Value x) { return math::FloorOp::create(b, loc, x); }
+  Value ceil(Value x) { return math::CeilOp::create(b, loc, x); }
+  Value cmp(arith::CmpFPredicate p, Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, p, x, y);
+  }
+  Value select(Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, cond, x, y);
+  }
+  /// `x` clamped to [lo, hi]; NaN becomes `lo`.
+  Value clamp(Value x, double lo, double hi) {
+    Value low = arith::MaxNumFOp::create(b, loc, x, c(lo));
+    return arith::MinNumFOp::create(b, loc, low, c(hi));
+  }
+  /// `x` rounded to f32 and back (for references that keep coordinates in
+  /// f32).
+  Value roundToF32(Value x) {
+    Value narrow = arith::TruncFOp::create(b, loc, b.getF32Type(), x);
+    return arith::ExtFOp::create(b, loc, b.getF64Type(), narrow);
+  }
+  /// `x` truncated toward zero to an `index`.
+  Value toIndex(Value x) {
+    Value i = arith::FPToSIOp::create(b, loc, b.getI64Type(), x);
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), i);
+  }
+  Value fromIndex(Value i) {
+    Value wide = arith::IndexCastOp::create(b, loc, b.getI64Type(), i);
+    return arith::SIToFPOp::create(b, loc, b.getF64Type(), wide);
+  }
+};
 
 } // namespace mlir::tessel
 

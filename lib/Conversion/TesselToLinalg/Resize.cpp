@@ -28,29 +28,6 @@ struct AxisResize {
   double scale, roiStart = 0.0, roiEnd = 1.0;
 };
 
-/// Emits f64 arithmetic in the body of the step's generic.
-struct F64Builder {
-  OpBuilder &b;
-  Location loc;
-  Value c(double v) {
-    return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
-  }
-  Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
-  Value floor(Value x) { return math::FloorOp::create(b, loc, x); }
-  Value ceil(Value x) { return math::CeilOp::create(b, loc, x); }
-  Value toIndex(Value x) {
-    Value i = arith::FPToSIOp::create(b, loc, b.getI64Type(), x);
-    return arith::IndexCastOp::create(b, loc, b.getIndexType(), i);
-  }
-  Value fromIndex(Value i) {
-    Value wide = arith::IndexCastOp::create(b, loc, b.getI64Type(), i);
-    return arith::SIToFPOp::create(b, loc, b.getF64Type(), wide);
-  }
-};
-
 /// The source coordinate of output index `x` (f64), as ONNX's reference
 /// computes it; `outside` is set for tf_crop_and_resize.
 Value sourceCoordinate(F64Builder &f, StringRef mode, const AxisResize &a,

@@ -122,6 +122,9 @@ private:
                                               RankedTensorType type);
   /// The names of the graph inputs that `roots` are computed from.
   SmallVector<std::string> graphInputsFeeding(ArrayRef<Value> roots) const;
+  /// For an E0014 reason about `roots`: "; it is computed from graph input
+  /// 'x': ... --input-value x=...", or "" when no graph input feeds them.
+  std::string inputValueHint(ArrayRef<Value> roots) const;
   bool checkOperators();
   /// The headline for the collected issues.
   std::string summarizeIssues() const;
@@ -464,6 +467,21 @@ GraphImporter::graphInputsFeeding(ArrayRef<Value> roots) const {
   return names;
 }
 
+std::string GraphImporter::inputValueHint(ArrayRef<Value> roots) const {
+  SmallVector<std::string> sources = graphInputsFeeding(roots);
+  if (sources.empty())
+    return "";
+  std::string quoted, flags;
+  for (const std::string &source : sources) {
+    quoted += (quoted.empty() ? "'" : ", '") + source + "'";
+    flags += " --input-value " + source + "=<v0,v1,...|file.pb>";
+  }
+  return "; it is computed from graph input" +
+         std::string(sources.size() > 1 ? "s " : " ") + quoted +
+         ": to compile for one value, fix it with" + flags +
+         " (the artifact then refuses other values)";
+}
+
 void GraphImporter::importNode(OpBuilder &builder, int index) {
   const onnx::NodeProto &node = graph->node(index);
   if (unsupported.contains(index)) {
@@ -573,22 +591,9 @@ void GraphImporter::importNode(OpBuilder &builder, const onnx::NodeProto &node,
   if (failed(importer->fn(nodeCtx, results))) {
     std::string reason =
         nodeCtx.failure.empty() ? "cannot be imported" : nodeCtx.failure;
-    if (nodeCtx.failureCode == ErrorCode::NonConstantInput) {
-      ArrayRef<Value> roots = ArrayRef<Value>(inputs).drop_front(
-          std::min<size_t>(nodeCtx.nonConstantFrom, inputs.size()));
-      SmallVector<std::string> sources = graphInputsFeeding(roots);
-      if (!sources.empty()) {
-        std::string quoted, flags;
-        for (const std::string &source : sources) {
-          quoted += (quoted.empty() ? "'" : ", '") + source + "'";
-          flags += " --input-value " + source + "=<v0,v1,...|file.pb>";
-        }
-        reason += "; it is computed from graph input" +
-                  std::string(sources.size() > 1 ? "s " : " ") + quoted +
-                  ": to compile for one value, fix it with" + flags +
-                  " (the artifact then refuses other values)";
-      }
-    }
+    if (nodeCtx.failureCode == ErrorCode::NonConstantInput)
+      reason += inputValueHint(ArrayRef<Value>(inputs).drop_front(
+          std::min<size_t>(nodeCtx.nonConstantFrom, inputs.size())));
     issue(name, node.op_type(), reason, nodeCtx.failureCode);
     return poisonOutputs();
   }
@@ -854,22 +859,10 @@ void GraphImporter::importLoop(OpBuilder &builder, const onnx::NodeProto &node,
   std::optional<APInt> trip = constantOf(0, tripValue);
   std::optional<APInt> cond = constantOf(1, condValue);
   auto nonConstant = [&](ArrayRef<Value> roots, const char *what) {
-    SmallVector<std::string> sources = graphInputsFeeding(roots);
-    std::string reason = std::string(what) +
-                         " must be constant: Tessel unrolls Loop at "
-                         "compile time";
-    if (!sources.empty()) {
-      std::string quoted, flags;
-      for (const std::string &source : sources) {
-        quoted += (quoted.empty() ? "'" : ", '") + source + "'";
-        flags += " --input-value " + source + "=<v0,v1,...|file.pb>";
-      }
-      reason += "; it is computed from graph input" +
-                std::string(sources.size() > 1 ? "s " : " ") + quoted +
-                ": to compile for one value, fix it with" + flags +
-                " (the artifact then refuses other values)";
-    }
-    refuse(reason, ErrorCode::NonConstantInput);
+    refuse(std::string(what) +
+               " must be constant: Tessel unrolls Loop at compile time" +
+               inputValueHint(roots),
+           ErrorCode::NonConstantInput);
   };
   bool tripKnown = node.input(0).empty() || trip;
   bool condKnown = node.input(1).empty() || cond;
