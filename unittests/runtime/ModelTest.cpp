@@ -3,6 +3,7 @@
 #include "TestUtil.h"
 
 #include "tessel/runtime.hpp"
+#include "tessel/seal.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -116,26 +117,103 @@ TEST(ModelTest, RelocatableObjectIsNotASharedObject) {
                         "object"));
 }
 
+/// `image` with the seal tessel-compile appends (tessel/seal.h).
+std::string sealed(const std::string &image) {
+  unsigned char seal[TESSEL_SEAL_SIZE];
+  tessel_seal_make(image.data(), image.size(), seal);
+  return image + std::string(reinterpret_cast<char *>(seal), sizeof(seal));
+}
+
+/// The fixture's bytes before its seal.
+std::string unsealedImage(const std::string &bytes) {
+  return bytes.substr(0, bytes.size() - TESSEL_SEAL_SIZE);
+}
+
 TEST(ModelTest, TruncatedSharedObject) {
   std::string bytes = readFile(TESSEL_FIXTURE_ADD);
   ASSERT_GT(bytes.size(), 4096u);
   TempDir dir;
-  for (size_t size : {size_t(64), size_t(1000), bytes.size() / 2}) {
+  // Cut anywhere, the seal is gone.
+  for (size_t size :
+       {size_t(64), size_t(1000), bytes.size() / 2, bytes.size() - 1}) {
     std::string path = dir.path("truncated" + std::to_string(size) + ".so");
     writeFile(path, bytes.substr(0, size));
+    StatusResult result = load(path);
+    EXPECT_EQ(result.code, TESSEL_INVALID_ARTIFACT) << size;
+    EXPECT_THAT(result.message,
+                HasSubstr("'" + path +
+                          "' is not a Tessel artifact, or is truncated: it "
+                          "does not end in the seal tessel-compile writes"))
+        << size;
+  }
+  // Cut and sealed again: the segments still do not fit.
+  std::string image = unsealedImage(bytes);
+  for (size_t size : {size_t(64), size_t(1000), image.size() / 2}) {
+    std::string path = dir.path("resealed" + std::to_string(size) + ".so");
+    writeFile(path, sealed(image.substr(0, size)));
     StatusResult result = load(path);
     EXPECT_EQ(result.code, TESSEL_INVALID_ARTIFACT) << size;
     EXPECT_THAT(result.message,
                 HasSubstr("'" + path + "' is truncated or corrupt: "))
         << size;
   }
-  std::string badHeaders = bytes;
+  std::string badHeaders = image;
   badHeaders[offsetof(ElfW(Ehdr), e_phentsize)] = 7;
   std::string path = dir.path("bad-headers.so");
-  writeFile(path, badHeaders);
+  writeFile(path, sealed(badHeaders));
   EXPECT_THAT(load(path).message,
               HasSubstr("is truncated or corrupt: it has no valid program "
                         "headers"));
+}
+
+TEST(ModelTest, SealIsChecked) {
+  std::string bytes = readFile(TESSEL_FIXTURE_ADD);
+  TempDir dir;
+  // Any bit flipped in the image changes its checksum.
+  for (size_t at : {size_t(EI_NIDENT + 8), bytes.size() / 2,
+                    bytes.size() - TESSEL_SEAL_SIZE - 1}) {
+    std::string flipped = bytes;
+    flipped[at] ^= 0x10;
+    std::string path = dir.path("flipped" + std::to_string(at) + ".so");
+    writeFile(path, flipped);
+    StatusResult result = load(path);
+    EXPECT_EQ(result.code, TESSEL_INVALID_ARTIFACT) << at;
+    EXPECT_THAT(result.message,
+                HasSubstr("'" + path + "' is corrupt: its checksum is 0x"))
+        << at;
+  }
+  // A seal recording another size.
+  std::string resized = bytes;
+  resized[bytes.size() - TESSEL_SEAL_SIZE + 16] ^= 1;
+  std::string path = dir.path("resized.so");
+  writeFile(path, resized);
+  EXPECT_THAT(load(path).message,
+              HasSubstr("is truncated or corrupt: its seal records "));
+  // A seal of a version this runtime does not read.
+  std::string version = bytes;
+  version[bytes.size() - TESSEL_SEAL_SIZE + 8] = 2;
+  path = dir.path("version.so");
+  writeFile(path, version);
+  StatusResult result = load(path);
+  EXPECT_EQ(result.code, TESSEL_INCOMPATIBLE);
+  EXPECT_THAT(result.message,
+              HasSubstr("has a seal of version 2; this runtime reads 1"));
+  // A shared object linked elsewhere (no seal at all).
+  result = load(TESSEL_FIXTURE_UNSEALED);
+  EXPECT_EQ(result.code, TESSEL_INVALID_ARTIFACT);
+  EXPECT_THAT(result.message,
+              HasSubstr("is not a Tessel artifact, or is truncated: it does "
+                        "not end in the seal"));
+}
+
+TEST(ModelTest, SealChecksumIsXxh64) {
+  // XXH64's published value for the empty input, and one computed with the
+  // reference implementation (python's xxhash) for 100 bytes 0..99.
+  EXPECT_EQ(tessel_xxh64("", 0), 0xef46db3751d8e999ull);
+  std::string bytes;
+  for (int i = 0; i < 100; ++i)
+    bytes.push_back(char(i));
+  EXPECT_EQ(tessel_xxh64(bytes.data(), bytes.size()), 0x6ac1e58032166597ull);
 }
 
 TEST(ModelTest, UnresolvedSymbolFailsToLoad) {

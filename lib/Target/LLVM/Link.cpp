@@ -7,6 +7,9 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "tessel/seal.h"
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -57,5 +60,33 @@ LogicalResult mlir::tessel::linkSharedObject(llvm::StringRef objectPath,
             (log.empty() ? "" : "\n" + log);
   }
   llvm::sys::fs::remove(logPath);
-  return success(rc == 0);
+  if (rc != 0)
+    return failure();
+  return sealArtifact(outputPath, error);
+}
+
+LogicalResult mlir::tessel::sealArtifact(llvm::StringRef path,
+                                         std::string &error) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> image =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!image) {
+    error = "cannot read the linked artifact '" + path.str() +
+            "' to seal it: " + image.getError().message();
+    return failure();
+  }
+  unsigned char seal[TESSEL_SEAL_SIZE];
+  tessel_seal_make((*image)->getBufferStart(), (*image)->getBufferSize(), seal);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Append);
+  if (!ec) {
+    os.write(reinterpret_cast<const char *>(seal), sizeof(seal));
+    os.close();
+    ec = os.error();
+  }
+  if (ec) {
+    error = "cannot append the seal to '" + path.str() + "': " + ec.message();
+    return failure();
+  }
+  return success();
 }

@@ -21,8 +21,15 @@ struct tessel_model {
 
 namespace tessel::runtime {
 
-/// Checks that the file at `path` exists, is readable, and is an ELF shared
-/// object for this host's class, byte order and machine.
+/// Checks an artifact's bytes before anything loads them: an ELF shared
+/// object for this host's class, byte order and machine, ending in a seal
+/// (tessel/seal.h) whose size and checksum match, and whose segments lie
+/// inside the image. `path` is only used in messages.
+tessel_status checkArtifactImage(const unsigned char *data, uint64_t size,
+                                 const std::string &path);
+
+/// Checks that the file at `path` exists, is a readable regular file, and
+/// passes checkArtifactImage.
 tessel_status checkArtifactFile(const std::string &path);
 
 /// Checks a descriptor read from the artifact at `path` (used in messages):

@@ -91,9 +91,14 @@ LogicalResult emitObjectFile(llvm::Module &module,
                              llvm::TargetMachine &machine,
                              llvm::StringRef path, std::string &error);
 
-/// Links one object into a shared library depending only on libc and libm.
+/// Links one object into a shared library depending only on libc and libm,
+/// then seals it (sealArtifact).
 LogicalResult linkSharedObject(llvm::StringRef objectPath,
                                llvm::StringRef outputPath, std::string &error);
+
+/// Appends to the shared object at `path` the seal the runtime checks before
+/// loading it: its size and XXH64 checksum (tessel/seal.h).
+LogicalResult sealArtifact(llvm::StringRef path, std::string &error);
 
 } // namespace mlir::tessel
 
