@@ -150,6 +150,7 @@ check missing-model 3 "$run" nothere.so --input a.npy &&
 check not-a-model 3 "$run" a.npy --input a.npy &&
   contains not-a-model err.txt "a.npy: error[E0050]: 'a.npy' is not an ELF shared object"
 check entry-fails 3 "$run" "$fails" --input a.npy b.npy &&
+  contains entry-fails err.txt "error[E0052]: " &&
   contains entry-fails err.txt "entry 'add_entry' failed with code 7"
 
 # Against the ONNX test suite's own data, when it is installed.
