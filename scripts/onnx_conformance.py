@@ -65,13 +65,24 @@ def discover(root, suites, pattern):
     return tests
 
 
+# A sanitizer's report (tools built with scripts/test-sanitizers.sh): the run
+# is a crash whatever its exit code, which would otherwise read as a refusal.
+SANITIZER_RE = re.compile(r"^==\d+==ERROR: \w+Sanitizer|^SUMMARY: \w+Sanitizer|"
+                          r": runtime error: ", re.M)
+SANITIZER_RC = -1000
+
+
 def run(cmd, timeout):
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            timeout=timeout, text=True, errors="replace")
-        return p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired:
         return None, "", ""
+    report = SANITIZER_RE.search(p.stderr)
+    if report:
+        # The report's first lines, not the tool's diagnostic, say what broke.
+        return SANITIZER_RC, p.stdout, p.stderr[report.start():]
+    return p.returncode, p.stdout, p.stderr
 
 
 def first_line(text):
@@ -275,7 +286,8 @@ def run_test(test, bindir, workdir, timeout):
                 result.update(status="refused", reason=msg,
                               code=CODE_RE.search(err).group(1))
             else:
-                result.update(status="crash", reason=f"tessel-compile exit {rc}: {msg}")
+                how = "a sanitizer report" if rc == SANITIZER_RC else f"exit {rc}"
+                result.update(status="crash", reason=f"tessel-compile {how}: {msg}")
             return result
         rtol, atol = TOLERANCES.get(name, (RTOL, ATOL))[:2]
         in_types, out_types = declared_elem_types(os.path.join(path, "model.onnx"))
@@ -322,7 +334,8 @@ def run_test(test, bindir, workdir, timeout):
                               code=code.group(1) if code else "")
                 return result
             if rc != 0:
-                result.update(status="crash", reason=f"tessel-run exit {rc} ({ds}): {detail(err)}")
+                how = "a sanitizer report" if rc == SANITIZER_RC else f"exit {rc}"
+                result.update(status="crash", reason=f"tessel-run {how} ({ds}): {detail(err)}")
                 return result
             worst += ERR_RE.findall(out)
         result["status"] = "pass"
@@ -533,6 +546,8 @@ def main():
     ap.add_argument("--pip-xfail", help="that suite's expected-failure file; its "
                     "'# onnx-version: V' line names the onnx version it is for")
     ap.add_argument("--filter", help="only tests whose name matches this regex")
+    ap.add_argument("--shard", help="K/N: only every N-th test of each group, from its "
+                    "K-th (0-based), in name order; a fixed slice for slow builds")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=int, default=60, help="seconds per tool run")
     ap.add_argument("--doc", help="write the markdown report here")
@@ -570,6 +585,13 @@ def main():
         sys.exit("onnx_conformance: --write-xfail writes one group's list; run one group")
 
     tests = {g.label: discover(g.root, g.suites, args.filter) for g in groups}
+    if args.shard:
+        m = re.fullmatch(r"(\d+)/(\d+)", args.shard)
+        if not m or int(m.group(1)) >= int(m.group(2)):
+            sys.exit(f"onnx_conformance: --shard wants K/N with 0 <= K < N, not {args.shard}")
+        k, n = int(m.group(1)), int(m.group(2))
+        tests = {label: [t for i, t in enumerate(ts) if i % n == k]
+                 for label, ts in tests.items()}
     if not any(tests.values()):
         if skipped:
             print(f"conformance-check: SKIPPED: {skipped}")
@@ -616,7 +638,7 @@ def main():
         return 0
     failed = 0
     for g in groups:
-        problems = check(g, bool(args.filter))
+        problems = check(g, bool(args.filter or args.shard))
         for p in problems:
             print(f"UNEXPECTED [{g.label}] {p}")
         print(f"conformance-check [{g.label}]: {len(g.results) - len(problems)} passed, "

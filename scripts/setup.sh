@@ -7,12 +7,25 @@
 # what is absent.
 set -euo pipefail
 
+# --sanitizers: also clang-22 and its runtimes (ASan, UBSan, libFuzzer), for
+# scripts/test-sanitizers.sh and scripts/fuzz.sh.
+SANITIZERS=0
+for arg in "$@"; do
+  case "$arg" in
+    --sanitizers) SANITIZERS=1 ;;
+    *) echo "usage: $0 [--sanitizers]" >&2; exit 2 ;;
+  esac
+done
+
 APT_PACKAGES=(
   cmake ninja-build g++ make
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   libgtest-dev googletest
 )
+if [ "$SANITIZERS" = 1 ]; then
+  APT_PACKAGES+=(clang-22 libclang-rt-22-dev)
+fi
 # module=requirement. onnx is pinned: its node test suite is the second
 # conformance suite (test/conformance/expected-failures-onnx-1.23.txt); an
 # onnx already installed at another version is left alone, and the
