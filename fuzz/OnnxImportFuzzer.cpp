@@ -31,7 +31,7 @@ namespace {
 const DialectRegistry &getRegistry() {
   static DialectRegistry *registry = [] {
     auto *result = new DialectRegistry;
-    tessel::registerTesselDialects(*result);
+    mlir::tessel::registerTesselDialects(*result);
     return result;
   }();
   return *registry;
@@ -50,9 +50,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return success();
   });
 
-  tessel::ImportOptions options;
-  tessel::ImportError error;
-  OwningOpRef<ModuleOp> module = tessel::importOnnxBytes(
+  mlir::tessel::ImportOptions options;
+  mlir::tessel::ImportError error;
+  OwningOpRef<ModuleOp> module = mlir::tessel::importOnnxBytes(
       llvm::StringRef(reinterpret_cast<const char *>(data), size), &context,
       options, error);
   if (!module) {

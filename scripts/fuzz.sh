@@ -53,8 +53,8 @@ for name in "${harnesses[@]}"; do
     "$corpus" "$seeds/$name" >"$log" 2>&1
   rc=$?
   [ "$mode" = runs ] && rm -rf "$corpus"
-  execs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$log" | grep -oE '[0-9]+$')
-  speed=$(grep -oE 'stat::average_exec_per_sec: [0-9]+' "$log" | grep -oE '[0-9]+$')
+  execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$')
+  speed=$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$')
   last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
   cov=$(echo "$last" | grep -oE 'cov: [0-9]+' | grep -oE '[0-9]+')
   ft=$(echo "$last" | grep -oE 'ft: [0-9]+' | grep -oE '[0-9]+')

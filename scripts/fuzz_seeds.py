@@ -18,6 +18,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -105,12 +106,12 @@ def artifact_seeds(repo, build, out):
                 images.append((name, f.read()))
     compiler = os.path.join(build, "bin", "tessel-compile")
     example = os.path.join(repo, "examples", "tiny_cnn", "model.onnx")
-    target = os.path.join(out, "..", "tiny_cnn.so")
     if os.access(compiler, os.X_OK) and os.path.isfile(example):
-        subprocess.run([compiler, example, "-o", target], check=True)
-        with open(target, "rb") as f:
-            images.append(("tiny_cnn.so", f.read()))
-        os.remove(target)
+        with tempfile.TemporaryDirectory() as work:
+            target = os.path.join(work, "tiny_cnn.so")
+            subprocess.run([compiler, example, "-o", target], check=True)
+            with open(target, "rb") as f:
+                images.append(("tiny_cnn.so", f.read()))
     count = 0
     for name, data in images:
         write(out, f"sealed-{name}", b"\0" + data)

@@ -3,6 +3,8 @@
 
 #include "status.h"
 
+#include <cstring>
+
 namespace tessel::runtime {
 
 namespace {
@@ -49,7 +51,12 @@ void tessel_status_free(tessel_status status) {
 }
 
 const char *tessel_status_code_name(tessel_status_code code) {
-  switch (code) {
+  // A C caller may pass any int. In C++, loading an enum outside its
+  // enumerators' range is undefined, so the value is read as its bytes.
+  int value;
+  static_assert(sizeof(value) == sizeof(code), "a C enum is an int");
+  std::memcpy(&value, &code, sizeof(value));
+  switch (value) {
   case TESSEL_OK:
     return "ok";
   case TESSEL_INVALID_ARGUMENT:
