@@ -7,7 +7,8 @@ Runs under Debian's /usr/bin/python3 (python3-torch 1.13, python3-torchvision,
 python3-onnx), like bench/export_models.py, at opset 17: the graphs are what
 torch's exporter emits. Writes into OUT_DIR (default test/robustness/seeds):
 
-    resnet18-small.onnx        1x3x64x64 -> 1x10, base width 4 (4/8/16/32)
+    resnet18-small.onnx        1x3x64x64 -> 1x10, base width 4 (4/8/16/32);
+                               the exporter folds each BatchNorm into its Conv
     bert-small.onnx            1x16 int64 ids (vocab 64) -> 1x16x32,
                                d_model 32, 4 heads, 2 layers, GELU
     NAME.inputs.npz            with --reference: the inputs, by input name
