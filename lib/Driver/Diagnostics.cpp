@@ -36,7 +36,8 @@ TesselDiagnosticHandler::TesselDiagnosticHandler(MLIRContext *ctx,
     std::string severity;
     switch (diag.getSeverity()) {
     case DiagnosticSeverity::Error:
-      severity = ::tessel::errorTag(::tessel::ErrorCode::Lowering);
+      severity = ::tessel::errorTag(internal ? ::tessel::ErrorCode::Internal
+                                             : ::tessel::ErrorCode::Lowering);
       ++errorCount;
       break;
     case DiagnosticSeverity::Warning:
@@ -49,7 +50,11 @@ TesselDiagnosticHandler::TesselDiagnosticHandler(MLIRContext *ctx,
     std::optional<NodeOrigin> origin = getNodeOrigin(diag.getLocation());
     if (origin) {
       this->os << this->file << ": " << severity << ": node '" << origin->name
-               << "' (" << origin->opType << ") cannot be compiled\n";
+               << "' (" << origin->opType << ") "
+               << (internal ? "was imported as invalid IR, a bug in Tessel; "
+                              "please report it with the model"
+                            : "cannot be compiled")
+               << "\n";
       this->os << "  " << origin->name << " (" << origin->opType
                << "): " << message << "\n";
     } else {

@@ -268,8 +268,12 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
       return 1;
     }
   }
+  // The importer checks every op it builds (NodeContext::build): an
+  // imported module that does not verify is Tessel's fault, not the model's.
+  diagnostics.setInternal(!isMLIR);
   if (failed(verify(*module)))
     return 1;
+  diagnostics.setInternal(false);
   llvm::StringSet<> nodeNames;
   module->walk([&](Operation *op) {
     if (std::optional<NodeOrigin> origin = getNodeOrigin(op->getLoc()))

@@ -32,17 +32,22 @@ struct NodeOrigin {
 std::optional<NodeOrigin> getNodeOrigin(Location loc);
 
 /// Prints MLIR diagnostics in Tessel's format while alive. Errors raised
-/// while compiling carry E0020 (an op cannot be compiled).
+/// while compiling carry E0020 (an op cannot be compiled); those raised
+/// while verifying what the importer built carry E0099 (Tessel's fault).
 class TesselDiagnosticHandler : public ScopedDiagnosticHandler {
 public:
   TesselDiagnosticHandler(MLIRContext *ctx, std::string file,
                           llvm::raw_ostream &os = llvm::errs());
   unsigned getErrorCount() const { return errorCount; }
+  /// Whether errors from now on are Tessel's own fault (E0099) rather than
+  /// an op that cannot be compiled (E0020).
+  void setInternal(bool internal) { this->internal = internal; }
 
 private:
   std::string file;
   llvm::raw_ostream &os;
   unsigned errorCount = 0;
+  bool internal = false;
 };
 
 /// Prints an import failure.

@@ -4,6 +4,8 @@
 
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 
+#include "mlir/IR/Verifier.h"
+
 using namespace mlir;
 using namespace mlir::tessel;
 using namespace mlir::tessel::onnx_import;
@@ -15,6 +17,16 @@ ElementsAttr NodeContext::constantInput(size_t i) const {
   if (auto constant = v.getDefiningOp<ConstantOp>())
     return constant.getValue();
   return {};
+}
+
+LogicalResult NodeContext::verifyBuilt(Operation *op,
+                                       const std::string &message) {
+  if (mlir::succeeded(mlir::verify(op, /*verifyRecursively=*/false)))
+    return mlir::success();
+  std::string name = op->getName().getStringRef().str();
+  op->erase();
+  return fail(message.empty() ? "the operands are invalid for " + name
+                              : message);
 }
 
 Value NodeContext::foldToConstant(Operation *op) {

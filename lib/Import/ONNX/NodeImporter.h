@@ -118,8 +118,17 @@ public:
       return mlir::failure();
     }
     op->getResult(0).setType(types.front());
+    if (mlir::failed(verifyBuilt(op, message)))
+      return mlir::failure();
     return foldToConstant(op);
   }
+
+  /// Runs the op's verifier on `op`, built by `build` with its result types
+  /// set: operands that break its invariants (Gather's indices of a float
+  /// type...) fail the node with the verifier's message (`message`, the
+  /// diagnostics captured so far) before a folder or a pass that assumes
+  /// them sees the op, which is erased.
+  LogicalResult verifyBuilt(Operation *op, const std::string &message);
 
   /// Replaces `op` by a constant when its operands are constants it folds
   /// (the shape computations exporters emit); returns its value either way.
@@ -156,6 +165,8 @@ public:
       result.setType(type);
       values.push_back(result);
     }
+    if (mlir::failed(verifyBuilt(op, message)))
+      return mlir::failure();
     return values;
   }
 
