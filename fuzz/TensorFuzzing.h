@@ -35,12 +35,19 @@ void checkReader(const uint8_t *data, size_t size, Parse parse, Encode encode) {
   }
   if (tensor.shape.size() > io::kMaxFileRank)
     fail("a rank above kMaxFileRank");
+  // A zero extent makes the tensor empty however large the others are (as
+  // the runtime's shape checks have it).
   uint64_t count = 1;
-  bool overflow = false;
+  bool overflow = false, empty = false;
   for (int64_t extent : tensor.shape) {
     if (extent < 0)
       fail("a negative extent");
+    empty |= extent == 0;
     overflow |= __builtin_mul_overflow(count, uint64_t(extent), &count);
+  }
+  if (empty) {
+    count = 0;
+    overflow = false;
   }
   size_t elementSize = tessel_dtype_size(tensor.dtype);
   if (elementSize == 0)
