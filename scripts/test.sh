@@ -26,8 +26,9 @@ python3 "$root/scripts/onnx_conformance.py" --build "$build" --jobs "$(nproc)" -
   --check 2>&1 | tee "$logs/conformance.log"
 conf_rc=${PIPESTATUS[0]}
 
-count() { grep -E "^ *$1: *[0-9]+" "$2" | grep -oE '[0-9]+' | head -n 1; }
+count() { grep -E "^ *$1 *: *[0-9]+" "$2" | grep -oE '[0-9]+' | head -n 1; }
 lit_pass=$(count Passed "$logs/lit.log"); lit_pass=${lit_pass:-0}
+lit_unsupported=$(count Unsupported "$logs/lit.log"); lit_unsupported=${lit_unsupported:-0}
 lit_fail=0
 for kind in Failed Unresolved "Timed Out" "Unexpectedly Passed"; do
   n=$(count "$kind" "$logs/lit.log"); lit_fail=$((lit_fail + ${n:-0}))
@@ -54,7 +55,7 @@ failed=$((lit_fail + ct_fail + py_fail + conf_fail))
 if [ "$lit_rc" -ne 0 ] || [ "$ctest_rc" -ne 0 ] || [ "$pytest_rc" -ne 0 ] || [ "$conf_rc" -ne 0 ]; then
   [ "$failed" -eq 0 ] && failed=1
 fi
-echo "lit: ${lit_pass} passed, ${lit_fail} failed; ctest: $((ct_total - ct_fail)) passed, ${ct_fail} failed;" \
+echo "lit: ${lit_pass} passed, ${lit_fail} failed, ${lit_unsupported} unsupported on this host; ctest: $((ct_total - ct_fail)) passed, ${ct_fail} failed;" \
   "pytest: ${py_pass} passed, ${py_fail} failed; conformance: ${conf_pass} as expected, ${conf_fail} not"
 [ -n "$conf_skip" ] && echo "WARNING: conformance: $conf_skip"
 echo "tests: ${passed} passed, ${failed} failed"
