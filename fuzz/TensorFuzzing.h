@@ -56,6 +56,8 @@ void checkReader(const uint8_t *data, size_t size, Parse parse, Encode encode) {
   overflow |= __builtin_mul_overflow(count, uint64_t(elementSize), &bytes);
   if (overflow || bytes != tensor.bytes.size())
     fail("the byte count does not match the shape");
+  if (uint64_t(tensor.numElements()) != count)
+    fail("numElements() does not match the shape");
 
   std::vector<uint8_t> encoded;
   if (!encode(tensor, encoded, error)) {

@@ -281,6 +281,26 @@ TEST(NpyTest, HugeShapesFailWithoutAllocating) {
             "bad .npy header: 'shape' has more than 64 dimensions");
 }
 
+TEST(NpyTest, ZeroExtentMakesAnyShapeEmpty) {
+  // Found by tessel-fuzz-npy: the other extents' product overflows, but a
+  // zero extent makes the tensor empty, with no data, and it writes back.
+  HostTensor tensor;
+  std::string error;
+  ASSERT_TRUE(parse(npyFile("{'descr': '<u4', 'fortran_order': False, "
+                            "'shape': (1, 2444444444444444, 4443, 4444444, "
+                            "4443, 0), }",
+                            ""),
+                    tensor, error))
+      << error;
+  EXPECT_EQ(tensor.numElements(), 0);
+  EXPECT_TRUE(tensor.bytes.empty());
+  std::vector<uint8_t> encoded;
+  ASSERT_TRUE(encodeNpy(tensor.view(), encoded, error)) << error;
+  HostTensor again;
+  ASSERT_TRUE(parseNpy(encoded.data(), encoded.size(), again, error)) << error;
+  EXPECT_EQ(again.shape, tensor.shape);
+}
+
 TEST(NpyTest, BoolElementsMustBeZeroOrOne) {
   EXPECT_EQ(parseError(npyFile("{'descr': '|b1', 'fortran_order': False, "
                                "'shape': (3,), }",

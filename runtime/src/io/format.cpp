@@ -9,10 +9,15 @@
 namespace tessel::io {
 
 int64_t HostTensor::numElements() const {
-  int64_t count = 1;
-  for (int64_t extent : shape)
-    count *= extent;
-  return count;
+  // A zero extent empties the tensor however large the others are (their
+  // product may not even fit in 64 bits); the readers bound the rest.
+  uint64_t count = 1;
+  for (int64_t extent : shape) {
+    if (extent == 0)
+      return 0;
+    count *= uint64_t(extent);
+  }
+  return int64_t(count);
 }
 
 tessel_tensor_view HostTensor::view() {
