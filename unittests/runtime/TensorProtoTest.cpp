@@ -299,6 +299,18 @@ TEST(TensorProtoTest, RejectsWhatTesselCannotRepresent) {
   EXPECT_EQ(parseError(""), "the TensorProto has no data_type");
 }
 
+TEST(TensorProtoTest, RejectsShapesWhoseCountWrapsToZero) {
+  // Found by tessel-fuzz-tensor-proto: 16^16 elements is 2^64, which wraps
+  // to 0 in 64 bits; with no data, the tensor read as empty.
+  Proto wraps;
+  for (int i = 0; i < 16; ++i)
+    wraps.varint(1, 16);
+  wraps.varint(2, TESSEL_DTYPE_BF16);
+  EXPECT_EQ(parseError(wraps.bytes),
+            "shape [16,16,16,16,16,16,16,16,16,16,16,16,16,16,16,16] is too "
+            "large");
+}
+
 TEST(TensorProtoTest, RejectsInconsistentData) {
   Proto rawSize;
   rawSize.varint(1, 2).varint(2, TESSEL_DTYPE_F32).string(9, "abc");

@@ -116,17 +116,22 @@ std::string formatValues(const tessel_tensor_view &tensor, size_t maxValues) {
 bool checkedSizes(const std::vector<int64_t> &shape, size_t elementSize,
                   uint64_t &count, uint64_t &bytes, std::string &error) {
   count = 1;
-  bool overflow = false;
+  bool overflow = false, empty = false;
   for (int64_t extent : shape) {
     if (extent < 0) {
       error = "negative extent " + std::to_string(extent) + " in shape " +
               formatShape(shape);
       return false;
     }
+    empty |= extent == 0;
     overflow |= __builtin_mul_overflow(count, uint64_t(extent), &count);
   }
-  if (count == 0)
-    overflow = false; // an empty tensor, however large the other extents
+  // An empty tensor, however large the other extents. (Not `count == 0`: a
+  // product that wraps to exactly 2^64, like 16^16, is 0 too.)
+  if (empty) {
+    count = 0;
+    overflow = false;
+  }
   if (overflow ||
       __builtin_mul_overflow(count, uint64_t(elementSize), &bytes) ||
       bytes > SIZE_MAX / 2) {
