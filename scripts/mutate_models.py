@@ -707,6 +707,10 @@ def make_mutant(seed_model, rng):
 # Running tessel-compile.
 
 DIAGNOSTIC = re.compile(r"error\[E(\d{4})\]")
+# A sanitizer's report (a tessel-compile from scripts/build-sanitized.sh) is a
+# crash whatever the exit code.
+SANITIZER = re.compile(r"^==\d+==ERROR: \w+Sanitizer|^SUMMARY: \w+Sanitizer|: runtime error: ",
+                       re.M)
 
 
 def classify(rc, stderr, timed_out):
@@ -714,6 +718,8 @@ def classify(rc, stderr, timed_out):
         return "hang", None
     codes = DIAGNOSTIC.findall(stderr)
     code = codes[0] if codes else None
+    if SANITIZER.search(stderr):
+        return "crash", code
     if rc == 0:
         return "compiled", None
     if rc < 0 or rc >= 128 or "Stack dump" in stderr or "PLEASE submit" in stderr:
@@ -728,8 +734,9 @@ def classify(rc, stderr, timed_out):
 def limit_memory(megabytes):
     def apply():
         import resource
-        limit = megabytes * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        if megabytes > 0:  # 0: no limit (AddressSanitizer reserves terabytes)
+            limit = megabytes * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         os.nice(10)
     return apply
 
@@ -800,7 +807,8 @@ def main():
     parser.add_argument("--full-every", type=int, default=10,
                         help="compile every Nth mutant to a .so (0: none)")
     parser.add_argument("--memory-mb", type=int, default=4096,
-                        help="address-space limit of a compile, in MiB")
+                        help="address-space limit of a compile, in MiB (0: none, "
+                        "for a sanitized build)")
     parser.add_argument("--generate-only", action="store_true",
                         help="write the mutants, compile nothing")
     parser.add_argument("--keep", action="store_true",

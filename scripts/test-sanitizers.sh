@@ -6,9 +6,11 @@
 #     (every 8th test in name order) against their expected-failure lists;
 #  2. each libFuzzer harness runs a fixed number of inputs with a fixed seed
 #     (scripts/fuzz.sh --runs N; $TESSEL_FUZZ_RUNS, default 20000);
-#  3. the runtime's tests run under ThreadSanitizer (scripts/test-tsan.sh).
+#  3. the 400 structural mutants of scripts/mutate_models.py (seed 1) compile
+#     with the sanitized tessel-compile;
+#  4. the runtime's tests run under ThreadSanitizer (scripts/test-tsan.sh).
 # Any sanitizer report fails the stage. Ends with one line
-# "sanitizers: N passed, N failed" over the five steps.
+# "sanitizers: N passed, N failed" over the six steps.
 #
 # The whole conformance suite under ASan (outside CI, ~8x this slice):
 #   scripts/build-sanitized.sh && ASAN_OPTIONS=abort_on_error=1 \
@@ -43,6 +45,8 @@ step conformance python3 "$root/scripts/onnx_conformance.py" --build "$build" \
   --xfail "$root/test/conformance/expected-failures.txt" \
   --pip-onnx --pip-xfail "$root/test/conformance/expected-failures-onnx-1.23.txt" --check
 step fuzz "$root/scripts/fuzz.sh" --runs "${TESSEL_FUZZ_RUNS:-20000}"
+step mutants python3 "$root/scripts/mutate_models.py" --build "$build" --count 200 \
+  --memory-mb 0 --out "$build/mutants"
 step tsan "$root/scripts/test-tsan.sh"
 
 echo "sanitizers: ${results[*]}"
