@@ -143,7 +143,8 @@ tessel_status checkSeal(const unsigned char *data, uint64_t size,
     return makeStatus(TESSEL_INVALID_ARTIFACT,
                       notTessel + "it does not end in the seal tessel-compile "
                                   "writes (a shared object linked elsewhere, "
-                                  "or one from a Tessel before 0.1)");
+                                  "or compiled before artifacts were sealed: "
+                                  "recompile it)");
   const unsigned char *seal = data + size - TESSEL_SEAL_SIZE;
   uint32_t version = tessel_seal_load32(seal + 8);
   if (version != TESSEL_SEAL_VERSION)
