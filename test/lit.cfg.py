@@ -17,6 +17,10 @@ config.test_exec_root = os.path.join(config.tessel_obj_root, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tessel_src", config.tessel_src_root))
 config.substitutions.append(("%tessel_build", config.tessel_obj_root))
+# A sanitized build (TESSEL_SANITIZE) reserves terabytes of address space at
+# start, so a test capping a tool's address space lifts the cap (0) there.
+config.substitutions.append(
+    ("%address-space-mb", "0" if config.tessel_sanitize else "4096"))
 config.substitutions.append(
     ("%llvm_include", os.path.join(os.path.dirname(config.llvm_tools_dir), "include")))
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
