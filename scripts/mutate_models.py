@@ -51,6 +51,8 @@ import numpy as np
 import onnx
 from onnx import AttributeProto, TensorProto, helper
 
+from onnx_conformance import SANITIZER_RE  # this script's directory
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HUGE = 2 ** 62
 
@@ -707,10 +709,6 @@ def make_mutant(seed_model, rng):
 # Running tessel-compile.
 
 DIAGNOSTIC = re.compile(r"error\[E(\d{4})\]")
-# A sanitizer's report (a tessel-compile from scripts/build-sanitized.sh) is a
-# crash whatever the exit code.
-SANITIZER = re.compile(r"^==\d+==ERROR: \w+Sanitizer|^SUMMARY: \w+Sanitizer|: runtime error: ",
-                       re.M)
 
 
 def classify(rc, stderr, timed_out):
@@ -718,7 +716,9 @@ def classify(rc, stderr, timed_out):
         return "hang", None
     codes = DIAGNOSTIC.findall(stderr)
     code = codes[0] if codes else None
-    if SANITIZER.search(stderr):
+    # A sanitizer's report (a sanitized tessel-compile) is a crash whatever
+    # the exit code, as in the conformance runner.
+    if SANITIZER_RE.search(stderr):
         return "crash", code
     if rc == 0:
         return "compiled", None

@@ -7,7 +7,6 @@ there too (this module exports the variable before any test runs).
 
 import os
 import shutil
-import struct
 import subprocess
 from pathlib import Path
 
@@ -22,7 +21,8 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 @pytest.fixture(scope="session")
 def build_dir() -> Path:
-    for needed in ("bin/tessel-compile", "lib/libtessel_runtime.so"):
+    for needed in ("bin/tessel-compile", "bin/tessel_fixture_seal",
+                   "lib/libtessel_runtime.so"):
         if not (BUILD_DIR / needed).is_file():
             pytest.fail(f"{BUILD_DIR / needed} is missing: build Tessel first "
                         "(scripts/build.sh) or set TESSEL_BUILD_DIR")
@@ -39,53 +39,6 @@ def tiny_cnn_so(build_dir, tmp_path_factory) -> Path:
     return out
 
 
-_P1, _P2, _P3, _P4, _P5 = (11400714785074694791, 14029467366897019727,
-                           1609587929392839161, 9650029242287828579,
-                           2870177450012600261)
-_MASK = (1 << 64) - 1
-
-
-def _xxh64(data: bytes) -> int:
-    """XXH64 with seed 0, as runtime/include/tessel/seal.h computes it."""
-    rotl = lambda x, r: ((x << r) | (x >> (64 - r))) & _MASK
-    rnd = lambda acc, w: rotl((acc + w * _P2) & _MASK, 31) * _P1 & _MASK
-    n, p = len(data), 0
-    if n >= 32:
-        v = [(_P1 + _P2) & _MASK, _P2, 0, (-_P1) & _MASK]
-        while p + 32 <= n:
-            for i, w in enumerate(struct.unpack_from("<4Q", data, p)):
-                v[i] = rnd(v[i], w)
-            p += 32
-        h = (rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18)) & _MASK
-        for lane in v:
-            h = ((h ^ rnd(0, lane)) * _P1 + _P4) & _MASK
-    else:
-        h = _P5
-    h = (h + n) & _MASK
-    while p + 8 <= n:
-        h ^= rnd(0, struct.unpack_from("<Q", data, p)[0])
-        h = (rotl(h, 27) * _P1 + _P4) & _MASK
-        p += 8
-    if p + 4 <= n:
-        h ^= struct.unpack_from("<I", data, p)[0] * _P1 & _MASK
-        h = (rotl(h, 23) * _P2 + _P3) & _MASK
-        p += 4
-    for byte in data[p:]:
-        h ^= byte * _P5 & _MASK
-        h = rotl(h, 11) * _P1 & _MASK
-    h = (h ^ (h >> 33)) * _P2 & _MASK
-    h = (h ^ (h >> 29)) * _P3 & _MASK
-    return h ^ (h >> 32)
-
-
-def _seal(path: Path) -> None:
-    """Appends the seal tessel-compile writes after linking (tessel/seal.h),
-    which the runtime checks before it loads an artifact."""
-    image = path.read_bytes()
-    path.write_bytes(image + b"TSLSEAL1" + struct.pack("<IIQQ", 1, 0, len(image),
-                                                       _xxh64(image)))
-
-
 def _build_fixture(tmp_path_factory, name, *defines) -> Path:
     cc = shutil.which("cc")
     if cc is None:
@@ -94,7 +47,9 @@ def _build_fixture(tmp_path_factory, name, *defines) -> Path:
     subprocess.run([cc, "-shared", "-fPIC", "-O1", "-std=c11",
                     f"-I{REPO_ROOT / 'runtime' / 'include'}", *defines,
                     str(FIXTURES / "copy_model.c"), "-o", str(out)], check=True)
-    _seal(out)
+    # Sealed as tessel-compile seals what it links (tessel/seal.h), by the
+    # runtime tests' fixture tool: the runtime refuses an unsealed .so.
+    subprocess.run([str(BUILD_DIR / "bin" / "tessel_fixture_seal"), str(out)], check=True)
     return out
 
 

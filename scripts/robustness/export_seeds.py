@@ -28,6 +28,11 @@ import numpy as np
 import torch
 import onnx
 
+# The benchmark's BertLike and its BatchNorm warm-up, shared, not copied.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "bench"))
+from export_models import BertLike, fill_batchnorm_statistics  # noqa: E402
+
 OPSET = 17
 
 
@@ -79,34 +84,6 @@ class ResNet18(torch.nn.Module):
         x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
         x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
         return self.fc(torch.flatten(self.avgpool(x), 1))
-
-
-class BertLike(torch.nn.Module):
-    """bench/export_models.py's BertLike: token + position embeddings, a
-    TransformerEncoder (GELU), and a final LayerNorm."""
-
-    def __init__(self, vocab=1000, seq=128, d_model=128, heads=4, layers=2):
-        super().__init__()
-        self.tokens = torch.nn.Embedding(vocab, d_model)
-        self.positions = torch.nn.Embedding(seq, d_model)
-        layer = torch.nn.TransformerEncoderLayer(
-            d_model, heads, dim_feedforward=4 * d_model, dropout=0.0,
-            activation="gelu", batch_first=True)
-        self.encoder = torch.nn.TransformerEncoder(layer, layers)
-        self.norm = torch.nn.LayerNorm(d_model)
-        self.register_buffer("position_ids", torch.arange(seq).unsqueeze(0))
-
-    def forward(self, input_ids):
-        x = self.tokens(input_ids) + self.positions(self.position_ids)
-        return self.norm(self.encoder(x))
-
-
-def fill_batchnorm_statistics(model, shape, batches=3):
-    model.train()
-    with torch.no_grad():
-        for _ in range(batches):
-            model(torch.randn(*shape))
-    model.eval()
 
 
 def export(model, example, path, input_names, output_names, reference,

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <elf.h>
 #include <link.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace tessel;
@@ -92,6 +93,17 @@ TEST(ModelTest, Directory) {
   StatusResult result = load(dir.path(""));
   EXPECT_EQ(result.code, TESSEL_IO_ERROR);
   EXPECT_THAT(result.message, HasSubstr("it is a directory"));
+}
+
+TEST(ModelTest, FifoIsRefusedWithoutWaiting) {
+  // Opening a FIFO for reading blocks until a writer comes; the check must
+  // not (a hang, before the runtime opened with O_NONBLOCK).
+  TempDir dir;
+  std::string path = dir.path("model.so");
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  StatusResult result = load(path);
+  EXPECT_EQ(result.code, TESSEL_INVALID_ARTIFACT);
+  EXPECT_EQ(result.message, "'" + path + "' is not a regular file");
 }
 
 TEST(ModelTest, NotAnElfFile) {

@@ -205,24 +205,22 @@ tessel_status checkArtifactImage(const unsigned char *data, uint64_t size,
 }
 
 tessel_status checkArtifactFile(const std::string &path) {
-  struct stat info;
-  if (::stat(path.c_str(), &info) != 0) {
+  // O_NONBLOCK: opening a FIFO would otherwise wait for a writer; it is
+  // refused below as not a regular file. Regular files ignore the flag.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
     int error = errno;
     return makeStatus(error == ENOENT ? TESSEL_NOT_FOUND : TESSEL_IO_ERROR,
                       "cannot open '" + path + "': " + std::strerror(error));
   }
-  if (S_ISDIR(info.st_mode))
-    return makeStatus(TESSEL_IO_ERROR,
-                      "cannot open '" + path + "': it is a directory");
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int error = errno;
-    return makeStatus(TESSEL_IO_ERROR,
-                      "cannot open '" + path + "': " + std::strerror(error));
-  }
-  // fstat the descriptor: the file may have changed since stat.
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+  struct stat info;
+  bool statted = ::fstat(fd, &info) == 0;
+  if (!statted || !S_ISREG(info.st_mode)) {
+    bool directory = statted && S_ISDIR(info.st_mode);
     ::close(fd);
+    if (directory)
+      return makeStatus(TESSEL_IO_ERROR,
+                        "cannot open '" + path + "': it is a directory");
     return makeStatus(TESSEL_INVALID_ARTIFACT,
                       "'" + path + "' is not a regular file");
   }
