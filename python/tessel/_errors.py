@@ -9,7 +9,8 @@ class TesselError(Exception):
     ``code_name`` names what went wrong. For runtime errors it is the C API's
     name for the status code (``tessel_status_code_name``): ``"invalid
     argument"``, ``"not found"``, ``"I/O error"``, ``"invalid artifact"``,
-    ``"incompatible"``, ``"runtime error"`` or ``"out of memory"``.
+    ``"incompatible"``, ``"runtime error"``, ``"out of memory"``,
+    ``"deadline exceeded"`` or ``"resource exhausted"``.
     :func:`tessel.compile` adds ``"compile error"`` (the model cannot be
     compiled; ``message`` is the compiler's stderr). ``message`` says what is
     wrong, as the runtime or the compiler worded it.

@@ -32,6 +32,10 @@ TEST(StatusTest, CodeNames) {
   EXPECT_STREQ(tessel_status_code_name(TESSEL_OK), "ok");
   EXPECT_STREQ(tessel_status_code_name(TESSEL_INCOMPATIBLE), "incompatible");
   EXPECT_STREQ(tessel_status_code_name(TESSEL_OUT_OF_MEMORY), "out of memory");
+  EXPECT_STREQ(tessel_status_code_name(TESSEL_DEADLINE_EXCEEDED),
+               "deadline exceeded");
+  EXPECT_STREQ(tessel_status_code_name(TESSEL_RESOURCE_EXHAUSTED),
+               "resource exhausted");
   EXPECT_STREQ(tessel_status_code_name(static_cast<tessel_status_code>(99)),
                "unknown status code");
 }

@@ -53,7 +53,10 @@ typedef enum tessel_status_code {
   TESSEL_INCOMPATIBLE,     /* ABI major differs, or the host lacks CPU
                               features (or the target) the artifact needs */
   TESSEL_RUNTIME_ERROR,    /* the compiled code reported a failure */
-  TESSEL_OUT_OF_MEMORY
+  TESSEL_OUT_OF_MEMORY,
+  TESSEL_DEADLINE_EXCEEDED, /* a scheduled request's deadline passed before
+                               its batch started */
+  TESSEL_RESOURCE_EXHAUSTED /* a scheduler's queue is full */
 } tessel_status_code;
 
 /* An error: a code and a message. NULL means success. */

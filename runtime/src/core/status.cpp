@@ -73,6 +73,10 @@ const char *tessel_status_code_name(tessel_status_code code) {
     return "runtime error";
   case TESSEL_OUT_OF_MEMORY:
     return "out of memory";
+  case TESSEL_DEADLINE_EXCEEDED:
+    return "deadline exceeded";
+  case TESSEL_RESOURCE_EXHAUSTED:
+    return "resource exhausted";
   }
   return "unknown status code";
 }
