@@ -1,0 +1,724 @@
+//===- scheduler.cpp - The batching scheduler -----------------------------===//
+//
+// One batching thread per scheduler waits on a condition variable: it expires
+// requests whose deadline passed, and forms a batch when enough requests are
+// queued, the oldest has waited the window, or the scheduler is stopping.
+// Batches run as tasks of the runtime's thread pool: gather the requests'
+// rows into staging tensors, run the model, scatter the output rows back.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/scheduler.h"
+
+#include "session.h"
+#include "status.h"
+#include "thread_pool.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace tessel::runtime;
+using Clock = std::chrono::steady_clock;
+
+/// The caller's handle shares the request with the scheduler.
+struct tessel_request {
+  struct State {
+    std::vector<tessel_tensor_view> inputs, outputs; // shapes not kept
+    int32_t priority = 0;
+    uint64_t sequence = 0;
+    Clock::time_point submitted;
+    Clock::time_point deadline = Clock::time_point::max();
+
+    std::mutex mutex;
+    std::condition_variable completed;
+    bool done = false;
+    tessel_status_code code = TESSEL_OK;
+    std::string message;
+
+    void complete(tessel_status_code resultCode, std::string resultMessage) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        code = resultCode;
+        message = std::move(resultMessage);
+        done = true;
+      }
+      completed.notify_all();
+    }
+  };
+  std::shared_ptr<State> state;
+};
+
+namespace {
+
+using RequestPtr = std::shared_ptr<tessel_request::State>;
+
+/// Priority first (higher first), then submission order.
+struct ServeOrder {
+  bool operator()(const RequestPtr &a, const RequestPtr &b) const {
+    if (a->priority != b->priority)
+      return a->priority > b->priority;
+    return a->sequence < b->sequence;
+  }
+};
+
+/// The per-sample byte size of every input and output: the tensors' size
+/// with the leading dimension dropped.
+struct Signature {
+  std::vector<size_t> inputRowBytes, outputRowBytes;
+};
+
+size_t rowBytes(const tessel_tensor_desc &desc) {
+  size_t bytes = tessel_dtype_size(desc.dtype);
+  for (int32_t d = 1; d < desc.rank; ++d)
+    bytes *= size_t(desc.shape[d]);
+  return bytes;
+}
+
+/// One model of the scheduler, with its session and the staging tensors of
+/// batches not running (allocated on demand, kept for reuse).
+struct BatchModel {
+  tessel_model *model = nullptr;
+  tessel_session *session = nullptr;
+  int64_t batch = 0;
+
+  struct Staging {
+    std::vector<tessel_tensor_view> inputs, outputs;
+    ~Staging() {
+      for (tessel_tensor_view &view : inputs)
+        tessel_tensor_free(&view);
+      for (tessel_tensor_view &view : outputs)
+        tessel_tensor_free(&view);
+    }
+  };
+  std::mutex stagingMutex;
+  std::vector<std::unique_ptr<Staging>> freeStaging;
+
+  tessel_status takeStaging(std::unique_ptr<Staging> &out);
+  void giveBack(std::unique_ptr<Staging> staging);
+};
+
+tessel_status BatchModel::takeStaging(std::unique_ptr<Staging> &out) {
+  {
+    std::lock_guard<std::mutex> lock(stagingMutex);
+    if (!freeStaging.empty()) {
+      out = std::move(freeStaging.back());
+      freeStaging.pop_back();
+      return nullptr;
+    }
+  }
+  auto staging = std::make_unique<Staging>();
+  auto allocate = [](const tessel_tensor_desc *desc,
+                     std::vector<tessel_tensor_view> &into) -> tessel_status {
+    tessel_tensor_view view{};
+    if (tessel_status status =
+            tessel_tensor_alloc(desc->dtype, desc->rank, desc->shape, &view))
+      return status;
+    into.push_back(view);
+    return nullptr;
+  };
+  for (size_t i = 0, e = tessel_model_num_inputs(model); i < e; ++i)
+    if (tessel_status status =
+            allocate(tessel_model_input(model, i), staging->inputs))
+      return status;
+  for (size_t i = 0, e = tessel_model_num_outputs(model); i < e; ++i)
+    if (tessel_status status =
+            allocate(tessel_model_output(model, i), staging->outputs))
+      return status;
+  out = std::move(staging);
+  return nullptr;
+}
+
+void BatchModel::giveBack(std::unique_ptr<Staging> staging) {
+  std::lock_guard<std::mutex> lock(stagingMutex);
+  freeStaging.push_back(std::move(staging));
+}
+
+std::string describeModel(tessel_model *model, size_t index) {
+  const tessel_model_desc *desc = tessel_model_descriptor(model);
+  return "model " + std::to_string(index) + " (" +
+         quoted(desc && desc->model_name ? desc->model_name : "") + ")";
+}
+
+std::string shapeText(const int64_t *shape, int32_t rank) {
+  std::string text = "[";
+  for (int32_t d = 0; d < rank; ++d)
+    text += (d ? "," : "") + std::to_string(shape[d]);
+  return text + "]";
+}
+
+} // namespace
+
+struct tessel_scheduler {
+  tessel_scheduler_options options{};
+  std::vector<std::unique_ptr<BatchModel>> models; // ascending batch
+  Signature signature;
+
+  std::mutex mutex;
+  std::condition_variable wakeBatcher; // queue, in-flight count or stop
+  std::condition_variable batchDone;   // for release
+  std::set<RequestPtr, ServeOrder> queue;
+  uint64_t nextSequence = 0;
+  int32_t inFlight = 0;
+  bool stopping = false;
+  tessel_scheduler_stats stats{};
+  std::thread batcher;
+
+  ~tessel_scheduler();
+  tessel_status checkRequest(const tessel_tensor_view *inputs,
+                             size_t numInputs,
+                             const tessel_tensor_view *outputs,
+                             size_t numOutputs) const;
+  void batchLoop();
+  /// Completes the queued requests whose deadline has passed; with `mutex`.
+  void expire(Clock::time_point now);
+  /// Runs `batch` (on a pool thread) and completes its requests.
+  void runBatch(std::vector<RequestPtr> batch);
+  /// Runs `rows` requests of `batch` from `first` on `model`.
+  void runChunk(BatchModel &model, const std::vector<RequestPtr> &batch,
+                size_t first, size_t rows);
+};
+
+tessel_scheduler::~tessel_scheduler() {
+  for (auto &model : models) {
+    tessel_session_release(model->session); // NULL: none created
+    tessel_model_release(model->model);
+  }
+}
+
+tessel_status tessel_scheduler::checkRequest(const tessel_tensor_view *inputs,
+                                             size_t numInputs,
+                                             const tessel_tensor_view *outputs,
+                                             size_t numOutputs) const {
+  tessel_model *model = models.front()->model;
+  auto check = [&](const char *role, const tessel_tensor_view *views,
+                   size_t count, size_t expected,
+                   const tessel_tensor_desc *(*describe)(const tessel_model *,
+                                                         size_t),
+                   const std::vector<size_t> &rows) -> tessel_status {
+    if (count != expected)
+      return makeStatus(TESSEL_INVALID_ARGUMENT,
+                        "tessel_scheduler_submit: expected " +
+                            std::to_string(expected) + " " + role + "s, got " +
+                            std::to_string(count));
+    if (count && !views)
+      return makeStatus(TESSEL_INVALID_ARGUMENT,
+                        std::string("tessel_scheduler_submit: the ") + role +
+                            " views are NULL");
+    for (size_t i = 0; i < count; ++i) {
+      const tessel_tensor_desc *desc = describe(model, i);
+      const tessel_tensor_view &view = views[i];
+      std::string what = std::string(role) + " " + quoted(desc->name);
+      if (view.dtype != desc->dtype)
+        return makeStatus(TESSEL_INVALID_ARGUMENT,
+                          "tessel_scheduler_submit: " + what + " has dtype " +
+                              tessel_dtype_name(view.dtype) + ", expected " +
+                              tessel_dtype_name(desc->dtype));
+      bool shapeMatches = view.rank == desc->rank && view.shape &&
+                          view.shape[0] == 1;
+      for (int32_t d = 1; shapeMatches && d < desc->rank; ++d)
+        shapeMatches = view.shape[d] == desc->shape[d];
+      if (!shapeMatches) {
+        std::vector<int64_t> expectedShape(desc->shape,
+                                           desc->shape + desc->rank);
+        expectedShape[0] = 1;
+        return makeStatus(
+            TESSEL_INVALID_ARGUMENT,
+            "tessel_scheduler_submit: " + what + " has shape " +
+                (view.shape || view.rank == 0
+                     ? shapeText(view.shape, view.rank)
+                     : std::string("(NULL)")) +
+                ", expected " + shapeText(expectedShape.data(), desc->rank) +
+                " (one sample)");
+      }
+      if (view.size_bytes != rows[i])
+        return makeStatus(TESSEL_INVALID_ARGUMENT,
+                          "tessel_scheduler_submit: " + what + " has " +
+                              std::to_string(view.size_bytes) +
+                              " bytes, expected " + std::to_string(rows[i]));
+      if (!view.data && rows[i])
+        return makeStatus(TESSEL_INVALID_ARGUMENT,
+                          "tessel_scheduler_submit: " + what +
+                              " has NULL data");
+    }
+    return nullptr;
+  };
+  if (tessel_status status =
+          check("input", inputs, numInputs, tessel_model_num_inputs(model),
+                tessel_model_input, signature.inputRowBytes))
+    return status;
+  return check("output", outputs, numOutputs, tessel_model_num_outputs(model),
+               tessel_model_output, signature.outputRowBytes);
+}
+
+void tessel_scheduler::expire(Clock::time_point now) {
+  for (auto it = queue.begin(); it != queue.end();) {
+    const RequestPtr &request = *it;
+    if (request->deadline > now) {
+      ++it;
+      continue;
+    }
+    auto waited = std::chrono::duration_cast<std::chrono::microseconds>(
+                      now - request->submitted)
+                      .count();
+    request->complete(TESSEL_DEADLINE_EXCEEDED,
+                      "the request's deadline passed after " +
+                          std::to_string(waited) +
+                          " us in the scheduler's queue, before a batch took "
+                          "it");
+    ++stats.deadline_exceeded;
+    it = queue.erase(it);
+  }
+}
+
+void tessel_scheduler::batchLoop() {
+  const auto window = std::chrono::microseconds(options.window_us);
+  std::unique_lock<std::mutex> lock(mutex);
+  while (true) {
+    Clock::time_point now = Clock::now();
+    expire(now);
+    if (queue.empty()) {
+      if (stopping)
+        break;
+      wakeBatcher.wait(lock);
+      continue;
+    }
+    Clock::time_point earliestDeadline = Clock::time_point::max();
+    Clock::time_point oldest = Clock::time_point::max();
+    for (const RequestPtr &request : queue) {
+      earliestDeadline = std::min(earliestDeadline, request->deadline);
+      oldest = std::min(oldest, request->submitted);
+    }
+    if (inFlight >= options.max_concurrent_batches) {
+      if (earliestDeadline == Clock::time_point::max())
+        wakeBatcher.wait(lock);
+      else
+        wakeBatcher.wait_until(lock, earliestDeadline);
+      continue;
+    }
+    bool full = queue.size() >= size_t(options.max_batch);
+    Clock::time_point windowEnd = oldest + window;
+    if (!full && !stopping && now < windowEnd) {
+      wakeBatcher.wait_until(lock, std::min(windowEnd, earliestDeadline));
+      continue;
+    }
+    std::vector<RequestPtr> batch;
+    while (!queue.empty() && batch.size() < size_t(options.max_batch)) {
+      batch.push_back(*queue.begin());
+      queue.erase(queue.begin());
+    }
+    ++inFlight;
+    ++stats.batches;
+    lock.unlock();
+    auto shared = std::make_shared<std::vector<RequestPtr>>(std::move(batch));
+    bool posted = ThreadPool::get().submit(
+        [this, shared] { runBatch(std::move(*shared)); }, /*urgent=*/false);
+    if (!posted)
+      runBatch(std::move(*shared));
+    lock.lock();
+  }
+}
+
+void tessel_scheduler::runChunk(BatchModel &model,
+                                const std::vector<RequestPtr> &batch,
+                                size_t first, size_t rows) {
+  // Counted before the requests complete, so that a caller who waited for
+  // them sees them in the statistics.
+  auto account = [&] {
+    std::lock_guard<std::mutex> lock(mutex);
+    stats.completed += rows;
+    stats.model_runs += 1;
+    stats.padded_rows += size_t(model.batch) - rows;
+  };
+  auto fail = [&](tessel_status status) {
+    std::string message = tessel_status_get_message(status);
+    tessel_status_code code = tessel_status_get_code(status);
+    tessel_status_free(status);
+    account();
+    for (size_t r = 0; r < rows; ++r)
+      batch[first + r]->complete(code, message);
+  };
+  std::unique_ptr<BatchModel::Staging> staging;
+  if (tessel_status status = model.takeStaging(staging))
+    return fail(status);
+  for (size_t i = 0; i < staging->inputs.size(); ++i) {
+    auto *base = static_cast<unsigned char *>(staging->inputs[i].data);
+    size_t row = signature.inputRowBytes[i];
+    for (size_t r = 0; r < rows; ++r)
+      std::memcpy(base + r * row, batch[first + r]->inputs[i].data, row);
+    std::memset(base + rows * row, 0, (size_t(model.batch) - rows) * row);
+  }
+  std::vector<void *> pointers;
+  for (const tessel_tensor_view &view : staging->inputs)
+    pointers.push_back(view.data);
+  for (const tessel_tensor_view &view : staging->outputs)
+    pointers.push_back(view.data);
+  if (tessel_status status = runEntry(model.session, pointers)) {
+    model.giveBack(std::move(staging));
+    return fail(status);
+  }
+  account();
+  for (size_t r = 0; r < rows; ++r) {
+    const RequestPtr &request = batch[first + r];
+    for (size_t o = 0; o < staging->outputs.size(); ++o) {
+      size_t row = signature.outputRowBytes[o];
+      std::memcpy(request->outputs[o].data,
+                  static_cast<unsigned char *>(staging->outputs[o].data) +
+                      r * row,
+                  row);
+    }
+    request->complete(TESSEL_OK, "");
+  }
+  model.giveBack(std::move(staging));
+}
+
+void tessel_scheduler::runBatch(std::vector<RequestPtr> batch) {
+  try {
+    for (size_t first = 0; first < batch.size();) {
+      size_t remaining = batch.size() - first;
+      // The largest batch size that fits; the smallest when none does.
+      BatchModel *chosen = models.front().get();
+      for (auto &model : models)
+        if (size_t(model->batch) <= remaining)
+          chosen = model.get();
+      size_t rows = std::min(remaining, size_t(chosen->batch));
+      runChunk(*chosen, batch, first, rows);
+      first += rows;
+    }
+  } catch (...) {
+    // Only memory can run out here (a vector of pointers); fail the rest.
+    for (const RequestPtr &request : batch) {
+      std::lock_guard<std::mutex> lock(request->mutex);
+      if (request->done)
+        continue;
+      request->code = TESSEL_OUT_OF_MEMORY;
+      request->message = "out of memory";
+      request->done = true;
+      request->completed.notify_all();
+    }
+  }
+  // Notified under the lock: once it is released, tessel_scheduler_release
+  // may destroy the scheduler.
+  std::lock_guard<std::mutex> lock(mutex);
+  --inFlight;
+  wakeBatcher.notify_all();
+  batchDone.notify_all();
+}
+
+extern "C" {
+
+tessel_status tessel_scheduler_create(tessel_model *const *models,
+                                      size_t num_models,
+                                      const tessel_scheduler_options *options,
+                                      tessel_scheduler **out_scheduler) {
+  return guard([&]() -> tessel_status {
+    if (!out_scheduler)
+      return makeStatus(TESSEL_INVALID_ARGUMENT,
+                        "tessel_scheduler_create: out_scheduler is NULL");
+    *out_scheduler = nullptr;
+    if (!models || num_models == 0)
+      return makeStatus(TESSEL_INVALID_ARGUMENT,
+                        "tessel_scheduler_create: no models");
+    tessel_scheduler_options resolved{};
+    resolved.struct_size = sizeof(resolved);
+    if (options) {
+      if (options->struct_size < offsetof(tessel_scheduler_options, max_batch))
+        return makeStatus(TESSEL_INVALID_ARGUMENT,
+                          "tessel_scheduler_create: options.struct_size is "
+                          "too small");
+      std::memcpy(&resolved, options,
+                  std::min<size_t>(options->struct_size, sizeof(resolved)));
+      resolved.struct_size = sizeof(resolved);
+    }
+    if (resolved.max_batch < 0 || resolved.queue_limit < 0 ||
+        resolved.max_concurrent_batches < 0 || resolved.num_threads < 0)
+      return makeStatus(TESSEL_INVALID_ARGUMENT,
+                        "tessel_scheduler_create: max_batch, queue_limit, "
+                        "max_concurrent_batches and num_threads must not be "
+                        "negative");
+    if (resolved.window_us == 0)
+      resolved.window_us = 2000;
+    else if (resolved.window_us < 0)
+      resolved.window_us = 0;
+    if (resolved.queue_limit == 0)
+      resolved.queue_limit = 1024;
+    if (resolved.max_concurrent_batches == 0)
+      resolved.max_concurrent_batches = 1;
+
+    auto scheduler = std::make_unique<tessel_scheduler>();
+    // Validate and collect the models, each with its batch size.
+    for (size_t m = 0; m < num_models; ++m) {
+      tessel_model *model = models[m];
+      if (!model)
+        return makeStatus(TESSEL_INVALID_ARGUMENT,
+                          "tessel_scheduler_create: model " +
+                              std::to_string(m) + " is NULL");
+      int64_t batch = -1;
+      std::string what = describeModel(model, m);
+      auto collect = [&](const tessel_tensor_desc *desc,
+                         const char *role) -> tessel_status {
+        if (desc->rank < 1)
+          return makeStatus(TESSEL_INVALID_ARGUMENT,
+                            "tessel_scheduler_create: " + what + "'s " + role +
+                                " " + quoted(desc->name) +
+                                " is a scalar: it has no batch dimension");
+        if (batch < 0)
+          batch = desc->shape[0];
+        if (desc->shape[0] != batch || batch < 1)
+          return makeStatus(
+              TESSEL_INVALID_ARGUMENT,
+              "tessel_scheduler_create: " + what + "'s " + role + " " +
+                  quoted(desc->name) + " has leading dimension " +
+                  std::to_string(desc->shape[0]) + ", but its first input " +
+                  "has " + std::to_string(batch) +
+                  ": every input and output needs the batch (>= 1) first");
+        return nullptr;
+      };
+      for (size_t i = 0, e = tessel_model_num_inputs(model); i < e; ++i)
+        if (tessel_status status = collect(tessel_model_input(model, i), "input"))
+          return status;
+      for (size_t i = 0, e = tessel_model_num_outputs(model); i < e; ++i)
+        if (tessel_status status =
+                collect(tessel_model_output(model, i), "output"))
+          return status;
+      if (batch < 0)
+        return makeStatus(TESSEL_INVALID_ARGUMENT,
+                          "tessel_scheduler_create: " + what +
+                              " has no inputs or outputs");
+      auto entry = std::make_unique<BatchModel>();
+      tessel_model_retain(model); // released by the destructor
+      entry->model = model;
+      entry->batch = batch;
+      scheduler->models.push_back(std::move(entry));
+    }
+    std::stable_sort(scheduler->models.begin(), scheduler->models.end(),
+                     [](const auto &a, const auto &b) {
+                       return a->batch < b->batch;
+                     });
+    // The models must agree on everything but the batch.
+    tessel_model *first = scheduler->models.front()->model;
+    auto sameSignature = [&](const BatchModel &entry) -> tessel_status {
+      tessel_model *other = entry.model;
+      auto mismatch = [&](const std::string &why) {
+        return makeStatus(TESSEL_INVALID_ARGUMENT,
+                          "tessel_scheduler_create: the models of batch " +
+                              std::to_string(scheduler->models.front()->batch) +
+                              " and " + std::to_string(entry.batch) +
+                              " differ: " + why);
+      };
+      if (tessel_model_num_inputs(other) != tessel_model_num_inputs(first) ||
+          tessel_model_num_outputs(other) != tessel_model_num_outputs(first))
+        return mismatch("they have different numbers of inputs or outputs");
+      auto compare = [&](const tessel_tensor_desc *a,
+                         const tessel_tensor_desc *b,
+                         const char *role) -> tessel_status {
+        bool same = std::strcmp(a->name, b->name) == 0 &&
+                    a->dtype == b->dtype && a->rank == b->rank;
+        for (int32_t d = 1; same && d < a->rank; ++d)
+          same = a->shape[d] == b->shape[d];
+        if (!same)
+          return mismatch(std::string(role) + " " + quoted(a->name) + " " +
+                          tessel_dtype_name(a->dtype) +
+                          shapeText(a->shape, a->rank) + " against " +
+                          quoted(b->name) + " " + tessel_dtype_name(b->dtype) +
+                          shapeText(b->shape, b->rank));
+        return nullptr;
+      };
+      for (size_t i = 0, e = tessel_model_num_inputs(first); i < e; ++i)
+        if (tessel_status status = compare(tessel_model_input(first, i),
+                                           tessel_model_input(other, i),
+                                           "input"))
+          return status;
+      for (size_t i = 0, e = tessel_model_num_outputs(first); i < e; ++i)
+        if (tessel_status status = compare(tessel_model_output(first, i),
+                                           tessel_model_output(other, i),
+                                           "output"))
+          return status;
+      return nullptr;
+    };
+    for (size_t m = 1; m < scheduler->models.size(); ++m) {
+      if (scheduler->models[m]->batch == scheduler->models[m - 1]->batch)
+        return makeStatus(TESSEL_INVALID_ARGUMENT,
+                          "tessel_scheduler_create: two models have batch " +
+                              std::to_string(scheduler->models[m]->batch));
+      if (tessel_status status = sameSignature(*scheduler->models[m]))
+        return status;
+    }
+    for (size_t i = 0, e = tessel_model_num_inputs(first); i < e; ++i)
+      scheduler->signature.inputRowBytes.push_back(
+          rowBytes(*tessel_model_input(first, i)));
+    for (size_t i = 0, e = tessel_model_num_outputs(first); i < e; ++i)
+      scheduler->signature.outputRowBytes.push_back(
+          rowBytes(*tessel_model_output(first, i)));
+    if (resolved.max_batch == 0)
+      resolved.max_batch = int32_t(std::min<int64_t>(
+          scheduler->models.back()->batch, resolved.queue_limit));
+
+    // The destructor releases the sessions created so far.
+    tessel_session_options sessionOptions{sizeof(tessel_session_options),
+                                          resolved.num_threads};
+    for (auto &entry : scheduler->models)
+      if (tessel_status status = tessel_session_create(
+              entry->model, &sessionOptions, &entry->session))
+        return status;
+    scheduler->options = resolved;
+    scheduler->stats.struct_size = sizeof(tessel_scheduler_stats);
+    try {
+      tessel_scheduler *raw = scheduler.get();
+      scheduler->batcher = std::thread([raw] { raw->batchLoop(); });
+    } catch (const std::system_error &e) {
+      return makeStatus(TESSEL_RUNTIME_ERROR,
+                        std::string("tessel_scheduler_create: could not start "
+                                    "the batching thread: ") +
+                            e.what());
+    }
+    *out_scheduler = scheduler.release();
+    return nullptr;
+  });
+}
+
+void tessel_scheduler_release(tessel_scheduler *scheduler) {
+  if (!scheduler)
+    return;
+  {
+    std::lock_guard<std::mutex> lock(scheduler->mutex);
+    scheduler->stopping = true;
+  }
+  scheduler->wakeBatcher.notify_all();
+  if (scheduler->batcher.joinable())
+    scheduler->batcher.join();
+  {
+    std::unique_lock<std::mutex> lock(scheduler->mutex);
+    scheduler->batchDone.wait(lock, [&] { return scheduler->inFlight == 0; });
+  }
+  delete scheduler;
+}
+
+size_t tessel_scheduler_num_models(const tessel_scheduler *scheduler) {
+  return scheduler ? scheduler->models.size() : 0;
+}
+
+int64_t tessel_scheduler_batch_size(const tessel_scheduler *scheduler,
+                                    size_t index) {
+  if (!scheduler || index >= scheduler->models.size())
+    return 0;
+  return scheduler->models[index]->batch;
+}
+
+tessel_status tessel_scheduler_submit(tessel_scheduler *scheduler,
+                                      const tessel_tensor_view *inputs,
+                                      size_t num_inputs,
+                                      const tessel_tensor_view *outputs,
+                                      size_t num_outputs,
+                                      const tessel_request_options *options,
+                                      tessel_request **out_request) {
+  return guard([&]() -> tessel_status {
+    if (!out_request)
+      return makeStatus(TESSEL_INVALID_ARGUMENT,
+                        "tessel_scheduler_submit: out_request is NULL");
+    *out_request = nullptr;
+    if (!scheduler)
+      return makeStatus(TESSEL_INVALID_ARGUMENT,
+                        "tessel_scheduler_submit: scheduler is NULL");
+    tessel_request_options resolved{sizeof(tessel_request_options), 0, 0};
+    if (options) {
+      if (options->struct_size < offsetof(tessel_request_options, priority))
+        return makeStatus(TESSEL_INVALID_ARGUMENT,
+                          "tessel_scheduler_submit: options.struct_size is "
+                          "too small");
+      std::memcpy(&resolved, options,
+                  std::min<size_t>(options->struct_size, sizeof(resolved)));
+    }
+    if (resolved.deadline_us < 0)
+      return makeStatus(TESSEL_INVALID_ARGUMENT,
+                        "tessel_scheduler_submit: deadline_us is negative");
+    if (tessel_status status = scheduler->checkRequest(inputs, num_inputs,
+                                                       outputs, num_outputs))
+      return status;
+    auto state = std::make_shared<tessel_request::State>();
+    state->inputs.assign(inputs, inputs + num_inputs);
+    state->outputs.assign(outputs, outputs + num_outputs);
+    for (auto *views : {&state->inputs, &state->outputs})
+      for (tessel_tensor_view &view : *views)
+        view.shape = nullptr; // borrowed for the call only
+    state->priority = resolved.priority;
+    state->submitted = Clock::now();
+    if (resolved.deadline_us > 0)
+      state->deadline =
+          state->submitted + std::chrono::microseconds(resolved.deadline_us);
+    auto handle = std::make_unique<tessel_request>();
+    handle->state = state;
+    {
+      std::lock_guard<std::mutex> lock(scheduler->mutex);
+      if (scheduler->stopping)
+        return makeStatus(TESSEL_INVALID_ARGUMENT,
+                          "tessel_scheduler_submit: the scheduler is being "
+                          "released");
+      if (scheduler->queue.size() >= size_t(scheduler->options.queue_limit)) {
+        ++scheduler->stats.rejected;
+        return makeStatus(TESSEL_RESOURCE_EXHAUSTED,
+                          "tessel_scheduler_submit: the queue is full (" +
+                              std::to_string(scheduler->options.queue_limit) +
+                              " requests, the scheduler's queue_limit)");
+      }
+      state->sequence = scheduler->nextSequence++;
+      scheduler->queue.insert(state);
+      ++scheduler->stats.submitted;
+    }
+    scheduler->wakeBatcher.notify_all();
+    *out_request = handle.release();
+    return nullptr;
+  });
+}
+
+tessel_status tessel_request_wait(tessel_request *request) {
+  return guard([&]() -> tessel_status {
+    if (!request)
+      return makeStatus(TESSEL_INVALID_ARGUMENT,
+                        "tessel_request_wait: request is NULL");
+    auto &state = *request->state;
+    std::unique_lock<std::mutex> lock(state.mutex);
+    state.completed.wait(lock, [&] { return state.done; });
+    if (state.code == TESSEL_OK)
+      return nullptr;
+    return makeStatus(state.code, state.message);
+  });
+}
+
+tessel_status tessel_request_query(tessel_request *request,
+                                   int32_t *out_done) {
+  if (!request || !out_done)
+    return makeStatus(TESSEL_INVALID_ARGUMENT,
+                      "tessel_request_query: request or out_done is NULL");
+  std::lock_guard<std::mutex> lock(request->state->mutex);
+  *out_done = request->state->done ? 1 : 0;
+  return nullptr;
+}
+
+void tessel_request_release(tessel_request *request) { delete request; }
+
+tessel_status tessel_scheduler_get_stats(const tessel_scheduler *scheduler,
+                                         tessel_scheduler_stats *out_stats) {
+  if (!scheduler || !out_stats)
+    return makeStatus(TESSEL_INVALID_ARGUMENT,
+                      "tessel_scheduler_get_stats: a NULL argument");
+  if (out_stats->struct_size < sizeof(uint32_t) + sizeof(uint64_t))
+    return makeStatus(TESSEL_INVALID_ARGUMENT,
+                      "tessel_scheduler_get_stats: struct_size is too small");
+  auto *mutableScheduler = const_cast<tessel_scheduler *>(scheduler);
+  std::lock_guard<std::mutex> lock(mutableScheduler->mutex);
+  uint32_t size = out_stats->struct_size;
+  std::memcpy(out_stats, &scheduler->stats,
+              std::min<size_t>(size, sizeof(tessel_scheduler_stats)));
+  out_stats->struct_size = size;
+  return nullptr;
+}
+
+} // extern "C"
