@@ -84,9 +84,8 @@ struct Gate {
 class SchedulerTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    for (const char *path :
-         {TESSEL_FIXTURE_BATCH1, TESSEL_FIXTURE_BATCH2, TESSEL_FIXTURE_BATCH4,
-          TESSEL_FIXTURE_BATCH8}) {
+    for (const char *path : {TESSEL_FIXTURE_BATCH1, TESSEL_FIXTURE_BATCH2,
+                             TESSEL_FIXTURE_BATCH4, TESSEL_FIXTURE_BATCH8}) {
       models.emplace_back();
       ASSERT_TRUE(tessel::Model::load(path, models.back()).ok()) << path;
     }
@@ -123,10 +122,10 @@ TEST_F(SchedulerTest, AFullBatchRunsOnTheLargestModel) {
   std::vector<tessel::Request> requests(8);
   for (int i = 0; i < 8; ++i) {
     samples.push_back(std::make_unique<Sample>(float(i)));
-    ASSERT_TRUE(scheduler
-                    .submit(samples[i]->inputs(), samples[i]->outputs(),
-                            requests[i])
-                    .ok());
+    ASSERT_TRUE(
+        scheduler
+            .submit(samples[i]->inputs(), samples[i]->outputs(), requests[i])
+            .ok());
   }
   for (int i = 0; i < 8; ++i) {
     tessel::Status status = requests[i].wait();
@@ -151,10 +150,10 @@ TEST_F(SchedulerTest, ThePartialBatchAfterTheWindowIsSplitAcrossModels) {
   std::vector<tessel::Request> requests(7);
   for (int i = 0; i < 7; ++i) {
     samples.push_back(std::make_unique<Sample>(float(10 + i)));
-    ASSERT_TRUE(scheduler
-                    .submit(samples[i]->inputs(), samples[i]->outputs(),
-                            requests[i])
-                    .ok());
+    ASSERT_TRUE(
+        scheduler
+            .submit(samples[i]->inputs(), samples[i]->outputs(), requests[i])
+            .ok());
   }
   // 7 = 4 + 1 + 1 + 1, in submission order.
   for (int i = 0; i < 7; ++i) {
@@ -202,7 +201,7 @@ TEST_F(SchedulerTest, HigherPriorityRunsFirstThenSubmissionOrder) {
       scheduler.submit(first.inputs(), first.outputs(), firstRequest).ok());
   ASSERT_EQ(gate.waitRunning(1, 5000), 1);
   // Queued behind the running batch: (value, priority).
-  const std::pair<float, int32_t> queued[] = {{1, 0}, {2, 5}, {3, 0},
+  const std::pair<float, int32_t> queued[] = {{1, 0}, {2, 5},  {3, 0},
                                               {4, 5}, {5, -1}, {6, 9}};
   std::vector<std::unique_ptr<Sample>> samples;
   std::vector<tessel::Request> requests(std::size(queued));
@@ -278,16 +277,14 @@ TEST_F(SchedulerTest, AFullQueueRefusesSubmissions) {
   gate.setGate(0);
   Sample samples[4] = {Sample(1), Sample(2), Sample(3), Sample(4)};
   tessel::Request requests[4];
-  ASSERT_TRUE(scheduler
-                  .submit(samples[0].inputs(), samples[0].outputs(),
-                          requests[0])
-                  .ok());
+  ASSERT_TRUE(
+      scheduler.submit(samples[0].inputs(), samples[0].outputs(), requests[0])
+          .ok());
   ASSERT_EQ(gate.waitRunning(1, 5000), 1); // no longer queued
   for (int i = 1; i < 3; ++i)
-    ASSERT_TRUE(scheduler
-                    .submit(samples[i].inputs(), samples[i].outputs(),
-                            requests[i])
-                    .ok());
+    ASSERT_TRUE(
+        scheduler.submit(samples[i].inputs(), samples[i].outputs(), requests[i])
+            .ok());
   tessel::Status refused =
       scheduler.submit(samples[3].inputs(), samples[3].outputs(), requests[3]);
   EXPECT_EQ(refused.code(), TESSEL_RESOURCE_EXHAUSTED);
@@ -310,7 +307,8 @@ TEST_F(SchedulerTest, ARunErrorFailsEveryRequestOfItsBatch) {
   ASSERT_TRUE(create({&failing}, options, scheduler).ok());
   Sample good(1), bad(-1);
   tessel::Request goodRequest, badRequest;
-  ASSERT_TRUE(scheduler.submit(good.inputs(), good.outputs(), goodRequest).ok());
+  ASSERT_TRUE(
+      scheduler.submit(good.inputs(), good.outputs(), goodRequest).ok());
   ASSERT_TRUE(scheduler.submit(bad.inputs(), bad.outputs(), badRequest).ok());
   for (tessel::Request *request : {&goodRequest, &badRequest}) {
     tessel::Status status = request->wait();
@@ -333,10 +331,10 @@ TEST_F(SchedulerTest, ReleaseRunsWhatIsQueuedWithoutWaitingTheWindow) {
     ASSERT_TRUE(create({&batch(2), &batch(4)}, options, scheduler).ok());
     for (int i = 0; i < 5; ++i) {
       samples.push_back(std::make_unique<Sample>(float(i)));
-      ASSERT_TRUE(scheduler
-                      .submit(samples[i]->inputs(), samples[i]->outputs(),
-                              requests[i])
-                      .ok());
+      ASSERT_TRUE(
+          scheduler
+              .submit(samples[i]->inputs(), samples[i]->outputs(), requests[i])
+              .ok());
     }
   } // released here
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
@@ -368,9 +366,8 @@ TEST_F(SchedulerTest, ConcurrentClientsGetExactlyTheirOwnResults) {
       for (int r = 0; r < kRequests; ++r) {
         Sample sample(float(c * 1000 + r));
         tessel::Request request;
-        tessel::Status status =
-            scheduler.submit(sample.inputs(), sample.outputs(), request,
-                             int32_t(random() % 3));
+        tessel::Status status = scheduler.submit(
+            sample.inputs(), sample.outputs(), request, int32_t(random() % 3));
         if (!status.ok() || !request.wait().ok() || !sample.correct())
           ++wrong[c];
       }

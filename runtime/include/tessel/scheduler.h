@@ -78,8 +78,7 @@ typedef struct tessel_scheduler_options {
  * TESSEL_RUNTIME_ERROR (no thread could be started). Thread-safe. */
 TESSEL_API tessel_status tessel_scheduler_create(
     tessel_model *const *models, size_t num_models,
-    const tessel_scheduler_options *options,
-    tessel_scheduler **out_scheduler);
+    const tessel_scheduler_options *options, tessel_scheduler **out_scheduler);
 
 /* Stops taking requests, waits until every queued request has completed
  * (queued ones are batched at once, without waiting for the window) and
@@ -90,13 +89,14 @@ TESSEL_API void tessel_scheduler_release(tessel_scheduler *scheduler);
 
 /* Returns the number of models of `scheduler` (0 when it is NULL).
  * Thread-safe. */
-TESSEL_API size_t tessel_scheduler_num_models(const tessel_scheduler *scheduler);
+TESSEL_API size_t
+tessel_scheduler_num_models(const tessel_scheduler *scheduler);
 
 /* Returns the batch size (the leading dimension) of the scheduler's model
  * `index`, the models ordered by ascending batch size; 0 when `scheduler` is
  * NULL or `index` is out of range. Thread-safe. */
-TESSEL_API int64_t tessel_scheduler_batch_size(
-    const tessel_scheduler *scheduler, size_t index);
+TESSEL_API int64_t
+tessel_scheduler_batch_size(const tessel_scheduler *scheduler, size_t index);
 
 /* One request: a completed flag and a status. */
 typedef struct tessel_request tessel_request;
@@ -154,13 +154,13 @@ TESSEL_API void tessel_request_release(tessel_request *request);
  * appended. */
 typedef struct tessel_scheduler_stats {
   uint32_t struct_size;
-  uint64_t submitted;          /* requests accepted */
-  uint64_t rejected;           /* submissions refused: the queue was full */
-  uint64_t completed;          /* requests that ran (successfully or not) */
-  uint64_t deadline_exceeded;  /* requests expired in the queue */
-  uint64_t batches;            /* batches formed */
-  uint64_t model_runs;         /* model runs (>= batches) */
-  uint64_t padded_rows;        /* zero rows run to fill a model's batch */
+  uint64_t submitted;         /* requests accepted */
+  uint64_t rejected;          /* submissions refused: the queue was full */
+  uint64_t completed;         /* requests that ran (successfully or not) */
+  uint64_t deadline_exceeded; /* requests expired in the queue */
+  uint64_t batches;           /* batches formed */
+  uint64_t model_runs;        /* model runs (>= batches) */
+  uint64_t padded_rows;       /* zero rows run to fill a model's batch */
 } tessel_scheduler_stats;
 
 /* Fills `*out_stats` (up to its struct_size). Errors:

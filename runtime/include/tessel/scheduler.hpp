@@ -106,8 +106,8 @@ public:
     c.max_concurrent_batches = options.max_concurrent_batches;
     c.num_threads = options.num_threads;
     tessel_scheduler *created = nullptr;
-    Status status(tessel_scheduler_create(handles.data(), handles.size(), &c,
-                                          &created));
+    Status status(
+        tessel_scheduler_create(handles.data(), handles.size(), &c, &created));
     if (status.ok()) {
       out = Scheduler();
       out.scheduler = created;
@@ -131,9 +131,9 @@ public:
     tessel_request_options options{sizeof(tessel_request_options), priority,
                                    deadlineUs};
     tessel_request *created = nullptr;
-    Status status(tessel_scheduler_submit(
-        scheduler, inputs.data(), inputs.size(), outputs.data(),
-        outputs.size(), &options, &created));
+    Status status(tessel_scheduler_submit(scheduler, inputs.data(),
+                                          inputs.size(), outputs.data(),
+                                          outputs.size(), &options, &created));
     if (status.ok()) {
       out = Request();
       out.request = created;

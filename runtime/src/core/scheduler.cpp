@@ -172,8 +172,7 @@ struct tessel_scheduler {
   std::thread batcher;
 
   ~tessel_scheduler();
-  tessel_status checkRequest(const tessel_tensor_view *inputs,
-                             size_t numInputs,
+  tessel_status checkRequest(const tessel_tensor_view *inputs, size_t numInputs,
                              const tessel_tensor_view *outputs,
                              size_t numOutputs) const;
   void batchLoop();
@@ -198,11 +197,11 @@ tessel_status tessel_scheduler::checkRequest(const tessel_tensor_view *inputs,
                                              const tessel_tensor_view *outputs,
                                              size_t numOutputs) const {
   tessel_model *model = models.front()->model;
-  auto check = [&](const char *role, const tessel_tensor_view *views,
-                   size_t count, size_t expected,
-                   const tessel_tensor_desc *(*describe)(const tessel_model *,
-                                                         size_t),
-                   const std::vector<size_t> &rows) -> tessel_status {
+  auto check =
+      [&](const char *role, const tessel_tensor_view *views, size_t count,
+          size_t expected,
+          const tessel_tensor_desc *(*describe)(const tessel_model *, size_t),
+          const std::vector<size_t> &rows) -> tessel_status {
     if (count != expected)
       return makeStatus(TESSEL_INVALID_ARGUMENT,
                         "tessel_scheduler_submit: expected " +
@@ -221,8 +220,8 @@ tessel_status tessel_scheduler::checkRequest(const tessel_tensor_view *inputs,
                           "tessel_scheduler_submit: " + what + " has dtype " +
                               tessel_dtype_name(view.dtype) + ", expected " +
                               tessel_dtype_name(desc->dtype));
-      bool shapeMatches = view.rank == desc->rank && view.shape &&
-                          view.shape[0] == 1;
+      bool shapeMatches =
+          view.rank == desc->rank && view.shape && view.shape[0] == 1;
       for (int32_t d = 1; shapeMatches && d < desc->rank; ++d)
         shapeMatches = view.shape[d] == desc->shape[d];
       if (!shapeMatches) {
@@ -232,9 +231,8 @@ tessel_status tessel_scheduler::checkRequest(const tessel_tensor_view *inputs,
         return makeStatus(
             TESSEL_INVALID_ARGUMENT,
             "tessel_scheduler_submit: " + what + " has shape " +
-                (view.shape || view.rank == 0
-                     ? shapeText(view.shape, view.rank)
-                     : std::string("(NULL)")) +
+                (view.shape || view.rank == 0 ? shapeText(view.shape, view.rank)
+                                              : std::string("(NULL)")) +
                 ", expected " + shapeText(expectedShape.data(), desc->rank) +
                 " (one sample)");
       }
@@ -244,9 +242,8 @@ tessel_status tessel_scheduler::checkRequest(const tessel_tensor_view *inputs,
                               std::to_string(view.size_bytes) +
                               " bytes, expected " + std::to_string(rows[i]));
       if (!view.data && rows[i])
-        return makeStatus(TESSEL_INVALID_ARGUMENT,
-                          "tessel_scheduler_submit: " + what +
-                              " has NULL data");
+        return makeStatus(TESSEL_INVALID_ARGUMENT, "tessel_scheduler_submit: " +
+                                                       what + " has NULL data");
     }
     return nullptr;
   };
@@ -482,7 +479,8 @@ tessel_status tessel_scheduler_create(tessel_model *const *models,
         return nullptr;
       };
       for (size_t i = 0, e = tessel_model_num_inputs(model); i < e; ++i)
-        if (tessel_status status = collect(tessel_model_input(model, i), "input"))
+        if (tessel_status status =
+                collect(tessel_model_input(model, i), "input"))
           return status;
       for (size_t i = 0, e = tessel_model_num_outputs(model); i < e; ++i)
         if (tessel_status status =
@@ -498,10 +496,9 @@ tessel_status tessel_scheduler_create(tessel_model *const *models,
       entry->batch = batch;
       scheduler->models.push_back(std::move(entry));
     }
-    std::stable_sort(scheduler->models.begin(), scheduler->models.end(),
-                     [](const auto &a, const auto &b) {
-                       return a->batch < b->batch;
-                     });
+    std::stable_sort(
+        scheduler->models.begin(), scheduler->models.end(),
+        [](const auto &a, const auto &b) { return a->batch < b->batch; });
     // The models must agree on everything but the batch.
     tessel_model *first = scheduler->models.front()->model;
     auto sameSignature = [&](const BatchModel &entry) -> tessel_status {
@@ -532,14 +529,14 @@ tessel_status tessel_scheduler_create(tessel_model *const *models,
         return nullptr;
       };
       for (size_t i = 0, e = tessel_model_num_inputs(first); i < e; ++i)
-        if (tessel_status status = compare(tessel_model_input(first, i),
-                                           tessel_model_input(other, i),
-                                           "input"))
+        if (tessel_status status =
+                compare(tessel_model_input(first, i),
+                        tessel_model_input(other, i), "input"))
           return status;
       for (size_t i = 0, e = tessel_model_num_outputs(first); i < e; ++i)
-        if (tessel_status status = compare(tessel_model_output(first, i),
-                                           tessel_model_output(other, i),
-                                           "output"))
+        if (tessel_status status =
+                compare(tessel_model_output(first, i),
+                        tessel_model_output(other, i), "output"))
           return status;
       return nullptr;
     };
@@ -612,13 +609,10 @@ int64_t tessel_scheduler_batch_size(const tessel_scheduler *scheduler,
   return scheduler->models[index]->batch;
 }
 
-tessel_status tessel_scheduler_submit(tessel_scheduler *scheduler,
-                                      const tessel_tensor_view *inputs,
-                                      size_t num_inputs,
-                                      const tessel_tensor_view *outputs,
-                                      size_t num_outputs,
-                                      const tessel_request_options *options,
-                                      tessel_request **out_request) {
+tessel_status tessel_scheduler_submit(
+    tessel_scheduler *scheduler, const tessel_tensor_view *inputs,
+    size_t num_inputs, const tessel_tensor_view *outputs, size_t num_outputs,
+    const tessel_request_options *options, tessel_request **out_request) {
   return guard([&]() -> tessel_status {
     if (!out_request)
       return makeStatus(TESSEL_INVALID_ARGUMENT,
@@ -639,8 +633,8 @@ tessel_status tessel_scheduler_submit(tessel_scheduler *scheduler,
     if (resolved.deadline_us < 0)
       return makeStatus(TESSEL_INVALID_ARGUMENT,
                         "tessel_scheduler_submit: deadline_us is negative");
-    if (tessel_status status = scheduler->checkRequest(inputs, num_inputs,
-                                                       outputs, num_outputs))
+    if (tessel_status status =
+            scheduler->checkRequest(inputs, num_inputs, outputs, num_outputs))
       return status;
     auto state = std::make_shared<tessel_request::State>();
     state->inputs.assign(inputs, inputs + num_inputs);
@@ -692,8 +686,7 @@ tessel_status tessel_request_wait(tessel_request *request) {
   });
 }
 
-tessel_status tessel_request_query(tessel_request *request,
-                                   int32_t *out_done) {
+tessel_status tessel_request_query(tessel_request *request, int32_t *out_done) {
   if (!request || !out_done)
     return makeStatus(TESSEL_INVALID_ARGUMENT,
                       "tessel_request_query: request or out_done is NULL");
