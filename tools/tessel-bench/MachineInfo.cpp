@@ -16,11 +16,10 @@ namespace {
 /// The flags that change what code Tessel or its peers generate, in the
 /// order they are reported.
 const char *const kCodegenFlags[] = {
-    "sse4_2",      "avx",         "avx2",        "fma",
-    "f16c",        "avx512f",     "avx512bw",    "avx512vl",
-    "avx512dq",    "avx512cd",    "avx512_vnni", "avx512_bf16",
-    "avx512_fp16", "avx_vnni",    "amx_tile",    "amx_int8",
-    "amx_bf16",    "neon",        "asimd",       "sve"};
+    "sse4_2",      "avx",         "avx2",        "fma",      "f16c",
+    "avx512f",     "avx512bw",    "avx512vl",    "avx512dq", "avx512cd",
+    "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni", "amx_tile",
+    "amx_int8",    "amx_bf16",    "neon",        "asimd",    "sve"};
 
 std::string trim(const std::string &text) {
   size_t begin = text.find_first_not_of(" \t");

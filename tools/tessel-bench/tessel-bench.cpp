@@ -19,6 +19,7 @@
 
 #include "BenchStats.h"
 #include "MachineInfo.h"
+#include "RandomInputs.h"
 
 #include <cerrno>
 #include <chrono>
@@ -104,8 +105,8 @@ int parseArgs(int argc, char **argv, Options &opts) {
       long minimum = arg == "--iterations" ? 1 : 0;
       long parsed = 0;
       if (!text || !parseLong(text, minimum, parsed))
-        return usageError(arg + " needs an integer >= " +
-                          std::to_string(minimum));
+        return usageError(arg +
+                          " needs an integer >= " + std::to_string(minimum));
       if (arg == "--warmup")
         opts.warmup = parsed;
       else if (arg == "--iterations")
@@ -132,60 +133,6 @@ int parseArgs(int argc, char **argv, Options &opts) {
   if (opts.model.empty())
     return usageError("no model given");
   return -1;
-}
-
-/// Fills `tensor` (already sized) with seeded random values for its dtype.
-void fillRandom(io::HostTensor &tensor, std::mt19937_64 &rng) {
-  int64_t n = tensor.numElements();
-  std::uniform_real_distribution<double> real(-1.0, 1.0);
-  std::uniform_int_distribution<int> small(0, 3);
-  uint8_t *bytes = tensor.bytes.data();
-  for (int64_t i = 0; i < n; ++i) {
-    switch (tensor.dtype) {
-    case TESSEL_DTYPE_F32: {
-      float v = static_cast<float>(real(rng));
-      std::memcpy(bytes + 4 * i, &v, 4);
-      break;
-    }
-    case TESSEL_DTYPE_F64: {
-      double v = real(rng);
-      std::memcpy(bytes + 8 * i, &v, 8);
-      break;
-    }
-    case TESSEL_DTYPE_F16:
-    case TESSEL_DTYPE_BF16: {
-      // Exactly representable halves in [-1, 1): k/8 for k in [-8, 7].
-      int k = static_cast<int>(std::floor(real(rng) * 8.0));
-      float f = static_cast<float>(k) / 8.0f;
-      uint32_t bits;
-      std::memcpy(&bits, &f, 4);
-      uint16_t half;
-      if (tensor.dtype == TESSEL_DTYPE_BF16) {
-        half = static_cast<uint16_t>(bits >> 16);
-      } else {
-        uint32_t sign = (bits >> 16) & 0x8000u;
-        int32_t exponent = static_cast<int32_t>((bits >> 23) & 0xff) - 127 + 15;
-        uint32_t mantissa = (bits >> 13) & 0x3ffu;
-        half = f == 0.0f ? static_cast<uint16_t>(sign)
-                         : static_cast<uint16_t>(
-                               sign | (static_cast<uint32_t>(exponent) << 10) |
-                               mantissa);
-      }
-      std::memcpy(bytes + 2 * i, &half, 2);
-      break;
-    }
-    case TESSEL_DTYPE_BOOL:
-      bytes[i] = static_cast<uint8_t>(small(rng) & 1);
-      break;
-    default: {
-      // Integers: little-endian, the value fits in the lowest byte.
-      size_t size = tessel_dtype_size(tensor.dtype);
-      std::memset(bytes + size * i, 0, size);
-      bytes[size * i] = static_cast<uint8_t>(small(rng));
-      break;
-    }
-    }
-  }
 }
 
 std::string jsonEscape(const std::string &text) {
@@ -265,11 +212,11 @@ int main(int argc, char **argv) {
     if (const void *fixed = model.inputFixedValue(i))
       std::memcpy(tensor.bytes.data(), fixed, tensor.bytes.size());
     else
-      fillRandom(tensor, rng);
+      bench::fillRandom(tensor, rng);
   }
   if (!unused.empty())
-    return usageError("the model has no input named '" +
-                      unused.begin()->first + "'");
+    return usageError("the model has no input named '" + unused.begin()->first +
+                      "'");
 
   std::vector<tessel_tensor_view> inputViews;
   for (io::HostTensor &tensor : inputs)
@@ -328,10 +275,12 @@ int main(int argc, char **argv) {
   std::printf("{\n");
   std::printf("  \"p50_ms\": %.6f,\n  \"p95_ms\": %.6f,\n  \"p99_ms\": %.6f,\n",
               summary.p50, summary.p95, summary.p99);
-  std::printf("  \"mean_ms\": %.6f,\n  \"min_ms\": %.6f,\n  \"max_ms\": %.6f,\n",
-              summary.mean, summary.min, summary.max);
-  std::printf("  \"threads\": %d,\n  \"iterations\": %ld,\n  \"warmup\": %ld,\n",
-              threads, opts.iterations, opts.warmup);
+  std::printf(
+      "  \"mean_ms\": %.6f,\n  \"min_ms\": %.6f,\n  \"max_ms\": %.6f,\n",
+      summary.mean, summary.min, summary.max);
+  std::printf(
+      "  \"threads\": %d,\n  \"iterations\": %ld,\n  \"warmup\": %ld,\n",
+      threads, opts.iterations, opts.warmup);
   std::printf("  \"machine\": {\"cpu\": %s, \"cores\": %d, \"flags\": [%s], "
               "\"load_average\": %.2f},\n",
               jsonString(machine.cpuModel.c_str()).c_str(), machine.cores,

@@ -1,0 +1,165 @@
+"""The runtime's serving benchmark: streams and the batching scheduler.
+
+Exports MobileNetV2 (bench/export_models.py, under /usr/bin/python3 with
+Debian's torch), compiles it for batch 1, 4 and 8 (tessel-compile
+--input-shape), checks that every row of the batched artifacts matches
+torch's batch-1 output, then measures with tools/tessel-bench-serve:
+
+  * streams: runs per second of 1 stream against 2 streams on the runtime's
+    pool, each run with 1-thread kernels (the goal on 2 quiet cores: >= 1.6x);
+  * scheduler: requests per second and p50 / p99 request latency at max
+    batch 1, 4 and 8, under closed-loop concurrent clients.
+
+Writes bench/serve-results.md and bench/serve-results.json. A reported
+figure with the load average, not a pass/fail test. Usage:
+
+    python3 bench/serve.py [--build build] [--clients 16] [--requests 400]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BATCHES = (1, 4, 8)
+
+
+def log(*args):
+    print("serve:", *args, file=sys.stderr, flush=True)
+
+
+def run(cmd, **kwargs):
+    out = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
+    if out.returncode:
+        raise SystemExit(f"serve: {' '.join(cmd)} failed ({out.returncode}):\n"
+                         f"{out.stderr.strip()}")
+    return out.stdout
+
+
+def export(work):
+    onnx_path = os.path.join(work, "mobilenet_v2.onnx")
+    if not os.path.exists(onnx_path):
+        log("exporting MobileNetV2 with /usr/bin/python3 (torch)")
+        run(["/usr/bin/python3", os.path.join(ROOT, "bench", "export_models.py"),
+             work, "--models", "mobilenet_v2", "--gemm-sizes", "256"])
+    with open(os.path.join(work, "mobilenet_v2.json")) as f:
+        meta = json.load(f)
+    return onnx_path, meta["inputs"][0], meta["outputs"][0]
+
+
+def compile_batches(build, onnx_path, input_name, work):
+    artifacts = {}
+    for batch in BATCHES:
+        so = os.path.join(work, f"mobilenet_v2_b{batch}.so")
+        log(f"compiling batch {batch}")
+        run([os.path.join(build, "bin", "tessel-compile"), onnx_path,
+             "--input-shape", f"{input_name}=" + f"{batch}x3x224x224", "-o", so])
+        artifacts[batch] = so
+    return artifacts
+
+
+def check_rows(build, artifacts, work, input_name, output_name):
+    """Each row of a batched artifact's output matches torch's output of the
+    same sample run alone (the samples differ per row)."""
+    sample = np.load(os.path.join(work, "mobilenet_v2.inputs.npz"))[input_name]
+    expected = np.load(os.path.join(work, "mobilenet_v2.expected.npz"))[output_name]
+    rng = np.random.default_rng(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        for batch, so in artifacts.items():
+            # Row 0 is torch's sample; the others are noise, so a mix-up of
+            # rows would show.
+            rows = [sample] + [rng.standard_normal(sample.shape, dtype=np.float32)
+                               for _ in range(batch - 1)]
+            rows.reverse()  # the sample last: batch rows are not all row 0
+            inputs = os.path.join(tmp, f"in{batch}.npy")
+            np.save(inputs, np.concatenate(rows, axis=0))
+            outdir = os.path.join(tmp, f"out{batch}")
+            run([os.path.join(build, "bin", "tessel-run"), so, "--input",
+                 f"{input_name}={inputs}", "--output-dir", outdir, "--quiet"])
+            got = np.load(os.path.join(outdir, output_name + ".npy"))[batch - 1]
+            if not np.allclose(got, expected[0], rtol=1e-4, atol=1e-5):
+                raise SystemExit(f"serve: batch {batch}: the last row differs "
+                                 f"from torch by {np.abs(got - expected[0]).max()}")
+            log(f"batch {batch}: the sample's row matches torch (rtol 1e-4)")
+
+
+def serve(build, *args):
+    return json.loads(run([os.path.join(build, "bin", "tessel-bench-serve"),
+                           *args, "--json"]))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--work", default=os.path.join(ROOT, "bench", "work-serve"))
+    parser.add_argument("--out", default=os.path.join(ROOT, "bench", "serve-results.md"))
+    parser.add_argument("--runs", type=int, default=60,
+                        help="timed runs per streams measurement")
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--requests", type=int, default=400)
+    parser.add_argument("--window-us", type=int, default=2000)
+    args = parser.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+
+    onnx_path, input_name, output_name = export(args.work)
+    artifacts = compile_batches(args.build, onnx_path, input_name, args.work)
+    check_rows(args.build, artifacts, args.work, input_name, output_name)
+
+    record = {"model": "mobilenet_v2", "load_average_start": os.getloadavg()[0],
+              "streams": [], "scheduler": []}
+    for streams in (1, 2):
+        log(f"streams: {streams}")
+        record["streams"].append(serve(args.build, "streams", artifacts[1],
+                                       "--streams", str(streams), "--threads", "1",
+                                       "--runs", str(args.runs), "--warmup", "3"))
+    for max_batch in BATCHES:
+        log(f"scheduler: max batch {max_batch}")
+        models = [artifacts[b] for b in BATCHES if b <= max_batch]
+        record["scheduler"].append(serve(
+            args.build, "scheduler", *models, "--max-batch", str(max_batch),
+            "--clients", str(args.clients), "--requests", str(args.requests),
+            "--window-us", str(args.window_us), "--threads", "0"))
+    record["load_average_end"] = os.getloadavg()[0]
+
+    one, two = record["streams"]
+    ratio = two["runs_per_s"] / one["runs_per_s"]
+    lines = [
+        "# Serving benchmark: streams and the batching scheduler", "",
+        f"MobileNetV2 (batch 1, 224x224), `python3 bench/serve.py`; load average "
+        f"{record['load_average_start']:.2f} at start, "
+        f"{record['load_average_end']:.2f} at the end; "
+        f"{os.cpu_count()} cores.", "",
+        "## Streams (1-thread kernels)", "",
+        "| streams | runs/s | vs 1 stream |", "|---|---|---|",
+    ]
+    for r in record["streams"]:
+        lines.append(f"| {r['streams']} | {r['runs_per_s']:.2f} | "
+                     f"{r['runs_per_s'] / one['runs_per_s']:.2f}x |")
+    lines += ["", f"2 streams give {ratio:.2f}x the throughput of 1 "
+              "(goal on 2 quiet cores: >= 1.6x).", "",
+              "## Scheduler", "",
+              f"{args.clients} closed-loop clients, window {args.window_us} us, "
+              "kernels on all cores; the models are MobileNetV2 compiled for the "
+              "batch sizes up to the max batch.", "",
+              "| max batch | models | requests/s | p50 ms | p99 ms | mean batch |",
+              "|---|---|---|---|---|---|"]
+    for r in record["scheduler"]:
+        lines.append(f"| {r['max_batch']} | {','.join(map(str, r['batch_sizes']))} "
+                     f"| {r['requests_per_s']:.2f} | {r['p50_ms']:.1f} | "
+                     f"{r['p99_ms']:.1f} | {r['mean_batch']:.2f} |")
+    text = "\n".join(lines) + "\n"
+    with open(args.out, "w") as f:
+        f.write(text)
+    with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
+        json.dump(record, f, indent=2)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

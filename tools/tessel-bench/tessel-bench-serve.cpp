@@ -1,0 +1,373 @@
+//===- tessel-bench-serve.cpp - Throughput of streams and the scheduler ---===//
+//
+//   tessel-bench-serve streams MODEL.so [--streams N] [--threads T]
+//                      [--runs R] [--warmup W] [--repeats K] [--json]
+//   tessel-bench-serve scheduler MODEL.so... [--clients C] [--requests R]
+//                      [--max-batch N] [--window-us W] [--queue-limit Q]
+//                      [--concurrent-batches K] [--threads T] [--json]
+//
+// `streams` queues R runs of one session round-robin on N streams and
+// reports runs per second (the median of K repeats). `scheduler` serves the
+// requests of C closed-loop clients (each submits one sample, waits for it,
+// submits the next) through a tessel::Scheduler over the given models (one
+// network compiled per batch size), and reports requests per second, the
+// request latency's p50 and p99, and the mean batch. Inputs are seeded
+// random values. Exit codes: 0 ok, 2 bad usage, 3 a load or run failure.
+// See docs/runtime.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/runtime.hpp"
+#include "tessel/scheduler.hpp"
+#include "tessel/tensor_io.hpp"
+
+#include "BenchStats.h"
+#include "MachineInfo.h"
+#include "RandomInputs.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace tessel;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr const char *kToolName = "tessel-bench-serve";
+enum ExitCode : int { kExitOk = 0, kExitUsage = 2, kExitRuntime = 3 };
+
+const char *const kUsage =
+    R"(usage: tessel-bench-serve streams MODEL.so [options]
+       tessel-bench-serve scheduler MODEL.so [MODEL.so...] [options]
+
+streams: the throughput of runs of one session queued on several streams.
+  --streams N             streams (default 2)
+  --runs R                timed runs in all (default 200)
+  --warmup W              untimed runs per stream first (default 10)
+  --repeats K             timed repeats; the median is reported (default 3)
+
+scheduler: a batching scheduler under closed-loop clients. The models are
+one network compiled for several batch sizes (--input-shape).
+  --clients C             concurrent clients (default 16)
+  --requests R            timed requests in all (default 2000)
+  --max-batch N           the scheduler's max batch (default: the largest
+                          model's batch)
+  --window-us W           the batching window in microseconds (default
+                          2000; -1: none)
+  --queue-limit Q         the queue limit (default 1024)
+  --concurrent-batches K  batches running at once (default 1)
+
+both:
+  --threads T             threads of each run's parallel loops (default 1;
+                          0 = all cores)
+  --seed S                seed of the random inputs (default 0)
+  --json                  print one JSON object
+  -h, --help              this text
+)";
+
+struct Options {
+  std::string mode;
+  std::vector<std::string> models;
+  long streams = 2, runs = 200, warmup = 10, repeats = 3;
+  long clients = 16, requests = 2000, maxBatch = 0, windowUs = 2000;
+  long queueLimit = 0, concurrentBatches = 0, threads = 1, seed = 0;
+  bool json = false;
+};
+
+int usageError(const std::string &message) {
+  std::fprintf(stderr, "%s: error: %s\n(see %s --help)\n", kToolName,
+               message.c_str(), kToolName);
+  return kExitUsage;
+}
+
+int runtimeError(const Status &status) {
+  std::fprintf(stderr, "%s: %s\n", kToolName, status.message());
+  return kExitRuntime;
+}
+
+bool parseLong(const char *text, long minimum, long &out) {
+  char *end = nullptr;
+  errno = 0;
+  long value = std::strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || value < minimum)
+    return false;
+  out = value;
+  return true;
+}
+
+int parseArgs(int argc, char **argv, Options &opts) {
+  const std::map<std::string, std::pair<long *, long>> integers = {
+      {"--streams", {&opts.streams, 1}},
+      {"--runs", {&opts.runs, 1}},
+      {"--warmup", {&opts.warmup, 0}},
+      {"--repeats", {&opts.repeats, 1}},
+      {"--clients", {&opts.clients, 1}},
+      {"--requests", {&opts.requests, 1}},
+      {"--max-batch", {&opts.maxBatch, 1}},
+      {"--window-us", {&opts.windowUs, -1}},
+      {"--queue-limit", {&opts.queueLimit, 1}},
+      {"--concurrent-batches", {&opts.concurrentBatches, 1}},
+      {"--threads", {&opts.threads, 0}},
+      {"--seed", {&opts.seed, 0}},
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help") {
+      std::fputs(kUsage, stdout);
+      return kExitOk;
+    }
+    if (arg == "--json") {
+      opts.json = true;
+    } else if (auto it = integers.find(arg); it != integers.end()) {
+      long minimum = it->second.second;
+      if (i + 1 >= argc || !parseLong(argv[++i], minimum, *it->second.first))
+        return usageError(arg +
+                          " needs an integer >= " + std::to_string(minimum));
+    } else if (arg.rfind("--", 0) == 0) {
+      return usageError("unknown option '" + arg + "'");
+    } else if (opts.mode.empty()) {
+      if (arg != "streams" && arg != "scheduler")
+        return usageError("the mode is 'streams' or 'scheduler', not '" + arg +
+                          "'");
+      opts.mode = arg;
+    } else {
+      opts.models.push_back(arg);
+    }
+  }
+  if (opts.mode.empty())
+    return usageError("no mode given");
+  if (opts.models.empty())
+    return usageError("no model given");
+  if (opts.mode == "streams" && opts.models.size() != 1)
+    return usageError("streams takes one model");
+  return -1;
+}
+
+/// Random tensors of the given descriptions, with `leading` replacing the
+/// leading dimension when >= 0.
+std::vector<io::HostTensor> randomTensors(const Model &model, bool outputs,
+                                          int64_t leading,
+                                          std::mt19937_64 &rng) {
+  size_t count = outputs ? model.numOutputs() : model.numInputs();
+  std::vector<io::HostTensor> tensors(count);
+  for (size_t i = 0; i < count; ++i) {
+    const tessel_tensor_desc &desc =
+        outputs ? *model.output(i) : *model.input(i);
+    io::HostTensor &tensor = tensors[i];
+    tensor.dtype = desc.dtype;
+    tensor.shape.assign(desc.shape, desc.shape + desc.rank);
+    if (leading >= 0 && !tensor.shape.empty())
+      tensor.shape[0] = leading;
+    tensor.bytes.resize(size_t(tensor.numElements()) *
+                        tessel_dtype_size(desc.dtype));
+    if (!outputs) {
+      const void *fixed = model.inputFixedValue(i);
+      if (fixed && leading < 0)
+        std::memcpy(tensor.bytes.data(), fixed, tensor.bytes.size());
+      else
+        bench::fillRandom(tensor, rng);
+    }
+  }
+  return tensors;
+}
+
+std::vector<tessel_tensor_view> views(std::vector<io::HostTensor> &tensors) {
+  std::vector<tessel_tensor_view> out;
+  for (io::HostTensor &tensor : tensors)
+    out.push_back(tensor.view());
+  return out;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return bench::quantile(values, 0.5);
+}
+
+int runStreams(const Options &opts, const bench::MachineInfo &machine) {
+  Model model;
+  if (Status status = Model::load(opts.models[0], model); !status.ok())
+    return runtimeError(status);
+  Session session;
+  if (Status status = Session::create(model, session, int32_t(opts.threads));
+      !status.ok())
+    return runtimeError(status);
+  std::mt19937_64 rng(uint64_t(opts.seed));
+  struct PerStream {
+    Stream stream;
+    std::vector<io::HostTensor> inputs, outputs;
+    std::vector<tessel_tensor_view> inputViews, outputViews;
+  };
+  std::vector<PerStream> streams(size_t(opts.streams));
+  for (PerStream &s : streams) {
+    if (Status status = Stream::create(s.stream); !status.ok())
+      return runtimeError(status);
+    s.inputs = randomTensors(model, false, -1, rng);
+    s.outputs = randomTensors(model, true, -1, rng);
+    s.inputViews = views(s.inputs);
+    s.outputViews = views(s.outputs);
+  }
+  auto queueRuns = [&](long runs) -> int {
+    for (long r = 0; r < runs; ++r) {
+      PerStream &s = streams[size_t(r) % streams.size()];
+      if (Status status =
+              session.runAsync(s.stream, s.inputViews, s.outputViews);
+          !status.ok())
+        return runtimeError(status);
+    }
+    for (PerStream &s : streams)
+      if (Status status = s.stream.synchronize(); !status.ok())
+        return runtimeError(status);
+    return kExitOk;
+  };
+  if (int rc = queueRuns(opts.warmup * opts.streams))
+    return rc;
+  std::vector<double> throughputs;
+  for (long k = 0; k < opts.repeats; ++k) {
+    auto start = Clock::now();
+    if (int rc = queueRuns(opts.runs))
+      return rc;
+    double seconds =
+        std::chrono::duration<double>(Clock::now() - start).count();
+    throughputs.push_back(double(opts.runs) / seconds);
+  }
+  double result = median(throughputs);
+  if (!opts.json) {
+    std::printf("%s: %ld stream(s), %d thread(s) per run: %.2f runs/s "
+                "(median of %ld repeats of %ld runs; load average %.2f)\n",
+                opts.models[0].c_str(), opts.streams, session.numThreads(),
+                result, opts.repeats, opts.runs, machine.loadAverage);
+    return kExitOk;
+  }
+  std::printf("{\"mode\": \"streams\", \"streams\": %ld, \"threads\": %d, "
+              "\"runs\": %ld, \"repeats\": %ld, \"runs_per_s\": %.4f, "
+              "\"pool_threads\": %d, \"load_average\": %.2f}\n",
+              opts.streams, session.numThreads(), opts.runs, opts.repeats,
+              result, tessel_runtime_num_threads(), machine.loadAverage);
+  return kExitOk;
+}
+
+int runScheduler(const Options &opts, const bench::MachineInfo &machine) {
+  std::vector<Model> models(opts.models.size());
+  std::vector<const Model *> pointers;
+  for (size_t m = 0; m < models.size(); ++m) {
+    if (Status status = Model::load(opts.models[m], models[m]); !status.ok())
+      return runtimeError(status);
+    pointers.push_back(&models[m]);
+  }
+  Scheduler::Options options;
+  options.max_batch = int32_t(opts.maxBatch);
+  options.window_us = opts.windowUs;
+  options.queue_limit = int32_t(opts.queueLimit);
+  options.max_concurrent_batches = int32_t(opts.concurrentBatches);
+  options.num_threads = int32_t(opts.threads);
+  Scheduler scheduler;
+  if (Status status = Scheduler::create(pointers, options, scheduler);
+      !status.ok())
+    return runtimeError(status);
+
+  std::atomic<bool> failed{false};
+  std::vector<std::vector<double>> latencies(size_t(opts.clients));
+  auto client = [&](size_t index, long requests, bool timed) {
+    std::mt19937_64 rng(uint64_t(opts.seed) + index);
+    std::vector<io::HostTensor> inputs =
+        randomTensors(models[0], false, 1, rng);
+    std::vector<io::HostTensor> outputs =
+        randomTensors(models[0], true, 1, rng);
+    std::vector<tessel_tensor_view> inputViews = views(inputs);
+    std::vector<tessel_tensor_view> outputViews = views(outputs);
+    for (long r = 0; r < requests && !failed; ++r) {
+      auto start = Clock::now();
+      Request request;
+      Status status = scheduler.submit(inputViews, outputViews, request);
+      if (status.ok())
+        status = request.wait();
+      if (!status.ok()) {
+        if (!failed.exchange(true))
+          std::fprintf(stderr, "%s: %s\n", kToolName, status.message());
+        return;
+      }
+      if (timed)
+        latencies[index].push_back(
+            std::chrono::duration<double, std::milli>(Clock::now() - start)
+                .count());
+    }
+  };
+  auto runClients = [&](long perClient, bool timed) {
+    std::vector<std::thread> threads;
+    for (size_t c = 0; c < size_t(opts.clients); ++c)
+      threads.emplace_back(client, c, perClient, timed);
+    for (std::thread &thread : threads)
+      thread.join();
+  };
+  runClients(4, false); // warm-up: every model, every workspace
+  tessel_scheduler_stats before{};
+  scheduler.stats(before);
+  long perClient = (opts.requests + opts.clients - 1) / opts.clients;
+  auto start = Clock::now();
+  runClients(perClient, true);
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (failed)
+    return kExitRuntime;
+  tessel_scheduler_stats after{};
+  scheduler.stats(after);
+
+  std::vector<double> all;
+  for (const auto &samples : latencies)
+    all.insert(all.end(), samples.begin(), samples.end());
+  bench::Summary summary = bench::summarize(all);
+  double throughput = double(all.size()) / seconds;
+  uint64_t batches = after.batches - before.batches;
+  double meanBatch = batches ? double(all.size()) / double(batches) : 0;
+  uint64_t padded = after.padded_rows - before.padded_rows;
+  std::string sizes;
+  for (size_t m = 0; m < scheduler.numModels(); ++m)
+    sizes += (m ? "," : "") + std::to_string(scheduler.batchSize(m));
+  if (!opts.json) {
+    std::printf(
+        "scheduler over batch sizes %s, max batch %ld, window %ld "
+        "us, %ld clients: %.1f requests/s, latency p50 %.3f ms p99 "
+        "%.3f ms, mean batch %.2f, %llu padded rows (load average "
+        "%.2f)\n",
+        sizes.c_str(),
+        opts.maxBatch ? opts.maxBatch
+                      : long(scheduler.batchSize(scheduler.numModels() - 1)),
+        opts.windowUs, opts.clients, throughput, summary.p50, summary.p99,
+        meanBatch, (unsigned long long)padded, machine.loadAverage);
+    return kExitOk;
+  }
+  std::printf("{\"mode\": \"scheduler\", \"batch_sizes\": [%s], "
+              "\"max_batch\": %ld, \"window_us\": %ld, \"clients\": %ld, "
+              "\"requests\": %zu, \"requests_per_s\": %.4f, \"p50_ms\": "
+              "%.6f, \"p99_ms\": %.6f, \"mean_batch\": %.4f, "
+              "\"padded_rows\": %llu, \"threads\": %ld, \"load_average\": "
+              "%.2f}\n",
+              sizes.c_str(),
+              opts.maxBatch
+                  ? opts.maxBatch
+                  : long(scheduler.batchSize(scheduler.numModels() - 1)),
+              opts.windowUs, opts.clients, all.size(), throughput, summary.p50,
+              summary.p99, meanBatch, (unsigned long long)padded, opts.threads,
+              machine.loadAverage);
+  return kExitOk;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options opts;
+  if (int rc = parseArgs(argc, argv, opts); rc >= 0)
+    return rc;
+  bench::MachineInfo machine = bench::readMachineInfo();
+  return opts.mode == "streams" ? runStreams(opts, machine)
+                                : runScheduler(opts, machine);
+}
