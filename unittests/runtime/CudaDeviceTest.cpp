@@ -1,5 +1,4 @@
-//===- CudaDeviceTest.cpp - The CUDA layer on a real GPU, when there is one
-//-===//
+//===- CudaDeviceTest.cpp - The CUDA layer on a real GPU ------------------===//
 //
 // Runs with the system's driver (TESSEL_CUDA_DRIVER unset) and skips, saying
 // why, when this machine cannot run CUDA: on a machine with a GPU it is the
