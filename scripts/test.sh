@@ -36,6 +36,10 @@ done
 ct_total=$(grep -oE 'tests failed out of [0-9]+' "$logs/ctest.log" | grep -oE '[0-9]+$')
 ct_fail=$(grep -oE '[0-9]+ tests failed out of' "$logs/ctest.log" | grep -oE '^[0-9]+')
 ct_total=${ct_total:-0}; ct_fail=${ct_fail:-0}
+# A skipped test (e.g. CudaTest.Device without a GPU) is neither passed nor
+# failed: ctest lists each under "The following tests did not run".
+ct_skip=$(grep -cE '^[[:space:]]+[0-9]+ - .* \(Skipped\)$' "$logs/ctest.log")
+ct_pass=$((ct_total - ct_fail - ct_skip))
 # pytest's last summary line reads like "2 failed, 27 passed, 1 error in 1.20s";
 # errors count as failures, and exit 5 (no tests collected) fails below.
 py_summary=$(grep -E '[0-9]+ (passed|failed|errors?)|no tests ran' "$logs/pytest.log" | tail -n 1)
@@ -50,12 +54,12 @@ while read -r p f; do
 done < <(grep -E '^conformance-check \[' "$logs/conformance.log" |
          sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/')
 conf_skip=$(grep -E '^conformance-check: SKIPPED' "$logs/conformance.log" | sed 's/^conformance-check: //')
-passed=$((lit_pass + ct_total - ct_fail + py_pass + conf_pass))
+passed=$((lit_pass + ct_pass + py_pass + conf_pass))
 failed=$((lit_fail + ct_fail + py_fail + conf_fail))
 if [ "$lit_rc" -ne 0 ] || [ "$ctest_rc" -ne 0 ] || [ "$pytest_rc" -ne 0 ] || [ "$conf_rc" -ne 0 ]; then
   [ "$failed" -eq 0 ] && failed=1
 fi
-echo "lit: ${lit_pass} passed, ${lit_fail} failed, ${lit_unsupported} unsupported on this host; ctest: $((ct_total - ct_fail)) passed, ${ct_fail} failed;" \
+echo "lit: ${lit_pass} passed, ${lit_fail} failed, ${lit_unsupported} unsupported on this host; ctest: ${ct_pass} passed, ${ct_fail} failed, ${ct_skip} skipped;" \
   "pytest: ${py_pass} passed, ${py_fail} failed; conformance: ${conf_pass} as expected, ${conf_fail} not"
 [ -n "$conf_skip" ] && echo "WARNING: conformance: $conf_skip"
 echo "tests: ${passed} passed, ${failed} failed"
