@@ -83,7 +83,8 @@ class Stream:
             waiter, self._waiter = self._waiter, None
         if waiter is not None:
             self._pending_runs.put(None)
-            waiter.join()
+            if waiter is not threading.current_thread():  # not from a done-callback
+                waiter.join()
 
     @property
     def closed(self) -> bool:

@@ -236,3 +236,15 @@ def test_closed_stream_and_event(cnn_session):
     event.close()
     with pytest.raises(tessel.TesselError, match="the event is closed"):
         event.query()
+
+
+def test_done_callback_may_close_the_session(block_model_so, gate):
+    # Callbacks run on the stream's waiter thread, which close() must not join.
+    gate.block_fixture_set_gate(1)
+    model = tessel.load(block_model_so)
+    session = model.session()
+    closed = threading.Event()
+    future = session.run_async(tag(1))
+    future.add_done_callback(lambda _: (session.close(), closed.set()))
+    assert closed.wait(timeout=30) and session.closed
+    model.close()
