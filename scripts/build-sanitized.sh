@@ -15,7 +15,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_FLAGS_RELEASE="-O1 -gline-tables-only -DNDEBUG" \
     -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only -DNDEBUG" \
-    -DTESSEL_SANITIZE=address -DTESSEL_BUILD_FUZZERS=ON \
+    -DTESSEL_SANITIZE=address -DTESSEL_BUILD_FUZZERS=ON -DTESSEL_BUILD_PYTHON=OFF \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null
 fi
 ninja -C "$build" -j "$jobs"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what Tessel needs on Debian 12, when it is missing: LLVM/MLIR 22,
 # libonnx and the ONNX backend test suite, GoogleTest, CMake and Ninja from
-# Debian's archive; numpy, onnx, onnxruntime and pytest for the `python3` on
-# PATH.
+# Debian's archive; numpy, onnx, onnxruntime, pytest, nanobind and
+# scikit-build-core for the `python3` on PATH (nanobind builds the Python
+# package's extension; scikit-build-core builds its wheel, `pip install ./python`).
 # Run as root (or with sudo available). Safe to run again: it installs only
 # what is absent.
 set -euo pipefail
@@ -30,7 +31,8 @@ fi
 # conformance suite (test/conformance/expected-failures-onnx-1.23.txt); an
 # onnx already installed at another version is left alone, and the
 # conformance run then says that it skips that suite.
-PIP_PACKAGES=(numpy=numpy onnx=onnx==1.23.2 onnxruntime=onnxruntime pytest=pytest)
+PIP_PACKAGES=(numpy=numpy onnx=onnx==1.23.2 onnxruntime=onnxruntime pytest=pytest
+              nanobind=nanobind scikit_build_core=scikit-build-core)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

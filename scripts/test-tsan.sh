@@ -11,7 +11,7 @@ build="${TESSEL_TSAN_BUILD_DIR:-$root/build-tsan}"
 jobs="${TESSEL_JOBS:-$(nproc)}"
 
 cmake -G Ninja -S "$root" -B "$build" \
-  -DTESSEL_BUILD_COMPILER=OFF -DCMAKE_BUILD_TYPE=Debug \
+  -DTESSEL_BUILD_COMPILER=OFF -DTESSEL_BUILD_PYTHON=OFF -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS=-fsanitize=thread -DCMAKE_C_FLAGS=-fsanitize=thread \
   -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
   -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread

@@ -14,7 +14,9 @@ mkdir -p "$logs"
 lit_rc=${PIPESTATUS[0]}
 ctest --test-dir "$build" --output-on-failure 2>&1 | tee "$logs/ctest.log"
 ctest_rc=${PIPESTATUS[0]}
-TESSEL_BUILD_DIR="$build" python3 -m pytest -q "$root/python/tests" 2>&1 | tee "$logs/pytest.log"
+# TESSEL_TEST_WHEEL: also build the package's wheel into a temporary venv
+# (pip install ./python, offline with setup.sh's scikit-build-core/nanobind).
+TESSEL_BUILD_DIR="$build" TESSEL_TEST_WHEEL=1 python3 -m pytest -q "$root/python/tests" 2>&1 | tee "$logs/pytest.log"
 pytest_rc=${PIPESTATUS[0]}
 # The ONNX conformance suites against their expected-failure lists: Debian's
 # onnx 1.12 test data, and the node suite of the pip onnx package (1.23). A test

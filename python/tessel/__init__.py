@@ -5,7 +5,12 @@
 
     tessel.compile("model.onnx", "model.so")
     with tessel.load("model.so") as model, model.session() as session:
-        outputs = session.run({"image": np.zeros((1, 1, 28, 28), np.float32)})
+        image = np.zeros((1, 1, 28, 28), np.float32)
+        outputs = session.run({"image": image})
+        future = session.run_async({"image": image})  # concurrent.futures.Future
+        outputs = future.result()
+        with tessel.Stream() as stream:  # an in-order queue of runs
+            futures = [session.run_async([image], stream) for _ in range(4)]
 
 Errors raise ``tessel.TesselError`` (``code_name``, ``message``).
 """
@@ -13,15 +18,16 @@ Errors raise ``tessel.TesselError`` (``code_name``, ``message``).
 from ._compile import compile_model as compile  # noqa: A001 (tessel.compile)
 from ._errors import TesselError
 from ._runtime import Descriptor, Model, Session, TensorInfo, load
+from ._streams import Event, Stream
 
 __version__ = "0.1.0"
 
-__all__ = ["Descriptor", "Model", "Session", "TensorInfo", "TesselError",
-           "compile", "load", "runtime_version"]
+__all__ = ["Descriptor", "Event", "Model", "Session", "Stream", "TensorInfo",
+           "TesselError", "compile", "load", "runtime_version"]
 
 
 def runtime_version() -> str:
     """The version of the loaded ``libtessel_runtime.so`` (e.g. "0.1.0")."""
-    from . import _capi
+    from . import _ext
 
-    return _capi.text(_capi.lib().tessel_runtime_version()) or ""
+    return _ext.module().runtime_version()

@@ -11,13 +11,15 @@ from ._errors import COMPILE_ERROR, INVALID_ARGUMENT, IO_ERROR, TesselError
 
 
 def compile_model(model_path: str | os.PathLike, output_path: str | os.PathLike,
-                  *, target_cpu: str | None = None, opt_level: int = 2,
+                  *, target: str | None = None, target_cpu: str | None = None,
+                  opt_level: int = 2,
                   input_shapes: Mapping[str, Sequence[int]] | None = None,
                   report: str | os.PathLike | None = None) -> str:
     """Compiles the ONNX model at ``model_path`` into the artifact
     ``output_path`` and returns ``output_path``.
 
-    ``target_cpu`` is an LLVM CPU name (default: the host's);
+    ``target`` is what to compile for (``"cpu"``, the default and so far the
+    only one); ``target_cpu`` is an LLVM CPU name (default: the host's);
     ``opt_level`` 0 to 3; ``input_shapes`` fixes the shapes of graph inputs
     (``{"x": (1, 3, 224, 224)}``), which a model with dynamic dimensions
     needs; ``report`` is a path for the compiler's JSON report.
@@ -33,6 +35,8 @@ def compile_model(model_path: str | os.PathLike, output_path: str | os.PathLike,
     output_path = os.fspath(output_path)
     command = [_locate.compiler(), os.fspath(model_path), "-o", output_path,
                f"-O{opt_level}"]
+    if target is not None:
+        command.append(f"--target={target}")
     if target_cpu is not None:
         command.append(f"--target-cpu={target_cpu}")
     for name, shape in (input_shapes or {}).items():

@@ -1,4 +1,4 @@
-"""Finding the runtime library and the compiler of a Tessel build."""
+"""Finding the Tessel build tree and its compiler."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from pathlib import Path
 
 from ._errors import NOT_FOUND, TesselError
 
-RUNTIME_LIBRARY = "libtessel_runtime.so"
 COMPILER = "tessel-compile"
 
 
@@ -20,27 +19,6 @@ def build_dir() -> Path:
     if configured:
         return Path(configured)
     return Path(__file__).resolve().parent.parent.parent / "build"
-
-
-def runtime_library() -> tuple[str, list[str]]:
-    """Returns what to hand to ``ctypes.CDLL`` and the places looked at.
-
-    ``$TESSEL_RUNTIME_LIBRARY`` when set (it must exist), else
-    ``<build dir>/lib/libtessel_runtime.so`` when it exists, else the bare
-    name, which the system loader searches for (``LD_LIBRARY_PATH``,
-    ``ldconfig``)."""
-    explicit = os.environ.get("TESSEL_RUNTIME_LIBRARY")
-    if explicit:
-        if not Path(explicit).is_file():
-            raise TesselError(
-                NOT_FOUND,
-                f"$TESSEL_RUNTIME_LIBRARY is '{explicit}', which is not a file")
-        return explicit, [f"$TESSEL_RUNTIME_LIBRARY ({explicit})"]
-    in_build = build_dir() / "lib" / RUNTIME_LIBRARY
-    tried = [str(in_build)]
-    if in_build.is_file():
-        return str(in_build), tried
-    return RUNTIME_LIBRARY, tried + [f"{RUNTIME_LIBRARY} on the system loader's path"]
 
 
 def compiler() -> str:

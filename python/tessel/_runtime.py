@@ -1,18 +1,19 @@
-"""Models and sessions over the runtime's C API."""
+"""Models and sessions over the extension module (the runtime's C API)."""
 
 from __future__ import annotations
 
-import ctypes
+import concurrent.futures
 import os
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Union
+from typing import Optional, Union
 
 import numpy as np
 
-from . import _capi, _dtypes
+from . import _dtypes, _ext
 from ._errors import INVALID_ARGUMENT, TesselError
+from ._streams import Stream
 
 Inputs = Union[Mapping[str, np.ndarray], Sequence[np.ndarray]]
 
@@ -64,44 +65,25 @@ class Descriptor:
     weights_size: int
 
 
-def _tensor_info(desc: _capi.TensorDesc) -> TensorInfo:
-    shape = [desc.shape[i] for i in range(desc.rank)]
-    return TensorInfo(_capi.text(desc.name), _dtypes.name_of(desc.dtype), shape)
-
-
 def _describe(tensor: TensorInfo) -> str:
     """``float32[1,3,224,224]``, as the runtime writes a tensor type."""
     return f"{tensor.dtype_name}[{','.join(str(d) for d in tensor.shape)}]"
 
 
-class _Handle:
-    """An owned C handle, released once: by ``close()``, by leaving a ``with``
-    block, or (as a fallback) when garbage-collected. The lock keeps a
-    release from racing with a call that uses the handle."""
+class _Closable:
+    """An owner of an extension object that holds a runtime handle: released
+    by ``close()``, by leaving a ``with`` block, or when garbage-collected.
+    The extension keeps a close from racing with calls on other threads."""
 
-    _release_function = ""
-    _kind = ""
-
-    def __init__(self, handle: int) -> None:
-        self._handle = handle
-        self._lock = threading.Lock()
+    _ext_object = None
 
     def close(self) -> None:
         """Releases the handle now; later calls are no-ops."""
-        with self._lock:
-            handle, self._handle = self._handle, None
-            if handle is not None:
-                getattr(_capi.lib(), self._release_function)(handle)
+        self._ext_object.close()
 
     @property
     def closed(self) -> bool:
-        return self._handle is None
-
-    def _live(self) -> int:
-        """The handle; call with the lock held."""
-        if self._handle is None:
-            raise TesselError(INVALID_ARGUMENT, f"the {self._kind} is closed")
-        return self._handle
+        return self._ext_object.closed
 
     def __enter__(self):
         return self
@@ -109,87 +91,53 @@ class _Handle:
     def __exit__(self, *exc_info) -> None:
         self.close()
 
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: the library may be gone
-            pass
 
-
-class Model(_Handle):
+class Model(_Closable):
     """A loaded artifact. Its metadata is copied at load time and stays
     readable after ``close()``; sessions keep the artifact loaded on their
     own, so a model may be closed while its sessions run."""
 
-    _release_function = "tessel_model_release"
-    _kind = "model"
-
-    def __init__(self, handle: int, path: str) -> None:
-        super().__init__(handle)
-        self.path = path
-        try:
-            self._read_metadata(_capi.lib(), handle)
-        except BaseException:
-            self.close()
-            raise
-
-    def _read_metadata(self, lib, handle: int) -> None:
-        """Copies what the descriptor says; its strings are borrowed."""
-        desc = lib.tessel_model_descriptor(handle).contents
-        self.name: str = _capi.text(desc.model_name) or ""
-        self.inputs: list[TensorInfo] = [
-            _tensor_info(lib.tessel_model_input(handle, i).contents)
-            for i in range(lib.tessel_model_num_inputs(handle))]
-        self.outputs: list[TensorInfo] = [
-            _tensor_info(lib.tessel_model_output(handle, i).contents)
-            for i in range(lib.tessel_model_num_outputs(handle))]
-        self.descriptor = Descriptor(
-            compiler_version=_capi.text(desc.compiler_version) or "",
-            compile_flags=_capi.text(desc.compile_flags) or "",
-            target=_capi.text(desc.target) or "cpu",
-            target_cpu=_capi.text(desc.target_cpu) or "",
-            target_features=_capi.text(desc.target_features) or "",
-            abi_version=(desc.abi_major, desc.abi_minor),
-            workspace_size=desc.workspace_size,
-            weights_size=desc.weights_size)
+    def __init__(self, ext_model) -> None:
+        self._ext_object = ext_model
+        self.path: str = ext_model.path
+        self.name: str = ext_model.name
+        self.inputs: list[TensorInfo] = [TensorInfo(*info) for info in ext_model.inputs]
+        self.outputs: list[TensorInfo] = [TensorInfo(*info) for info in ext_model.outputs]
+        self.descriptor = Descriptor(**ext_model.descriptor)
 
     def session(self, num_threads: int = 0) -> Session:
         """A new session (workspace and threads) for this model.
         ``num_threads`` 0 means every core the process may use."""
-        options = _capi.SessionOptions(ctypes.sizeof(_capi.SessionOptions),
-                                       num_threads)
-        out = ctypes.c_void_p()
-        with self._lock:
-            _capi.check(_capi.lib().tessel_session_create(
-                self._live(), ctypes.byref(options), ctypes.byref(out)))
-        return Session(out.value, self.inputs, self.outputs)
+        if isinstance(num_threads, bool) or not isinstance(num_threads, int) \
+                or not -2**31 <= num_threads < 2**31:
+            raise TesselError(INVALID_ARGUMENT,
+                              f"num_threads must be an int >= 0, not {num_threads!r}")
+        return Session(self._ext_object.session(num_threads), self.inputs, self.outputs)
 
     def __repr__(self) -> str:
         state = ", closed" if self.closed else ""
         return f"<tessel.Model {self.name!r} from {self.path!r}{state}>"
 
 
-class Session(_Handle):
-    """Runs a model. Runs on one session are serialized; use one session per
-    thread to run in parallel."""
+class Session(_Closable):
+    """Runs a model. Runs on one session may overlap (from several threads,
+    or on several streams): the runtime gives each its own workspace."""
 
-    _release_function = "tessel_session_release"
-    _kind = "session"
-
-    def __init__(self, handle: int, inputs: list[TensorInfo],
+    def __init__(self, ext_session, inputs: list[TensorInfo],
                  outputs: list[TensorInfo]) -> None:
-        super().__init__(handle)
+        self._ext_object = ext_session
         self.inputs = list(inputs)
         self.outputs = list(outputs)
+        self._stream_lock = threading.Lock()
+        self._stream: Optional[Stream] = None
 
     @property
     def num_threads(self) -> int:
-        with self._lock:
-            return _capi.lib().tessel_session_num_threads(self._live())
+        return self._ext_object.num_threads
 
     def run(self, inputs: Inputs) -> dict[str, np.ndarray]:
         """Runs the model once and returns its outputs by name, in the
-        model's output order.
+        model's output order. The GIL is released while the model runs.
 
         ``inputs`` maps input names to arrays, or lists the arrays in the
         model's input order. Arrays must have the input's dtype and shape
@@ -197,16 +145,54 @@ class Session(_Handle):
         is copied into a C-contiguous one; the others are passed as they are.
         """
         arrays = self._ordered(inputs)
-        results = [np.empty(out.shape, _dtypes.numpy_dtype(
-            out.dtype_name, f"output '{out.name}'")) for out in self.outputs]
-        # The views point at `arrays`, `results` and these shape arrays.
-        input_views, _input_shapes = _views(arrays)
-        output_views, _output_shapes = _views(results)
-        with self._lock:
-            _capi.check(_capi.lib().tessel_session_run(
-                self._live(), input_views, len(arrays), output_views,
-                len(results)))
+        results = self._allocate_outputs()
+        self._ext_object.run(arrays, results)
         return {out.name: array for out, array in zip(self.outputs, results)}
+
+    def run_async(self, inputs: Inputs,
+                  stream: Optional[Stream] = None) -> concurrent.futures.Future:
+        """Queues one run on ``stream`` and returns at once a
+        ``concurrent.futures.Future`` of the outputs (``{name: array}``, as
+        ``run`` returns them).
+
+        Runs queued on one stream run one after another, in order; runs on
+        different streams may overlap. Without ``stream`` the run goes on
+        this session's own stream (created on first use, closed with the
+        session). ``inputs`` are checked now, as ``run`` checks them: a
+        mistake raises ``TesselError`` here and queues nothing. An error of
+        the run itself is raised by the future's ``result()`` (and returned
+        by ``exception()``). The input arrays are referenced, not copied,
+        until the run has happened: do not modify them before the future is
+        done.
+        """
+        arrays = self._ordered(inputs)
+        results = self._allocate_outputs()
+        if stream is None:
+            stream = self._own_stream()
+        names = [out.name for out in self.outputs]
+        return stream._submit(self._ext_object, arrays, results, names)
+
+    def close(self) -> None:
+        """Releases the session; first waits for the runs queued on its own
+        stream (``run_async`` without a stream). Runs queued on other streams
+        keep what they need and still happen."""
+        with self._stream_lock:
+            stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.close()
+        super().close()
+
+    def _own_stream(self) -> Stream:
+        with self._stream_lock:
+            if self._stream is None:
+                if self.closed:
+                    raise TesselError(INVALID_ARGUMENT, "the session is closed")
+                self._stream = Stream()
+            return self._stream
+
+    def _allocate_outputs(self) -> list[np.ndarray]:
+        return [np.empty(out.shape, _dtypes.numpy_dtype(
+            out.dtype_name, f"output '{out.name}'")) for out in self.outputs]
 
     def _ordered(self, inputs: Inputs) -> list[np.ndarray]:
         """The input arrays in descriptor order, each checked to be an array
@@ -242,7 +228,6 @@ class Session(_Handle):
     def __repr__(self) -> str:
         return f"<tessel.Session{' (closed)' if self.closed else ''}>"
 
-
 def _as_input(what: str, value) -> np.ndarray:
     if not isinstance(value, (np.ndarray, np.generic)):
         raise TesselError(
@@ -262,27 +247,8 @@ def _as_input(what: str, value) -> np.ndarray:
     return array
 
 
-def _views(arrays: list[np.ndarray]):
-    """A ctypes array of views over ``arrays``, and the shape arrays it points
-    to (keep both, and ``arrays``, alive while the views are used)."""
-    views = (_capi.TensorView * max(len(arrays), 1))()
-    shapes = []
-    for view, array in zip(views, arrays):
-        shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
-        shapes.append(shape)
-        view.data = array.ctypes.data
-        view.dtype = _dtypes.code_of(array.dtype)
-        view.rank = array.ndim
-        view.shape = shape
-        view.size_bytes = array.nbytes
-    return views, shapes
-
-
 def load(path: str | os.PathLike) -> Model:
     """Loads the artifact at ``path`` (a ``model.so`` written by
     ``tessel.compile``). Raises ``TesselError`` ("not found", "invalid
     artifact", "incompatible", ...) with the runtime's message."""
-    path = os.fspath(path)
-    out = ctypes.c_void_p()
-    _capi.check(_capi.lib().tessel_model_load(os.fsencode(path), ctypes.byref(out)))
-    return Model(out.value, path)
+    return Model(_ext.module().Model.load(os.fspath(path)))

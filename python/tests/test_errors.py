@@ -100,7 +100,7 @@ def test_load_non_artifact(tmp_path):
     assert str(onnx_file) in error.value.message
 
 
-def test_compile_garbage(tmp_path, build_dir):
+def test_compile_garbage(tmp_path, compiler):
     garbage = tmp_path / "garbage.onnx"
     garbage.write_bytes(b"this is not a protobuf\xff\xff\xff")
     with pytest.raises(tessel.TesselError) as error:
@@ -110,7 +110,7 @@ def test_compile_garbage(tmp_path, build_dir):
     assert not (tmp_path / "garbage.so").exists()
 
 
-def test_compile_bad_options(tmp_path, build_dir):
+def test_compile_bad_options(tmp_path, compiler):
     with pytest.raises(tessel.TesselError, match="opt_level must be 0, 1, 2 or 3"):
         tessel.compile(TINY_CNN / "model.onnx", tmp_path / "m.so", opt_level=4)
     with pytest.raises(tessel.TesselError) as error:
@@ -123,3 +123,7 @@ def test_compile_bad_options(tmp_path, build_dir):
         tessel.compile(TINY_CNN / "model.onnx", tmp_path / "m.so", target_cpu="bogus")
     assert error.value.code_name == "invalid argument"
     assert "unknown target CPU 'bogus'" in error.value.message
+    with pytest.raises(tessel.TesselError) as error:
+        tessel.compile(TINY_CNN / "model.onnx", tmp_path / "m.so", target="bogus")
+    assert error.value.code_name == "invalid argument"
+    assert "unsupported --target 'bogus'" in error.value.message

@@ -77,11 +77,11 @@ def test_session_outlives_closed_model(tiny_cnn_so, image, expected):
     assert session.closed
 
 
-def test_compile_options_and_report(tmp_path, image, expected, build_dir):
+def test_compile_options_and_report(tmp_path, image, expected, compiler):
     out = tmp_path / "model.so"
     report = tmp_path / "report.json"
-    tessel.compile(str(TINY_CNN / "model.onnx"), out, target_cpu="x86-64", opt_level=0,
-                   input_shapes={"image": (1, 1, 28, 28)}, report=report)
+    tessel.compile(str(TINY_CNN / "model.onnx"), out, target="cpu", target_cpu="x86-64",
+                   opt_level=0, input_shapes={"image": (1, 1, 28, 28)}, report=report)
     assert "schema_version" in json.loads(report.read_text())
     with tessel.load(out) as model, model.session() as session:
         assert model.descriptor.target_cpu == "x86-64"

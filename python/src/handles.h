@@ -1,0 +1,118 @@
+//===- handles.h - Runtime handles and errors for the Python binding ------===//
+//
+// What every file of the extension shares: raising tessel.TesselError from a
+// tessel_status, a runtime handle that Python may close while other threads
+// use it, and the views over NumPy arrays handed to the runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_PYTHON_SRC_HANDLES_H
+#define TESSEL_PYTHON_SRC_HANDLES_H
+
+#include "tessel/runtime.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <cstdint>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessel::python {
+
+namespace nb = nanobind;
+
+/// The C API's name of TESSEL_INVALID_ARGUMENT, for the binding's own errors.
+inline constexpr const char *invalidArgument = "invalid argument";
+
+/// Raises tessel.TesselError(codeName, message). Call with the GIL held.
+[[noreturn]] void raiseError(const char *codeName, const std::string &message);
+
+/// Raises the TesselError that `status` describes, after freeing it; does
+/// nothing on success (NULL). Takes ownership. Call with the GIL held.
+void check(tessel_status status);
+
+/// True while the interpreter runs; false once it is finalizing, when a
+/// destructor must neither release the GIL nor wait for the runtime.
+bool interpreterAlive();
+
+/// An owned runtime handle that one thread may close while others use it.
+/// Uses and the close take the lock with the GIL released, and never take
+/// the GIL while holding it, so runs and waits do not hold the GIL.
+template <typename T> class Guarded {
+public:
+  using Release = void (*)(T *);
+
+  Guarded(T *handle, Release release, const char *kind)
+      : handle(handle), release(release), kind(kind) {}
+  Guarded(const Guarded &) = delete;
+  Guarded &operator=(const Guarded &) = delete;
+  ~Guarded() {
+    if (!handle)
+      return;
+    if (!interpreterAlive())
+      return; // The process is ending: leave the handle to it.
+    close();
+  }
+
+  /// Holds the handle open while alive; `handle` is NULL once closed.
+  struct Use {
+    std::shared_lock<std::shared_mutex> lock;
+    T *handle;
+  };
+  /// Call with the GIL released.
+  Use use() {
+    std::shared_lock<std::shared_mutex> lock(mutex);
+    T *current = handle;
+    return {std::move(lock), current};
+  }
+
+  /// Releases the handle, waiting (GIL released) for current uses and for
+  /// what the release itself waits for. Later calls are no-ops.
+  void close() {
+    nb::gil_scoped_release noGil;
+    std::unique_lock<std::shared_mutex> lock(mutex);
+    if (T *current = std::exchange(handle, nullptr))
+      release(current);
+  }
+
+  bool closed() {
+    std::shared_lock<std::shared_mutex> lock(mutex);
+    return handle == nullptr;
+  }
+
+  /// Raises "the <kind> is closed". Call with the GIL held.
+  [[noreturn]] void raiseClosed() const {
+    raiseError(invalidArgument, std::string("the ") + kind + " is closed");
+  }
+
+private:
+  std::shared_mutex mutex;
+  T *handle;
+  Release release;
+  const char *kind;
+};
+
+/// Views over NumPy arrays, checked to be C-contiguous CPU arrays of a
+/// Tessel element type. They borrow the arrays' memory: keep the arrays
+/// alive while the views are used. Build them with the GIL held.
+class Views {
+public:
+  /// `arrays` is a sequence of ndarrays; `writable` for outputs. `what` is
+  /// "input" or "output", for messages.
+  Views(nb::handle arrays, bool writable, const char *what);
+
+  const tessel_tensor_view *data() const { return views.data(); }
+  size_t size() const { return views.size(); }
+
+private:
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<tessel_tensor_view> views;
+};
+
+} // namespace tessel::python
+
+#endif // TESSEL_PYTHON_SRC_HANDLES_H

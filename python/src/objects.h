@@ -1,0 +1,81 @@
+//===- objects.h - The classes of tessel._tessel_ext ----------------------===//
+//
+// Thin owners of runtime handles. The Python layer (python/tessel) checks
+// what the user passes and words the errors; these only call the C API,
+// with the GIL released around everything that may block.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_PYTHON_SRC_OBJECTS_H
+#define TESSEL_PYTHON_SRC_OBJECTS_H
+
+#include "handles.h"
+
+#include <mutex>
+#include <string>
+
+namespace tessel::python {
+
+/// A loaded artifact (one reference to a tessel_model) and its metadata.
+struct Model {
+  Model(tessel_model *model, std::string path);
+
+  Guarded<tessel_model> guard;
+  std::string path;
+  std::string name;
+  nb::list inputs;
+  nb::list outputs;
+  nb::dict descriptor;
+};
+
+/// A tessel_session.
+struct Session {
+  explicit Session(tessel_session *session)
+      : guard(session, tessel_session_release, "session") {}
+
+  Guarded<tessel_session> guard;
+};
+
+/// A tessel_stream. `submit` makes the steps of one asynchronous run
+/// (Session.run_async) atomic with respect to other runs on the stream.
+struct Stream {
+  explicit Stream(tessel_stream *stream)
+      : guard(stream, tessel_stream_release, "stream") {}
+
+  Guarded<tessel_stream> guard;
+  std::mutex submit;
+};
+
+/// A tessel_event.
+struct Event {
+  explicit Event(tessel_event *event)
+      : guard(event, tessel_event_release, "event") {}
+
+  Guarded<tessel_event> guard;
+};
+
+/// One run queued by Session.run_async: the private stream it runs on,
+/// which reports exactly this run's error (see session.cpp).
+class PendingRun {
+public:
+  explicit PendingRun(tessel_stream *stream) : stream(stream) {}
+  PendingRun(const PendingRun &) = delete;
+  PendingRun &operator=(const PendingRun &) = delete;
+  ~PendingRun();
+
+  /// Blocks (GIL released) until the run has happened; raises its error.
+  /// Later calls return at once.
+  void wait();
+
+private:
+  std::mutex mutex;
+  tessel_stream *stream;
+};
+
+void bindModel(nb::module_ &module);
+void bindSession(nb::module_ &module);
+void bindStream(nb::module_ &module);
+
+} // namespace tessel::python
+
+#endif // TESSEL_PYTHON_SRC_OBJECTS_H
