@@ -8,7 +8,8 @@ torch's batch-1 output, then measures with tools/tessel-bench-serve:
   * streams: runs per second of 1 stream against 2 streams on the runtime's
     pool, each run with 1-thread kernels (the goal on 2 quiet cores: >= 1.6x);
   * scheduler: requests per second and p50 / p99 request latency at max
-    batch 1, 4 and 8, under closed-loop concurrent clients.
+    batch 1, 4 and 8, under closed-loop concurrent clients, with one batch at
+    a time on all cores and with two concurrent batches of 1-thread kernels.
 
 Writes bench/serve-results.md and bench/serve-results.json. A reported
 figure with the load average, not a pass/fail test. Usage:
@@ -118,13 +119,20 @@ def main():
         record["streams"].append(serve(args.build, "streams", artifacts[1],
                                        "--streams", str(streams), "--threads", "1",
                                        "--runs", str(args.runs), "--warmup", "3"))
-    for max_batch in BATCHES:
-        log(f"scheduler: max batch {max_batch}")
-        models = [artifacts[b] for b in BATCHES if b <= max_batch]
-        record["scheduler"].append(serve(
-            args.build, "scheduler", *models, "--max-batch", str(max_batch),
-            "--clients", str(args.clients), "--requests", str(args.requests),
-            "--window-us", str(args.window_us), "--threads", "0"))
+    # Two ways to use the 2 cores: one batch at a time with kernels on all
+    # cores, or two concurrent batches with 1-thread kernels.
+    for concurrent, threads in ((1, 0), (2, 1)):
+        for max_batch in BATCHES:
+            log(f"scheduler: max batch {max_batch}, {concurrent} concurrent "
+                f"batch(es), kernel threads {threads or 'all'}")
+            models = [artifacts[b] for b in BATCHES if b <= max_batch]
+            result = serve(
+                args.build, "scheduler", *models, "--max-batch", str(max_batch),
+                "--clients", str(args.clients), "--requests", str(args.requests),
+                "--window-us", str(args.window_us), "--threads", str(threads),
+                "--concurrent-batches", str(concurrent))
+            result["concurrent_batches"] = concurrent
+            record["scheduler"].append(result)
     record["load_average_end"] = os.getloadavg()[0]
 
     one, two = record["streams"]
@@ -144,13 +152,15 @@ def main():
     lines += ["", f"2 streams give {ratio:.2f}x the throughput of 1 "
               "(goal on 2 quiet cores: >= 1.6x).", "",
               "## Scheduler", "",
-              f"{args.clients} closed-loop clients, window {args.window_us} us, "
-              "kernels on all cores; the models are MobileNetV2 compiled for the "
-              "batch sizes up to the max batch.", "",
-              "| max batch | models | requests/s | p50 ms | p99 ms | mean batch |",
-              "|---|---|---|---|---|---|"]
+              f"{args.clients} closed-loop clients, window {args.window_us} us; "
+              "the models are MobileNetV2 compiled for the batch sizes up to the "
+              "max batch. Kernel threads 0 means all cores.", "",
+              "| max batch | models | concurrent batches | kernel threads | requests/s "
+              "| p50 ms | p99 ms | mean batch |",
+              "|---|---|---|---|---|---|---|---|"]
     for r in record["scheduler"]:
         lines.append(f"| {r['max_batch']} | {','.join(map(str, r['batch_sizes']))} "
+                     f"| {r['concurrent_batches']} | {r['threads']} "
                      f"| {r['requests_per_s']:.2f} | {r['p50_ms']:.1f} | "
                      f"{r['p99_ms']:.1f} | {r['mean_batch']:.2f} |")
     text = "\n".join(lines) + "\n"
