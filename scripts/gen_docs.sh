@@ -11,4 +11,6 @@ mkdir -p "$out"
   "$root/include/tessel/Dialect/Tessel/IR/TesselOps.td" -o "$out/TesselOps.md"
 "$tblgen" -gen-pass-doc "${inc[@]}" \
   "$root/include/tessel/Conversion/Passes.td" -o "$out/TesselConversionPasses.md"
-echo "wrote $out/TesselOps.md and $out/TesselConversionPasses.md"
+"$tblgen" -gen-pass-doc "${inc[@]}" \
+  "$root/include/tessel/Dialect/Tessel/Transforms/Passes.td" -o "$out/TesselTransformsPasses.md"
+echo "wrote $out/TesselOps.md, $out/TesselConversionPasses.md and $out/TesselTransformsPasses.md"

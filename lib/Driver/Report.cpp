@@ -15,6 +15,13 @@ using namespace mlir::tessel;
 /// Collects the ONNX nodes named by a (possibly fused) location.
 static void collectOrigins(Location loc, std::vector<std::string> &nodes,
                            std::vector<std::string> &opTypes) {
+  // A fusion of several ops' locations (no op type as metadata): each.
+  if (auto fused = dyn_cast<FusedLoc>(loc);
+      fused && !isa_and_nonnull<StringAttr>(fused.getMetadata())) {
+    for (Location inner : fused.getLocations())
+      collectOrigins(inner, nodes, opTypes);
+    return;
+  }
   if (std::optional<NodeOrigin> origin = getNodeOrigin(loc)) {
     if (llvm::find(nodes, origin->name) == nodes.end()) {
       nodes.push_back(origin->name);

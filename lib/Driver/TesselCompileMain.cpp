@@ -91,6 +91,11 @@ cl::opt<bool> checkOnly(
     cl::desc("Only check that the model is supported: list every unsupported "
              "operator, type and dynamic dimension; exit 0 if supported"),
     cl::cat(category));
+cl::list<std::string> disabledOptimizations(
+    "disable", cl::CommaSeparated, cl::value_desc("name,..."),
+    cl::desc("Switch optimisations off, for A/B comparisons: fold-batchnorm, "
+             "fuse-elementwise (repeatable; --disable=help lists them)"),
+    cl::cat(category));
 cl::opt<std::string> reportFile("report", cl::value_desc("file.json"),
                                 cl::desc("Write a JSON compilation report"),
                                 cl::cat(category));
@@ -184,6 +189,23 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   if (emitKind != "so" && emitKind != "obj" && emitKind != "llvm-ir")
     return usageError("unknown --emit kind '" + emitKind +
                       "' (llvm-ir, obj, so)");
+  for (const std::string &name : disabledOptimizations) {
+    auto known = getOptimizationNames();
+    if (name == "help") {
+      for (const auto &[optimization, description] : known)
+        llvm::outs() << "  " << optimization << ": " << description << "\n";
+      return 0;
+    }
+    if (llvm::none_of(known, [&](const auto &entry) {
+          return entry.first == name;
+        })) {
+      std::string names;
+      for (const auto &entry : known)
+        names += (names.empty() ? "" : ", ") + entry.first.str();
+      return usageError("unknown optimisation '" + name + "' in --disable (" +
+                        names + ")");
+    }
+  }
   ImportOptions importOptions;
   importOptions.defaultModelName = llvm::sys::path::stem(inputFile).str();
   for (const std::string &spec : inputShapes) {
@@ -234,6 +256,8 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     flags += " --input-shape=" + spec;
   for (const std::string &spec : inputValues)
     flags += " --input-value=" + spec;
+  for (const std::string &name : disabledOptimizations)
+    flags += " --disable=" + name;
   report.flags = flags;
   auto finishReport = [&]() {
     if (reportFile.empty())
@@ -297,6 +321,8 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   PipelineOptions pipelineOptions;
   pipelineOptions.optLevel = optLevel - '0';
   pipelineOptions.vectorWidth = getVectorWidthF32(**machine);
+  pipelineOptions.disabled.assign(disabledOptimizations.begin(),
+                                  disabledOptimizations.end());
   for (Phase phase : {Phase::Graph, Phase::Linalg, Phase::LLVM}) {
     if (phase <= from || phase > to)
       continue;

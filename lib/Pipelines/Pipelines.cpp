@@ -3,6 +3,7 @@
 #include "tessel/Pipelines/Pipelines.h"
 
 #include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
@@ -43,17 +44,36 @@ llvm::StringRef mlir::tessel::getPhaseName(Phase phase) {
   llvm_unreachable("unknown phase");
 }
 
+llvm::ArrayRef<std::pair<llvm::StringRef, llvm::StringRef>>
+mlir::tessel::getOptimizationNames() {
+  static const std::pair<llvm::StringRef, llvm::StringRef> names[] = {
+      {"fold-batchnorm",
+       "fold BatchNormalization into the preceding Conv or Gemm (graph)"},
+      {"fuse-elementwise",
+       "fuse chains of elementwise ops into one loop nest (linalg)"},
+  };
+  return names;
+}
+
 void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
-                                      const PipelineOptions &) {
+                                      const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (options.enabled("fold-batchnorm")) {
+    pm.addNestedPass<func::FuncOp>(createTesselFoldBatchNormPass());
+    pm.addPass(createCanonicalizerPass());
+  }
 }
 
 void mlir::tessel::buildLinalgPipeline(OpPassManager &pm,
-                                       const PipelineOptions &) {
+                                       const PipelineOptions &options) {
   pm.addPass(createTesselRecordSignaturePass());
   pm.addNestedPass<func::FuncOp>(createConvertTesselToLinalgPass());
   pm.addPass(createCanonicalizerPass());
+  if (options.enabled("fuse-elementwise")) {
+    pm.addNestedPass<func::FuncOp>(createTesselFuseElementwisePass());
+    pm.addPass(createCanonicalizerPass());
+  }
 }
 
 void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,

@@ -4,6 +4,7 @@
 
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Pipelines/Pipelines.h"
 
 #include "mlir/InitAllDialects.h"
@@ -21,5 +22,6 @@ void mlir::tessel::registerTesselDialects(DialectRegistry &registry) {
 void mlir::tessel::registerTesselPasses() {
   registerAllPasses();
   registerTesselConversionPasses();
+  registerTesselTransformsPasses();
   registerTesselPipelines();
 }

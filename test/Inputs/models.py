@@ -6,7 +6,7 @@ For each model it writes, into --out:
   <name>.input_<i>.npy       inputs
   <name>.expected_<i>.npy    outputs computed by onnxruntime, not by Tessel
 
-Usage: models.py {mlp,cnn} --out DIR
+Usage: models.py {mlp,cnn,cnn_bn} --out DIR
 """
 import argparse
 import os
@@ -82,7 +82,54 @@ def cnn(rng):
     return graph, inputs
 
 
-MODELS = {"mlp": mlp, "cnn": cnn}
+def cnn_bn(rng):
+    """Conv (no bias) -> BatchNormalization -> Relu -> Conv (bias, padded)
+    -> BatchNormalization -> GlobalAveragePool -> Flatten -> Gemm ->
+    BatchNormalization (rank 2), as exporters that keep BatchNorm emit."""
+    def bn(prefix, channels):
+        return [
+            _init(f"{prefix}.scale", rng.uniform(0.5, 1.5, channels)),
+            _init(f"{prefix}.bias", rng.standard_normal(channels) * 0.1),
+            _init(f"{prefix}.mean", rng.standard_normal(channels) * 0.1),
+            _init(f"{prefix}.var", rng.uniform(0.5, 2.0, channels)),
+        ]
+    inits = [
+        _init("conv1.weight", rng.standard_normal((8, 3, 3, 3)) * 0.3),
+        *bn("bn1", 8),
+        _init("conv2.weight", rng.standard_normal((16, 8, 3, 3)) * 0.2),
+        _init("conv2.bias", rng.standard_normal(16) * 0.1),
+        *bn("bn2", 16),
+        _init("fc.weight", rng.standard_normal((10, 16)) * 0.5),
+        _init("fc.bias", rng.standard_normal(10) * 0.1),
+        *bn("bn3", 10),
+    ]
+    def bn_node(name, x, y):
+        return helper.make_node("BatchNormalization",
+                                [x, f"{name}.scale", f"{name}.bias", f"{name}.mean",
+                                 f"{name}.var"], [y], name=name, epsilon=1e-3)
+    nodes = [
+        helper.make_node("Conv", ["x", "conv1.weight"], ["c1"], name="conv1"),
+        bn_node("bn1", "c1", "b1"),
+        helper.make_node("Relu", ["b1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "conv2.weight", "conv2.bias"], ["c2"], name="conv2",
+                         strides=[2, 2], pads=[1, 1, 1, 1]),
+        bn_node("bn2", "c2", "b2"),
+        helper.make_node("GlobalAveragePool", ["b2"], ["g"], name="gap"),
+        helper.make_node("Flatten", ["g"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", "fc.weight", "fc.bias"], ["fc"], name="fc",
+                         transB=1),
+        bn_node("bn3", "fc", "logits"),
+    ]
+    graph = helper.make_graph(
+        nodes, "cnn_bn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 16, 16])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [2, 10])],
+        inits)
+    inputs = [rng.standard_normal((2, 3, 16, 16)).astype(np.float32)]
+    return graph, inputs
+
+
+MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn}
 
 
 def main():

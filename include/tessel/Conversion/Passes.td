@@ -168,6 +168,29 @@ def TesselVectorizeConvolutionsPass
   ];
 }
 
+def TesselFuseElementwisePass
+    : Pass<"tessel-fuse-elementwise", "func::FuncOp"> {
+  let summary = "Fuses producer-consumer chains of elementwise linalg.generics";
+  let description = [{
+    Merges an all-parallel `linalg.generic` into the all-parallel generic that
+    consumes it (upstream's elementwise fusion patterns), so a chain such as
+    bias add -> ReLU -> residual add becomes one loop nest that reads each
+    input once and writes one result. Two rules keep it a win:
+
+    - the producer has no other user (otherwise it would be computed twice);
+    - the consumer has no reduction loop: fusing into a convolution or a
+      matrix product would recompute the producer once per reduction step,
+      and would hide the contraction from the vectorisers.
+
+    Broadcasts fuse like any other producer (their indexing maps compose).
+    Each fused generic keeps the locations of the ops it came from.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::linalg::LinalgDialect",
+  ];
+}
+
 def TesselPlanMemoryPass : Pass<"tessel-plan-memory", "ModuleOp"> {
   let summary = "Places intermediate buffers in one reused workspace";
   let description = [{

@@ -14,7 +14,12 @@
 #define TESSEL_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <utility>
 
 #include <optional>
 
@@ -33,7 +38,18 @@ struct PipelineOptions {
   /// f32 elements per vector register of the target: 16 with AVX-512, 8
   /// with AVX/AVX2, 4 otherwise. Sizes the register tiles.
   int64_t vectorWidth = 8;
+  /// Optimisations switched off by name (tessel-compile --disable=NAME), for
+  /// A/B comparisons; see getOptimizationNames().
+  llvm::SmallVector<std::string> disabled;
+
+  bool enabled(llvm::StringRef name) const {
+    return llvm::find(disabled, name) == disabled.end();
+  }
 };
+
+/// The optimisations --disable can name, each with a one-line description.
+llvm::ArrayRef<std::pair<llvm::StringRef, llvm::StringRef>>
+getOptimizationNames();
 
 /// import -> graph: graph-level simplification on the tessel dialect.
 void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options);

@@ -1,0 +1,41 @@
+//===- Passes.td - Graph passes on the tessel dialect ----------*- tablegen -*-===//
+//
+// The "graph" phase's optimisations. Each has its own pass (and flag in
+// tessel-opt) and a switch in tessel-compile, for A/B comparisons.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_TD
+#define TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TesselFoldBatchNormPass
+    : Pass<"tessel-fold-batchnorm", "func::FuncOp"> {
+  let summary = "Folds inference BatchNormalization into the preceding conv or gemm";
+  let description = [{
+    Rewrites `batch_norm(conv(x, W, b), scale, beta, mean, var)` into
+    `conv(x, W', b')` with, per output channel `c`,
+    `k = scale[c] / sqrt(var[c] + epsilon)`, `W'[c] = W[c] * k` and
+    `b'[c] = (b[c] - mean[c]) * k + beta[c]` (`b` is 0 when the conv has no
+    bias). The same for a rank-2 `gemm` (`y = alpha * A * B + beta * C`),
+    whose output columns are the channels: `B` is scaled per column and `C`
+    becomes the folded bias (then `beta = 1`).
+
+    It folds only when the result is the same computation: the conv or gemm
+    has no other user than the batch norm, its weights (and bias) and the
+    four batch-norm vectors are constants, and everything is f32. Otherwise
+    (a shared producer, a batch norm of a graph input, an f16 model) the ops
+    stay as they are. The folded op keeps both ops' locations, so reports
+    name both ONNX nodes.
+
+    ```mlir
+    %y = tessel.conv %x, %w {...} : ...
+    %z = tessel.batch_norm %y, %s, %b, %m, %v {epsilon = 1.0e-05 : f32} : ...
+    // becomes
+    %z = tessel.conv %x, %w_folded, %b_folded {...} : ...
+    ```
+  }];
+}
+
+#endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_TD

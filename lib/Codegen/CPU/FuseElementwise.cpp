@@ -1,0 +1,69 @@
+//===- FuseElementwise.cpp - Fuse chains of elementwise generics ----------===//
+//
+// Upstream's elementwise fusion (linalg::fuseElementwiseOps), restricted to
+// all-parallel consumers and single-use producers (see the pass
+// description).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Conversion/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELFUSEELEMENTWISEPASS
+#include "tessel/Conversion/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+
+namespace {
+
+/// Fuses an all-parallel, single-use generic producer into an all-parallel
+/// generic consumer (upstream's FuseElementwiseOps with our rules), and
+/// gives the fused op both ops' locations, so reports name every ONNX node.
+struct FuseIntoParallelConsumer : public OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    if (consumer.getNumReductionLoops() != 0)
+      return failure();
+    for (OpOperand &operand : consumer->getOpOperands()) {
+      Operation *producer = operand.get().getDefiningOp();
+      if (!producer || !producer->hasOneUse() ||
+          !linalg::areElementwiseOpsFusable(&operand))
+        continue;
+      Location loc =
+          rewriter.getFusedLoc({producer->getLoc(), consumer.getLoc()});
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, &operand);
+      if (failed(fused))
+        return rewriter.notifyMatchFailure(consumer, "fusion failed");
+      rewriter.modifyOpInPlace(fused->fusedOp,
+                               [&] { fused->fusedOp->setLoc(loc); });
+      for (auto [original, replacement] : fused->replacements)
+        rewriter.replaceUsesWithIf(original, replacement, [&](OpOperand &use) {
+          return use.getOwner() != producer;
+        });
+      rewriter.eraseOp(consumer);
+      return success();
+    }
+    return failure();
+  }
+};
+
+struct TesselFuseElementwisePass
+    : public tessel::impl::TesselFuseElementwisePassBase<
+          TesselFuseElementwisePass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FuseIntoParallelConsumer>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,90 @@
+// RUN: tessel-opt %s --split-input-file --tessel-fuse-elementwise | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-fuse-elementwise --mlir-print-debuginfo | FileCheck %s --check-prefix=LOC
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+// bias add (broadcast along rows) -> relu: one generic reading x and b.
+// CHECK-LABEL: func.func @chain
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<8xf32>)
+// CHECK:           arith.addf
+// CHECK:           arith.maximumf
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[R]]
+// LOC-LABEL: func.func @chain
+// LOC:         } -> tensor<4x8xf32> loc(#[[FUSED:loc[0-9]+]])
+// LOC-DAG:   #[[ADD:loc[0-9]*]] = loc("add")
+// LOC-DAG:   #[[RELU:loc[0-9]*]] = loc("relu")
+// LOC-DAG:   #[[FUSED]] = loc(fused[#[[ADD]], #[[RELU]]])
+func.func @chain(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %s = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %r = arith.addf %a, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32> loc("add")
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %a, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32> loc("relu")
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// The producer has a second user: fusing would compute it twice.
+// CHECK-LABEL: func.func @shared_producer
+// CHECK-COUNT-2: linalg.generic
+func.func @shared_producer(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.mulf %a, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %s, %y : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A matrix product consumer: relu(x) would be recomputed once per column
+// of the result, and the contraction would no longer be a plain one.
+// CHECK-LABEL: func.func @reduction_consumer
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+func.func @reduction_consumer(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>, %acc: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<4x8xf32>
+  %y = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%r, %w : tensor<4x8xf32>, tensor<8x2xf32>) outs(%acc : tensor<4x2xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
