@@ -97,6 +97,29 @@ def bert_flops(seq=128, d=128, layers=2, ff=512, heads=4):
     return layers * per_layer
 
 
+def prune_channels(model, fraction):
+    """Structured pruning: zeroes the `fraction` of each Conv2d's output
+    channels with the smallest L1 norm, and the following BatchNorm2d's
+    scale and shift for them, so those channels are exactly 0 after the
+    BatchNorm (as channel-pruning tools leave a network)."""
+    modules = list(model.modules())
+    pruned = 0
+    for i, conv in enumerate(modules):
+        if not isinstance(conv, torch.nn.Conv2d):
+            continue
+        bn = next(m for m in modules[i + 1:] if isinstance(m, torch.nn.BatchNorm2d))
+        with torch.no_grad():
+            norms = conv.weight.abs().sum(dim=(1, 2, 3))
+            drop = torch.argsort(norms)[: int(fraction * conv.out_channels)]
+            conv.weight[drop] = 0
+            if conv.bias is not None:
+                conv.bias[drop] = 0
+            bn.weight[drop] = 0
+            bn.bias[drop] = 0
+        pruned += len(drop)
+    return pruned
+
+
 def export(model, example, name, out_dir, input_names, output_names, flops,
            enable_grad=False):
     model.eval()
@@ -148,7 +171,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("out_dir")
     parser.add_argument("--gemm-sizes", default="256,512,1024,2048")
-    parser.add_argument("--models", default="resnet18,mobilenet_v2,bert,mlp")
+    parser.add_argument("--models", default="resnet18,mobilenet_v2,bert,mlp",
+                        help="also: resnet18_pruned (30%% of every conv's "
+                             "output channels zeroed, for the sparsity run)")
     args = parser.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
     wanted = args.models.split(",")
@@ -164,6 +189,15 @@ def main():
         x = torch.randn(1, 3, 224, 224)
         export(model, (x,), name, args.out_dir, ["input"], ["logits"],
                conv_flops(model, (x,)))
+    if "resnet18_pruned" in wanted:
+        torch.manual_seed(0)
+        model = torchvision.models.resnet18(pretrained=False)
+        fill_batchnorm_statistics(model, (4, 3, 224, 224))
+        pruned = prune_channels(model, 0.3)
+        x = torch.randn(1, 3, 224, 224)
+        export(model, (x,), "resnet18_pruned", args.out_dir, ["input"], ["logits"],
+               conv_flops(model, (x,)))
+        print(f"resnet18_pruned: {pruned} conv output channels zeroed", flush=True)
     if "bert" in wanted:
         model = BertLike()
         ids = torch.randint(0, 1000, (1, 128), dtype=torch.int64)

@@ -30,6 +30,8 @@ struct CompileReport {
   /// stopped earlier.
   std::vector<Kernel> kernels;
   uint64_t workspaceBytes = 0, weightsBytes = 0;
+  /// Conv channels tessel-drop-zero-channels removed (structured sparsity).
+  int64_t droppedChannels = 0;
   bool memoryRecorded = false;
 
   /// One kernel per structured (linalg) op, named by its ONNX nodes.

@@ -94,7 +94,8 @@ cl::opt<bool> checkOnly(
 cl::list<std::string> disabledOptimizations(
     "disable", cl::CommaSeparated, cl::value_desc("name,..."),
     cl::desc("Switch optimisations off, for A/B comparisons: fold-batchnorm, "
-             "fuse-elementwise (repeatable; --disable=help lists them)"),
+             "drop-zero-channels, fuse-elementwise (repeatable; "
+             "--disable=help lists them)"),
     cl::cat(category));
 cl::opt<std::string> reportFile("report", cl::value_desc("file.json"),
                                 cl::desc("Write a JSON compilation report"),
@@ -341,6 +342,10 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     }
     report.phases.push_back(
         {std::string(getPhaseName(phase)), secondsSince(start)});
+    if (phase == Phase::Graph)
+      if (auto dropped = (*module)->getAttrOfType<IntegerAttr>(
+              "tessel.dropped_channels"))
+        report.droppedChannels = dropped.getInt();
     if (phase == Phase::Linalg)
       report.recordKernels(*module);
   }

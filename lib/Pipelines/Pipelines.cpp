@@ -49,6 +49,8 @@ mlir::tessel::getOptimizationNames() {
   static const std::pair<llvm::StringRef, llvm::StringRef> names[] = {
       {"fold-batchnorm",
        "fold BatchNormalization into the preceding Conv or Gemm (graph)"},
+      {"drop-zero-channels",
+       "remove conv output channels whose weights are all zero (graph)"},
       {"fuse-elementwise",
        "fuse chains of elementwise ops into one loop nest (linalg)"},
   };
@@ -61,6 +63,12 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   if (options.enabled("fold-batchnorm")) {
     pm.addNestedPass<func::FuncOp>(createTesselFoldBatchNormPass());
+    pm.addPass(createCanonicalizerPass());
+  }
+  // After BatchNorm folding: a pruned channel's folded bias is what decides
+  // whether the channel is zero.
+  if (options.enabled("drop-zero-channels")) {
+    pm.addPass(createTesselDropZeroChannelsPass());
     pm.addPass(createCanonicalizerPass());
   }
 }

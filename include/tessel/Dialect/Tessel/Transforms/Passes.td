@@ -38,4 +38,25 @@ def TesselFoldBatchNormPass
   }];
 }
 
+def TesselDropZeroChannelsPass
+    : Pass<"tessel-drop-zero-channels", "ModuleOp"> {
+  let summary = "Removes conv output channels whose weights and bias are all zero";
+  let description = [{
+    Structured-pruned models zero whole output channels of a convolution.
+    Such a channel is 0 everywhere, so when it only feeds another
+    convolution (directly or through activations that map 0 to 0: `relu`,
+    `leaky_relu`, `hard_swish`, `clip` whose range holds 0), the producer
+    need not compute it and the consumer need not read it: the producer
+    loses those output channels and the consumer the matching input
+    channels. Padding is zeros, so the result is exactly the same.
+
+    It applies when the producer's weights (and bias) are f32 constants, its
+    `group` is 1, every value on the way has one user, and the consumer is a
+    `group = 1` convolution with constant weights. A channel that feeds
+    anything else (a residual add, a concat, an output) stays. The module
+    attribute `tessel.dropped_channels` counts the channels removed
+    (`tessel-compile --report` shows it as `graph.dropped_channels`).
+  }];
+}
+
 #endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_TD

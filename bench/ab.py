@@ -1,0 +1,126 @@
+"""A/B runs of the graph optimisations: every model compiled with all of them
+(A) and with the ones named by --disable switched off (B), in one run.
+
+Exports the models with torch (bench/export_models.py under /usr/bin/python3;
+`resnet18_pruned` is ResNet-18 with 30% of every conv's output channels
+zeroed, as structured pruning leaves it), compiles each twice with
+tessel-compile, checks both artifacts against torch (rtol 1e-4, atol 1e-5),
+and times them interleaved with tessel-bench (1 thread, p50 of each round,
+the median over rounds). Writes bench/ab-results.md and .json with the
+kernel counts (tessel-compile --report), the channels removed, the p50s
+and B/A. Usage:
+
+    python3 bench/ab.py [--models resnet18,resnet18_pruned,...]
+                        [--disable fold-batchnorm,drop-zero-channels,fuse-elementwise]
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ALL = "fold-batchnorm,drop-zero-channels,fuse-elementwise"
+
+
+def log(*args):
+    print("ab:", *args, file=sys.stderr, flush=True)
+
+
+def run(cmd):
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"ab: {' '.join(cmd)} failed ({out.returncode}):\n"
+                         f"{out.stdout[-2000:]}{out.stderr[-2000:]}")
+    return out.stdout
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--work", default=os.path.join(ROOT, "bench", "work-ab"))
+    parser.add_argument("--out", default=os.path.join(ROOT, "bench", "ab-results.md"))
+    parser.add_argument("--models", default="resnet18,resnet18_pruned,mobilenet_v2,bert,mlp")
+    parser.add_argument("--disable", default=ALL)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--iterations", type=int, default=20)
+    args = parser.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    models = args.models.split(",")
+    bin_dir = os.path.join(args.build, "bin")
+
+    missing = [m for m in models if not os.path.exists(os.path.join(args.work, m + ".onnx"))]
+    if missing:
+        log("exporting", ",".join(missing))
+        run(["/usr/bin/python3", os.path.join(ROOT, "bench", "export_models.py"), args.work,
+             "--models", ",".join(missing), "--gemm-sizes", ""])
+
+    rows = []
+    for name in models:
+        meta = json.load(open(os.path.join(args.work, name + ".json")))
+        inputs = np.load(os.path.join(args.work, name + ".inputs.npz"))
+        expected = np.load(os.path.join(args.work, name + ".expected.npz"))
+        in_flags, exp_flags = [], []
+        for n in meta["inputs"]:
+            path = os.path.join(args.work, f"{name}.in.{n}.npy")
+            np.save(path, inputs[n])
+            in_flags += ["--input", f"{n}={path}"]
+        for n in meta["outputs"]:
+            path = os.path.join(args.work, f"{name}.exp.{n}.npy")
+            np.save(path, expected[n])
+            exp_flags.append(f"{n}={path}")
+        variants = {}
+        for label, extra in (("A", []), ("B", [f"--disable={args.disable}"])):
+            so = os.path.join(args.work, f"{name}.{label}.so")
+            report = os.path.join(args.work, f"{name}.{label}.json")
+            log(f"{name}: compiling {label}")
+            run([os.path.join(bin_dir, "tessel-compile"), os.path.join(args.work, name + ".onnx"),
+                 "-o", so, "--report", report, *extra])
+            rep = json.load(open(report))
+            check = run([os.path.join(bin_dir, "tessel-run"), so, *in_flags, "--expected",
+                         *exp_flags, "--rtol", "1e-4", "--atol", "1e-5", "--quiet"])
+            variants[label] = {"so": so, "kernels": len(rep["kernels"]),
+                               "dropped": rep.get("graph", {}).get("dropped_channels", 0),
+                               "check": check.strip().splitlines()[-1], "p50": []}
+        for _ in range(args.rounds):
+            for label in ("A", "B"):
+                out = run([os.path.join(bin_dir, "tessel-bench"), variants[label]["so"],
+                           "--warmup", "3", "--iterations", str(args.iterations),
+                           "--threads", "1", "--json", *in_flags])
+                variants[label]["p50"].append(json.loads(out)["p50_ms"])
+        for label in ("A", "B"):
+            variants[label]["p50_ms"] = statistics.median(variants[label]["p50"])
+        a, b = variants["A"], variants["B"]
+        rows.append({"model": name, "A": a, "B": b, "ratio": b["p50_ms"] / a["p50_ms"]})
+        log(f"{name}: A {a['p50_ms']:.2f} ms ({a['kernels']} kernels), "
+            f"B {b['p50_ms']:.2f} ms ({b['kernels']} kernels)")
+
+    lines = ["# A/B: graph optimisations on and off", "",
+             f"`python3 bench/ab.py`: A = all on, B = `--disable={args.disable}`; 1 thread, "
+             f"p50 per round of {args.iterations} runs, median of {args.rounds} interleaved "
+             f"rounds; load average {os.getloadavg()[0]:.2f} at the end. Both artifacts of "
+             "every model match torch within rtol 1e-4, atol 1e-5.", "",
+             "| model | A p50 ms | B p50 ms | B / A | kernels A | kernels B | channels removed (A) |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['model']} | {r['A']['p50_ms']:.2f} | {r['B']['p50_ms']:.2f} | "
+                     f"{r['ratio']:.3f} | {r['A']['kernels']} | {r['B']['kernels']} | "
+                     f"{r['A']['dropped']} |")
+    lines += ["", "Checks (A, then B):", ""]
+    for r in rows:
+        lines.append(f"- {r['model']}: `{r['A']['check']}`; `{r['B']['check']}`")
+    text = "\n".join(lines) + "\n"
+    with open(args.out, "w") as f:
+        f.write(text)
+    with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
+        json.dump(rows, f, indent=2)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
