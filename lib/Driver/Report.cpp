@@ -5,6 +5,7 @@
 
 #include "tessel/Driver/Diagnostics.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -36,6 +37,22 @@ static void collectOrigins(Location loc, std::vector<std::string> &nodes,
 
 void CompileReport::recordKernels(ModuleOp module) {
   kernels.clear();
+  // Loop nests code generation formed, recorded on their function
+  // (lib/Codegen/CPU/KernelMarks.h), then the structured ops left.
+  module.walk([&](func::FuncOp func) {
+    auto marks = func->getAttrOfType<ArrayAttr>("tessel.kernels");
+    for (Attribute mark : marks ? marks.getValue() : ArrayRef<Attribute>()) {
+      auto dict = dyn_cast<DictionaryAttr>(mark);
+      auto kind = dict ? dict.getAs<StringAttr>("kind") : StringAttr();
+      auto loc = dict ? dict.getAs<LocationAttr>("loc") : LocationAttr();
+      if (!kind || !loc)
+        continue;
+      Kernel kernel;
+      kernel.op = ("tessel.kernel." + kind.getValue()).str();
+      collectOrigins(Location(loc), kernel.nodes, kernel.opTypes);
+      kernels.push_back(std::move(kernel));
+    }
+  });
   module.walk([&](linalg::LinalgOp op) {
     Kernel kernel;
     kernel.op = op->getName().getStringRef().str();

@@ -26,7 +26,9 @@ struct CompileReport {
     std::string op;
     std::vector<std::string> nodes, opTypes;
   };
-  /// One per structured op after the linalg phase; empty when compilation
+  /// One per loop nest that code generation emits: recorded after the CPU
+  /// vectorizers (each of their rewrites is one, listed on its function),
+  /// or after the linalg phase when compilation stops there; empty when it
   /// stopped earlier.
   std::vector<Kernel> kernels;
   uint64_t workspaceBytes = 0, weightsBytes = 0;
@@ -34,7 +36,8 @@ struct CompileReport {
   int64_t droppedChannels = 0;
   bool memoryRecorded = false;
 
-  /// One kernel per structured (linalg) op, named by its ONNX nodes.
+  /// One kernel per entry of each function's `tessel.kernels` and per
+  /// structured (linalg) op, named by its ONNX nodes.
   void recordKernels(ModuleOp module);
   LogicalResult write(llvm::StringRef path, std::string &error) const;
 };

@@ -10,10 +10,13 @@
 #include "tessel/Pipelines/Registration.h"
 #include "tessel/Target/LLVM/Artifact.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
@@ -102,6 +105,26 @@ cl::opt<std::string> reportFile("report", cl::value_desc("file.json"),
                                 cl::cat(category));
 
 using ::tessel::ErrorCode;
+
+namespace {
+/// Records the report's kernels once code generation has formed them: just
+/// before --tessel-entry-abi, which follows the CPU vectorizers (a
+/// vectorized convolution with the bias and activation it absorbed is one
+/// kernel, not three).
+struct KernelRecorder : public PassInstrumentation {
+  explicit KernelRecorder(CompileReport &report) : report(report) {}
+  void runBeforePass(Pass *pass, Operation *op) override {
+    if (pass->getArgument() != "tessel-entry-abi")
+      return;
+    if (auto module = dyn_cast<ModuleOp>(op)) {
+      report.recordKernels(module);
+      // The marks are for the report only; they must not reach LLVM.
+      module.walk([](func::FuncOp func) { func->removeAttr("tessel.kernels"); });
+    }
+  }
+  CompileReport &report;
+};
+} // namespace
 
 /// Prints `<where>: error[E<code>]: <message>` and returns `exitCode`.
 int reportError(llvm::StringRef where, ErrorCode code,
@@ -332,6 +355,8 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     if (failed(applyPassManagerCLOptions(pm)))
       return 2;
     applyDefaultTimingPassManagerCLOptions(pm);
+    if (phase == Phase::LLVM)
+      pm.addInstrumentation(std::make_unique<KernelRecorder>(report));
     buildPipeline(pm, static_cast<Phase>(static_cast<int>(phase) - 1), phase,
                   pipelineOptions);
     if (failed(pm.run(*module))) {

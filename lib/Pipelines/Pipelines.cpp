@@ -53,6 +53,9 @@ mlir::tessel::getOptimizationNames() {
        "remove conv output channels whose weights are all zero (graph)"},
       {"fuse-elementwise",
        "fuse chains of elementwise ops into one loop nest (linalg)"},
+      {"fuse-conv-epilogue",
+       "start a convolution from its bias and run its consuming elementwise "
+       "op on the tile in registers (codegen)"},
   };
   return names;
 }
@@ -91,6 +94,7 @@ void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
   if (options.optLevel > 0) {
     TesselVectorizeConvolutionsPassOptions convolutions;
     convolutions.vectorWidth = options.vectorWidth;
+    convolutions.fuseNeighbours = options.enabled("fuse-conv-epilogue");
     pm.addNestedPass<func::FuncOp>(
         createTesselVectorizeConvolutionsPass(convolutions));
     TesselVectorizeContractionsPassOptions vectorize;

@@ -152,6 +152,16 @@ def TesselVectorizeConvolutionsPass
 
     Both fill the accumulator budget (`accumulators` vector registers).
 
+    With `fuse-neighbours` (the default), the convolution absorbs two
+    neighbours, so that it and they are one kernel: the accumulators start
+    from the bias (the broadcast generic that initialised the output, or a
+    zero fill, is dropped), and the one all-parallel generic that consumes
+    the result with identity maps (an activation, a residual add, a chain of
+    them after `--tessel-fuse-elementwise`) runs on the finished
+    accumulators before they are stored. Each rewrite is recorded as one
+    kernel, with the locations of everything it absorbed, in the function's
+    `tessel.kernels` attribute (for `tessel-compile --report`).
+
     Other generics are left alone. Run it before bufferization.
   }];
   let options = [
@@ -159,6 +169,9 @@ def TesselVectorizeConvolutionsPass
            "f32 elements per vector register (8: AVX2, 16: AVX-512)">,
     Option<"accumulators", "accumulators", "int64_t", /*default=*/"12",
            "vector registers the output tile may occupy">,
+    Option<"fuseNeighbours", "fuse-neighbours", "bool", /*default=*/"true",
+           "start the accumulators from the bias (or 0) and run the "
+           "consuming elementwise generic on them before the store">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

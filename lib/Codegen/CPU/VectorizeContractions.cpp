@@ -9,6 +9,8 @@
 
 #include "tessel/Conversion/Passes.h"
 
+#include "KernelMarks.h"
+
 #include "TileSizes.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -213,6 +215,7 @@ struct VectorizeContractionsPass
           continue;
       }
       Operation *target = op.getOperation();
+      Location kernelLoc = target->getLoc();
       if (!plan->cacheTileSizes.empty()) {
         scf::SCFTilingOptions blocks;
         blocks.setTileSizes(getAsIndexOpFoldResult(
@@ -238,6 +241,9 @@ struct VectorizeContractionsPass
         continue;
       rewriter.replaceOp(target, tiled->replacements);
       changed = true;
+      // The report counts the loop nest as one kernel (its structured op
+      // is vectorized away below).
+      tessel::cpu::recordKernel(func, "contraction", kernelLoc);
       for (Operation *tiledOp : tiled->tiledOps) {
         rewriter.setInsertionPoint(tiledOp);
         FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(

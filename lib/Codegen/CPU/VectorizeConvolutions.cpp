@@ -10,6 +10,9 @@
 
 #include "tessel/Conversion/Passes.h"
 
+#include "ConvolutionFusion.h"
+#include "KernelMarks.h"
+
 #include "TileSizes.h"
 
 #include "mlir/IR/AffineExprVisitor.h"
@@ -168,6 +171,14 @@ struct Emitter {
       c = arith::ConstantIndexOp::create(entry, loc, v);
     return c;
   }
+  Value zeroVector(VectorType type) {
+    Value &v = zeroVectors[type];
+    if (!v)
+      v = arith::ConstantOp::create(
+          entry, loc, DenseElementsAttr::get(type, entry.getF32FloatAttr(0)));
+    return v;
+  }
+  llvm::DenseMap<Type, Value> zeroVectors;
   Value pad() {
     if (!zero)
       zero = arith::ConstantOp::create(entry, loc, entry.getF32FloatAttr(0));
@@ -272,7 +283,12 @@ struct VectorizeConvolutionsPass
   void rewriteOverFilters(linalg::GenericOp op, const Conv2D &conv,
                           FilterTile tile, DenseElementsAttr weights,
                           int64_t lanes) {
-    Emitter e(op);
+    tessel::cpu::ConvPrologue prologue = prologueOf(op);
+    std::optional<tessel::cpu::ConvEpilogue> epilogue = epilogueOf(op);
+    // At the epilogue, when there is one: its other inputs may be computed
+    // after the convolution.
+    Emitter e(epilogue ? epilogue->op.getOperation() : op.getOperation());
+    e.loc = op.getLoc();
     OpBuilder &b = e.b;
     Location loc = e.loc;
     int64_t block = tile.filterVectors * lanes;
@@ -287,12 +303,23 @@ struct VectorizeConvolutionsPass
     int64_t positions = conv.outHeight * conv.outWidth;
 
     SmallVector<Value> results = e.loop(
-        conv.batch, 1, op.getDpsInits()[0], [&](Value n, ValueRange a0) {
+        conv.batch, 1, prologue.init, [&](Value n, ValueRange a0) {
           return e.loop(conv.filters, block, a0, [&](Value f0, ValueRange a1) {
             Value group = arith::DivUIOp::create(b, loc, f0,
                                                  e.idx(conv.filtersPerGroup));
             Value channelBase = e.mul(group, conv.channelsPerGroup);
             Value fBlock = arith::DivUIOp::create(b, loc, f0, e.idx(block));
+            // The accumulators' start along the filters: the bias, 0, or
+            // (no prologue) the output's values.
+            SmallVector<Value> start;
+            for (int64_t v = 0; v < tile.filterVectors; ++v) {
+              if (prologue.bias)
+                start.push_back(vector::TransferReadOp::create(
+                    b, loc, vecType, prologue.bias,
+                    ValueRange{e.add(f0, v * lanes)}, e.pad(), inBounds));
+              else if (prologue.zero)
+                start.push_back(e.zeroVector(vecType));
+            }
             return e.loop(positions, tile.positions, a1, [&](Value p0,
                                                              ValueRange a2) {
               Value out = a2[0];
@@ -308,14 +335,17 @@ struct VectorizeConvolutionsPass
                 ih0.push_back(e.mul(oh.back(), conv.strideH));
                 iw0.push_back(e.mul(ow.back(), conv.strideW));
               }
+              auto readAt = [&](Value tensor, int64_t j, int64_t v) -> Value {
+                return vector::TransferReadOp::create(
+                    b, loc, vecType, tensor,
+                    ValueRange{n, e.add(f0, v * lanes), oh[j], ow[j]},
+                    alongFilters, e.pad(), /*mask=*/Value(),
+                    b.getBoolArrayAttr(inBounds));
+              };
               SmallVector<Value> accs;
               for (int64_t j = 0; j < tile.positions; ++j)
                 for (int64_t v = 0; v < tile.filterVectors; ++v)
-                  accs.push_back(vector::TransferReadOp::create(
-                      b, loc, vecType, out,
-                      ValueRange{n, e.add(f0, v * lanes), oh[j], ow[j]},
-                      alongFilters, e.pad(), /*mask=*/Value(),
-                      b.getBoolArrayAttr(inBounds)));
+                  accs.push_back(start.empty() ? readAt(out, j, v) : start[v]);
               SmallVector<Value> summed = e.loop(
                   conv.channelsPerGroup, 1, accs, [&](Value c, ValueRange acc) {
                     SmallVector<Value> next(acc.begin(), acc.end());
@@ -347,18 +377,23 @@ struct VectorizeConvolutionsPass
                     return next;
                   });
               for (int64_t j = 0; j < tile.positions; ++j)
-                for (int64_t v = 0; v < tile.filterVectors; ++v)
+                for (int64_t v = 0; v < tile.filterVectors; ++v) {
+                  Value value = summed[j * tile.filterVectors + v];
+                  if (epilogue)
+                    value = tessel::cpu::applyEpilogue(
+                        b, loc, *epilogue, value,
+                        [&](Value tensor) { return readAt(tensor, j, v); });
                   out = vector::TransferWriteOp::create(
-                            b, loc, summed[j * tile.filterVectors + v], out,
+                            b, loc, value, out,
                             ValueRange{n, e.add(f0, v * lanes), oh[j], ow[j]},
                             alongFilters, b.getBoolArrayAttr(inBounds))
                             .getResult();
+                }
               return SmallVector<Value>{out};
             });
           });
         });
-    op.getResult(0).replaceAllUsesWith(results[0]);
-    op.erase();
+    finish(op, results[0], prologue, epilogue);
   }
 
   /// Output tiles of Fr filters x OHr rows x OWr columns, the columns
@@ -381,7 +416,12 @@ struct VectorizeConvolutionsPass
         fTile = f, ohTile = h;
     }
 
-    Emitter e(op);
+    tessel::cpu::ConvPrologue prologue = prologueOf(op);
+    std::optional<tessel::cpu::ConvEpilogue> epilogue = epilogueOf(op);
+    // At the epilogue, when there is one: its other inputs may be computed
+    // after the convolution.
+    Emitter e(epilogue ? epilogue->op.getOperation() : op.getOperation());
+    e.loc = op.getLoc();
     OpBuilder &b = e.b;
     Location loc = e.loc;
     Value input = op.getDpsInputs()[0], weight = op.getDpsInputs()[1];
@@ -394,7 +434,7 @@ struct VectorizeConvolutionsPass
       lanesOfRead.push_back(i * conv.strideW);
 
     SmallVector<Value> results = e.loop(
-        conv.batch, 1, op.getDpsInits()[0], [&](Value n, ValueRange a0) {
+        conv.batch, 1, prologue.init, [&](Value n, ValueRange a0) {
           return e.loop(conv.filters, fTile, a0, [&](Value f0, ValueRange a1) {
             Value group = arith::DivUIOp::create(b, loc, f0,
                                                  e.idx(conv.filtersPerGroup));
@@ -404,13 +444,26 @@ struct VectorizeConvolutionsPass
               return e.loop(conv.outWidth, owTile, a2, [&](Value ow0,
                                                            ValueRange a3) {
                 Value out = a3[0];
+                auto readAt = [&](Value tensor, int64_t r, int64_t h) -> Value {
+                  return vector::TransferReadOp::create(
+                      b, loc, vecType, tensor,
+                      ValueRange{n, e.add(f0, r), e.add(oh0, h), ow0},
+                      e.pad(), inBounds);
+                };
                 SmallVector<Value> accs;
-                for (int64_t r = 0; r < fTile; ++r)
+                for (int64_t r = 0; r < fTile; ++r) {
+                  // The filter's bias, 0, or (no prologue) the output.
+                  Value start;
+                  if (prologue.bias)
+                    start = vector::BroadcastOp::create(
+                        b, loc, vecType,
+                        tensor::ExtractOp::create(b, loc, prologue.bias,
+                                                  ValueRange{e.add(f0, r)}));
+                  else if (prologue.zero)
+                    start = e.zeroVector(vecType);
                   for (int64_t h = 0; h < ohTile; ++h)
-                    accs.push_back(vector::TransferReadOp::create(
-                        b, loc, vecType, out,
-                        ValueRange{n, e.add(f0, r), e.add(oh0, h), ow0},
-                        e.pad(), inBounds));
+                    accs.push_back(start ? start : readAt(out, r, h));
+                }
                 SmallVector<Value> summed = e.loop(
                     conv.channelsPerGroup, 1, accs,
                     [&](Value c, ValueRange acc) {
@@ -449,19 +502,59 @@ struct VectorizeConvolutionsPass
                       return next;
                     });
                 for (int64_t r = 0; r < fTile; ++r)
-                  for (int64_t h = 0; h < ohTile; ++h)
+                  for (int64_t h = 0; h < ohTile; ++h) {
+                    Value value = summed[r * ohTile + h];
+                    if (epilogue)
+                      value = tessel::cpu::applyEpilogue(
+                          b, loc, *epilogue, value,
+                          [&](Value tensor) { return readAt(tensor, r, h); });
                     out = vector::TransferWriteOp::create(
-                              b, loc, summed[r * ohTile + h], out,
+                              b, loc, value, out,
                               ValueRange{n, e.add(f0, r), e.add(oh0, h), ow0},
                               inBounds)
                               .getResult();
+                  }
                 return SmallVector<Value>{out};
               });
             });
           });
         });
-    op.getResult(0).replaceAllUsesWith(results[0]);
+    finish(op, results[0], prologue, epilogue);
+  }
+
+  tessel::cpu::ConvPrologue prologueOf(linalg::GenericOp op) {
+    if (!fuseNeighbours)
+      return {op.getDpsInits()[0], Value(), false, nullptr};
+    return tessel::cpu::matchPrologue(op);
+  }
+  std::optional<tessel::cpu::ConvEpilogue> epilogueOf(linalg::GenericOp op) {
+    if (!fuseNeighbours)
+      return std::nullopt;
+    return tessel::cpu::matchEpilogue(op);
+  }
+
+  /// Replaces what the loops computed, erases the absorbed ops, and records
+  /// the loop nest as one kernel with all their locations.
+  void finish(linalg::GenericOp op, Value result,
+              const tessel::cpu::ConvPrologue &prologue,
+              const std::optional<tessel::cpu::ConvEpilogue> &epilogue) {
+    SmallVector<Location> locs;
+    if (prologue.producer)
+      locs.push_back(prologue.producer->getLoc());
+    locs.push_back(op.getLoc());
+    if (epilogue) {
+      linalg::GenericOp consumer = epilogue->op;
+      locs.push_back(consumer.getLoc());
+      consumer.getResult(0).replaceAllUsesWith(result);
+      consumer.erase();
+    } else {
+      op.getResult(0).replaceAllUsesWith(result);
+    }
+    tessel::cpu::recordKernel(result.getDefiningOp(), "convolution",
+                              FusedLoc::get(op.getContext(), locs));
     op.erase();
+    if (prologue.producer)
+      prologue.producer->erase();
   }
 };
 

@@ -1,7 +1,8 @@
-//===- Folders.cpp - Constant folding of data-movement ops ----------------===//
+//===- Folders.cpp - Folding of data-movement and arithmetic ops ----------===//
 //
 // Shape computations that exporters emit (Shape -> Gather -> Concat ->
-// Reshape) fold to constants through these, at import and in canonicalize.
+// Reshape) fold to constants through these, at import and in canonicalize;
+// so do exact algebraic identities (x * 1, x + (-0), transpose chains).
 // Folding copies data, so it is limited to small constants.
 //
 //===----------------------------------------------------------------------===//
@@ -51,6 +52,30 @@ gatherElements(DenseElementsAttr source, RankedTensorType type,
     }
   }
   return DenseElementsAttr::get(type, result);
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  ArrayRef<int64_t> perm = getPerm();
+  auto isIdentity = [](ArrayRef<int64_t> p) {
+    for (int64_t i = 0, e = int64_t(p.size()); i < e; ++i)
+      if (p[i] != i)
+        return false;
+    return true;
+  };
+  if (isIdentity(perm))
+    return getInput();
+  if (auto producer = getInput().getDefiningOp<TransposeOp>()) {
+    // transpose(transpose(x, p), q)[i] = x[p[q[i]]]: one transpose, or none.
+    SmallVector<int64_t> composed;
+    for (int64_t i : perm)
+      composed.push_back(producer.getPerm()[i]);
+    if (isIdentity(composed) && producer.getInput().getType() == getType())
+      return producer.getInput();
+    getInputMutable().assign(producer.getInput());
+    setPerm(composed);
+    return getResult();
+  }
+  return {};
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
@@ -237,7 +262,50 @@ static DenseElementsAttr foldIntegerBinary(
   return DenseElementsAttr::get(type, result);
 }
 
+/// Whether `attr` is a splat of `value` (an integer, or a float compared
+/// bit for bit, so -0.0 and +0.0 differ).
+static bool isSplatOf(Attribute attr, double value) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
+  if (!dense || !dense.isSplat())
+    return false;
+  Type element = dense.getElementType();
+  if (auto floatType = dyn_cast<FloatType>(element)) {
+    APFloat expected(value);
+    bool lost = false;
+    expected.convert(floatType.getFloatSemantics(),
+                     APFloat::rmNearestTiesToEven, &lost);
+    return dense.getSplatValue<APFloat>().bitwiseIsEqual(expected);
+  }
+  if (auto integer = dyn_cast<IntegerType>(element);
+      integer && integer.getWidth() > 1 && value == double(int64_t(value)))
+    return dense.getSplatValue<APInt>() ==
+           APInt(integer.getWidth(), uint64_t(int64_t(value)),
+                 /*isSigned=*/true);
+  return false;
+}
+
+/// `x op c` (or `c op x` when `commutes`) is `x` when `c` is a splat of
+/// the identity and broadcasting does not change x's type. The float
+/// identities are exact, signed zeros included: x * 1, x / 1, x - (+0),
+/// x + (-0).
+static Value foldIdentity(Value lhs, Value rhs, Attribute lhsAttr,
+                          Attribute rhsAttr, Type resultType, double identity,
+                          bool commutes) {
+  if (isSplatOf(rhsAttr, identity) && lhs.getType() == resultType)
+    return lhs;
+  if (commutes && isSplatOf(lhsAttr, identity) && rhs.getType() == resultType)
+    return rhs;
+  return {};
+}
+
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  // x + (-0) is x for every x; x + (+0) is not (-0 + +0 is +0). Integers
+  // have one zero.
+  bool isFloat = isa<FloatType>(getType().getElementType());
+  if (Value x = foldIdentity(getLhs(), getRhs(), adaptor.getLhs(),
+                             adaptor.getRhs(), getType(), isFloat ? -0.0 : 0.0,
+                             /*commutes=*/true))
+    return x;
   return foldIntegerBinary(adaptor.getLhs(), adaptor.getRhs(), getType(),
                            [](const APInt &a, const APInt &b, bool) {
                              return std::optional<APInt>(a + b);
@@ -245,6 +313,10 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  if (Value x = foldIdentity(getLhs(), getRhs(), adaptor.getLhs(),
+                             adaptor.getRhs(), getType(), 0.0,
+                             /*commutes=*/false))
+    return x;
   return foldIntegerBinary(adaptor.getLhs(), adaptor.getRhs(), getType(),
                            [](const APInt &a, const APInt &b, bool) {
                              return std::optional<APInt>(a - b);
@@ -252,6 +324,10 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  if (Value x = foldIdentity(getLhs(), getRhs(), adaptor.getLhs(),
+                             adaptor.getRhs(), getType(), 1.0,
+                             /*commutes=*/true))
+    return x;
   return foldIntegerBinary(adaptor.getLhs(), adaptor.getRhs(), getType(),
                            [](const APInt &a, const APInt &b, bool) {
                              return std::optional<APInt>(a * b);
@@ -259,6 +335,10 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  if (Value x = foldIdentity(getLhs(), getRhs(), adaptor.getLhs(),
+                             adaptor.getRhs(), getType(), 1.0,
+                             /*commutes=*/false))
+    return x;
   // Truncating division, as the lowering; the most negative value divided
   // by -1 overflows and is left to run time, as division by zero is.
   return foldIntegerBinary(

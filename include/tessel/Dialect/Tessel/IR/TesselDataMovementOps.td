@@ -59,6 +59,7 @@ def Tessel_TransposeOp : Tessel_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
   }];
   let arguments = (ins Tessel_Tensor:$input, DenseI64ArrayAttr:$perm);
   let results = (outs Tessel_Tensor:$result);
+  let hasFolder = 1;
   let assemblyFormat =
       "$input attr-dict `:` functional-type(operands, results)";
 }

@@ -1,0 +1,141 @@
+//===- ConvolutionFusion.cpp - What a vectorized conv absorbs -------------===//
+
+#include "ConvolutionFusion.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::tessel::cpu;
+
+static bool allParallel(linalg::GenericOp op) {
+  return llvm::all_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
+    return t == utils::IteratorType::parallel;
+  });
+}
+
+ConvPrologue mlir::tessel::cpu::matchPrologue(linalg::GenericOp conv) {
+  Value out = conv.getDpsInits()[0];
+  ConvPrologue none{out, Value(), false, nullptr};
+  Operation *producer = out.getDefiningOp();
+  if (!producer || !out.hasOneUse())
+    return none;
+  if (auto fill = dyn_cast<linalg::FillOp>(producer)) {
+    if (!matchPattern(fill.getInputs()[0], m_PosZeroFloat()))
+      return none;
+    return {fill.getOutputs()[0], Value(), true, fill};
+  }
+  auto broadcast = dyn_cast<linalg::GenericOp>(producer);
+  if (!broadcast || broadcast.getNumDpsInputs() != 1 ||
+      broadcast.getNumDpsInits() != 1 || !allParallel(broadcast) ||
+      broadcast.getNumLoops() != 4)
+    return none;
+  MLIRContext *ctx = conv.getContext();
+  SmallVector<AffineMap> maps = broadcast.getIndexingMapsArray();
+  if (maps[0] != AffineMap::get(4, 0, getAffineDimExpr(1, ctx), ctx) ||
+      !maps[1].isIdentity())
+    return none;
+  Block &body = broadcast.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (body.getOperations().size() != 1 || yield.getValues().size() != 1 ||
+      yield.getValues()[0] != body.getArgument(0))
+    return none;
+  Value bias = broadcast.getDpsInputs()[0];
+  auto biasType = dyn_cast<RankedTensorType>(bias.getType());
+  if (!biasType || biasType.getRank() != 1 ||
+      !biasType.getElementType().isF32())
+    return none;
+  return {broadcast.getDpsInits()[0], bias, false, broadcast};
+}
+
+std::optional<ConvEpilogue>
+mlir::tessel::cpu::matchEpilogue(linalg::GenericOp conv) {
+  Value result = conv.getResult(0);
+  if (!result.hasOneUse())
+    return std::nullopt;
+  auto op = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
+  if (!op || !op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op->getNumResults() != 1 || !allParallel(op) ||
+      op.getResult(0).getType() != result.getType())
+    return std::nullopt;
+  if (!llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return std::nullopt;
+  std::optional<unsigned> convInput;
+  for (auto [i, input] : llvm::enumerate(op.getDpsInputs())) {
+    if (input.getType() != result.getType())
+      return std::nullopt;
+    if (input == result) {
+      if (convInput)
+        return std::nullopt; // x * x: fine in principle, rare; keep simple
+      convInput = unsigned(i);
+    }
+  }
+  if (!convInput)
+    return std::nullopt;
+  Block &body = op.getRegion().front();
+  if (!body.getArguments().back().use_empty())
+    return std::nullopt; // reads its output
+  for (Operation &inner : body.without_terminator()) {
+    if (inner.getNumRegions() != 0 ||
+        !OpTrait::hasElementwiseMappableTraits(&inner))
+      return std::nullopt;
+    for (Type type : llvm::concat<const Type>(inner.getOperandTypes(),
+                                              inner.getResultTypes()))
+      if (!type.isIntOrIndexOrFloat())
+        return std::nullopt;
+  }
+  return ConvEpilogue{op, *convInput};
+}
+
+Value mlir::tessel::cpu::applyEpilogue(OpBuilder &b, Location loc,
+                                       const ConvEpilogue &epilogue,
+                                       Value acc,
+                                       function_ref<Value(Value)> read) {
+  auto accType = cast<VectorType>(acc.getType());
+  auto vectorOf = [&](Type scalar) {
+    return VectorType::get(accType.getShape(), scalar);
+  };
+  linalg::GenericOp op = epilogue.op;
+  Block &body = op.getRegion().front();
+  IRMapping map;
+  for (auto [i, input] : llvm::enumerate(op.getDpsInputs()))
+    map.map(body.getArgument(i),
+            i == epilogue.convInput ? acc : read(input));
+  // A scalar from outside the body (or a constant in it) is broadcast.
+  auto lookup = [&](Value scalar) -> Value {
+    if (Value mapped = map.lookupOrNull(scalar))
+      return mapped;
+    Value splat = vector::BroadcastOp::create(
+        b, loc, vectorOf(scalar.getType()), scalar);
+    map.map(scalar, splat);
+    return splat;
+  };
+  for (Operation &inner : body.without_terminator()) {
+    if (inner.getNumOperands() == 0) {
+      Operation *scalar = b.clone(inner);
+      map.map(inner.getResult(0),
+              vector::BroadcastOp::create(
+                  b, loc, vectorOf(inner.getResult(0).getType()),
+                  scalar->getResult(0)));
+      continue;
+    }
+    SmallVector<Value> operands;
+    for (Value operand : inner.getOperands())
+      operands.push_back(lookup(operand));
+    SmallVector<Type> types;
+    for (Type type : inner.getResultTypes())
+      types.push_back(vectorOf(type));
+    OperationState state(loc, inner.getName().getStringRef(), operands, types,
+                         inner.getAttrs());
+    Operation *vectorized = b.create(state);
+    for (auto [from, to] :
+         llvm::zip(inner.getResults(), vectorized->getResults()))
+      map.map(from, to);
+  }
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  return lookup(yield.getValues()[0]);
+}
