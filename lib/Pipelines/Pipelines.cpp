@@ -71,7 +71,9 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
   // After BatchNorm folding: a pruned channel's folded bias is what decides
   // whether the channel is zero.
   if (options.enabled("drop-zero-channels")) {
-    pm.addPass(createTesselDropZeroChannelsPass());
+    TesselDropZeroChannelsPassOptions drop;
+    drop.channelMultiple = options.vectorWidth;
+    pm.addPass(createTesselDropZeroChannelsPass(drop));
     pm.addPass(createCanonicalizerPass());
   }
 }

@@ -190,12 +190,13 @@ def TesselFuseElementwisePass
     bias add -> ReLU -> residual add becomes one loop nest that reads each
     input once and writes one result. Two rules keep it a win:
 
-    - the producer has no other user (otherwise it would be computed twice);
+    - the producer has no other user (otherwise it would be computed twice),
+      and the consumer reads it without broadcasting (a permutation map;
+      a broadcast would compute it once per broadcast element);
     - the consumer has no reduction loop: fusing into a convolution or a
       matrix product would recompute the producer once per reduction step,
       and would hide the contraction from the vectorisers.
 
-    Broadcasts fuse like any other producer (their indexing maps compose).
     Each fused generic keeps the locations of the ops it came from.
   }];
   let dependentDialects = [

@@ -33,7 +33,10 @@ struct FuseIntoParallelConsumer : public OpRewritePattern<linalg::GenericOp> {
       return failure();
     for (OpOperand &operand : consumer->getOpOperands()) {
       Operation *producer = operand.get().getDefiningOp();
+      // A broadcast (non-permutation) read would recompute the producer
+      // once per element of the broadcast dimensions.
       if (!producer || !producer->hasOneUse() ||
+          !consumer.getMatchingIndexingMap(&operand).isPermutation() ||
           !linalg::areElementwiseOpsFusable(&operand))
         continue;
       Location loc =

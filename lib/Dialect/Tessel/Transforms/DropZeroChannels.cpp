@@ -75,7 +75,7 @@ DenseElementsAttr dropAlong(DenseElementsAttr attr, int64_t dim,
 }
 
 /// Tries the rewrite on producer `conv`; returns the channels dropped.
-int64_t dropZeroChannels(ConvOp conv) {
+int64_t dropZeroChannels(ConvOp conv, int64_t multiple) {
   if (conv.getGroup() != 1)
     return 0;
   DenseElementsAttr weight = f32Constant(conv.getWeight());
@@ -93,6 +93,14 @@ int64_t dropZeroChannels(ConvOp conv) {
       allZero = values[c * perChannel + i] == 0.0f;
     if (allZero)
       zero.insert(c);
+  }
+  // Keep the channel count a multiple of `multiple` when it is one.
+  if (multiple > 1 && channels % multiple == 0) {
+    int64_t keepZero = int64_t(zero.size()) % multiple;
+    SmallVector<int64_t> sorted(zero.begin(), zero.end());
+    llvm::sort(sorted);
+    for (int64_t i = 0; i < keepZero; ++i)
+      zero.erase(sorted[sorted.size() - 1 - i]);
   }
   if (zero.empty() || int64_t(zero.size()) == channels)
     return 0;
@@ -147,6 +155,7 @@ int64_t dropZeroChannels(ConvOp conv) {
 struct TesselDropZeroChannelsPass
     : public tessel::impl::TesselDropZeroChannelsPassBase<
           TesselDropZeroChannelsPass> {
+  using Base::Base;
   void runOnOperation() override {
     // A rewrite replaces the consumer, which may have zero channels of its
     // own (a chain of pruned convs): look again until nothing changes.
@@ -154,7 +163,7 @@ struct TesselDropZeroChannelsPass
     for (bool changed = true; changed;) {
       changed = false;
       getOperation().walk([&](ConvOp conv) {
-        int64_t count = dropZeroChannels(conv);
+        int64_t count = dropZeroChannels(conv, channelMultiple);
         dropped += count;
         changed = count > 0;
         return changed ? WalkResult::interrupt() : WalkResult::advance();

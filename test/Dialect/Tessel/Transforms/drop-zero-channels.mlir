@@ -1,5 +1,5 @@
 // RUN: tessel-opt %s --split-input-file --tessel-drop-zero-channels --canonicalize | FileCheck %s
-
+// RUN: tessel-opt %s --split-input-file --tessel-drop-zero-channels="channel-multiple=2" --canonicalize | FileCheck %s --check-prefix=MULTIPLE
 // Channel 1 of %p is zero (weights and bias): %p keeps channels 0 and 2,
 // the relu follows, and %q reads input channels 0 and 2 only.
 // CHECK:       module attributes {tessel.dropped_channels = 1 : i64}
@@ -76,4 +76,21 @@ func.func @kept(%x: tensor<1x2x4x4xf32>) -> (tensor<1x1x4x4xf32>, tensor<1x2x4x4
   %q3 = tessel.conv %grouped, %wq {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}
       : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x1x4x4xf32>
   return %sum2, %sum, %q3 : tensor<1x1x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x1x4x4xf32>
+}
+
+// -----
+
+// With channel-multiple=2, 4 channels of which 3 are zero lose only 2, so
+// that 2 stay (a multiple of 2); channel 3, the last zero one, stays.
+// MULTIPLE-LABEL: func.func @multiple
+// MULTIPLE:         tessel.conv {{.*}} -> tensor<1x2x4x4xf32>
+// MULTIPLE:         tessel.conv {{.*}} : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x1x4x4xf32>
+func.func @multiple(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> {
+  %wp = tessel.constant dense<[[[[0.0]]], [[[2.0]]], [[[0.0]]], [[[0.0]]]]> : tensor<4x1x1x1xf32>
+  %wq = tessel.constant dense<[[[[1.0]], [[3.0]], [[5.0]], [[7.0]]]]> : tensor<1x4x1x1xf32>
+  %p = tessel.conv %x, %wp {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}
+      : (tensor<1x1x4x4xf32>, tensor<4x1x1x1xf32>) -> tensor<1x4x4x4xf32>
+  %q = tessel.conv %p, %wq {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}
+      : (tensor<1x4x4x4xf32>, tensor<1x4x1x1xf32>) -> tensor<1x1x4x4xf32>
+  return %q : tensor<1x1x4x4xf32>
 }

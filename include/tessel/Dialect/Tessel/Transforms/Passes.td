@@ -56,7 +56,16 @@ def TesselDropZeroChannelsPass
     anything else (a residual add, a concat, an output) stays. The module
     attribute `tessel.dropped_channels` counts the channels removed
     (`tessel-compile --report` shows it as `graph.dropped_channels`).
+
+    `channel-multiple`: when a producer's channel count is a multiple of it,
+    only a multiple of it is removed, so the count stays one (the CPU
+    convolution kernels tile filters by whole vectors; tessel-compile sets
+    it to the target's f32 vector width). Zero channels beyond that stay.
   }];
+  let options = [
+    Option<"channelMultiple", "channel-multiple", "int64_t", /*default=*/"1",
+           "remove channels in multiples of this">,
+  ];
 }
 
 #endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_TD
