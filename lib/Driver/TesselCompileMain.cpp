@@ -119,7 +119,8 @@ struct KernelRecorder : public PassInstrumentation {
     if (auto module = dyn_cast<ModuleOp>(op)) {
       report.recordKernels(module);
       // The marks are for the report only; they must not reach LLVM.
-      module.walk([](func::FuncOp func) { func->removeAttr("tessel.kernels"); });
+      module.walk(
+          [](func::FuncOp func) { func->removeAttr("tessel.kernels"); });
     }
   }
   CompileReport &report;
@@ -220,9 +221,8 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
         llvm::outs() << "  " << optimization << ": " << description << "\n";
       return 0;
     }
-    if (llvm::none_of(known, [&](const auto &entry) {
-          return entry.first == name;
-        })) {
+    if (llvm::none_of(known,
+                      [&](const auto &entry) { return entry.first == name; })) {
       std::string names;
       for (const auto &entry : known)
         names += (names.empty() ? "" : ", ") + entry.first.str();
@@ -368,8 +368,8 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     report.phases.push_back(
         {std::string(getPhaseName(phase)), secondsSince(start)});
     if (phase == Phase::Graph)
-      if (auto dropped = (*module)->getAttrOfType<IntegerAttr>(
-              "tessel.dropped_channels"))
+      if (auto dropped =
+              (*module)->getAttrOfType<IntegerAttr>("tessel.dropped_channels"))
         report.droppedChannels = dropped.getInt();
     if (phase == Phase::Linalg)
       report.recordKernels(*module);

@@ -92,8 +92,7 @@ mlir::tessel::cpu::matchEpilogue(linalg::GenericOp conv) {
 }
 
 Value mlir::tessel::cpu::applyEpilogue(OpBuilder &b, Location loc,
-                                       const ConvEpilogue &epilogue,
-                                       Value acc,
+                                       const ConvEpilogue &epilogue, Value acc,
                                        function_ref<Value(Value)> read) {
   auto accType = cast<VectorType>(acc.getType());
   auto vectorOf = [&](Type scalar) {
@@ -103,14 +102,13 @@ Value mlir::tessel::cpu::applyEpilogue(OpBuilder &b, Location loc,
   Block &body = op.getRegion().front();
   IRMapping map;
   for (auto [i, input] : llvm::enumerate(op.getDpsInputs()))
-    map.map(body.getArgument(i),
-            i == epilogue.convInput ? acc : read(input));
+    map.map(body.getArgument(i), i == epilogue.convInput ? acc : read(input));
   // A scalar from outside the body (or a constant in it) is broadcast.
   auto lookup = [&](Value scalar) -> Value {
     if (Value mapped = map.lookupOrNull(scalar))
       return mapped;
-    Value splat = vector::BroadcastOp::create(
-        b, loc, vectorOf(scalar.getType()), scalar);
+    Value splat =
+        vector::BroadcastOp::create(b, loc, vectorOf(scalar.getType()), scalar);
     map.map(scalar, splat);
     return splat;
   };

@@ -29,9 +29,9 @@ inline void recordKernel(Operation *op, StringRef kind, Location loc) {
   if (auto existing = func->getAttrOfType<ArrayAttr>(kKernelsAttr))
     kernels.assign(existing.begin(), existing.end());
   kernels.push_back(DictionaryAttr::get(
-      ctx, {NamedAttribute(StringAttr::get(ctx, "kind"),
-                           StringAttr::get(ctx, kind)),
-            NamedAttribute(StringAttr::get(ctx, "loc"), LocationAttr(loc))}));
+      ctx,
+      {NamedAttribute(StringAttr::get(ctx, "kind"), StringAttr::get(ctx, kind)),
+       NamedAttribute(StringAttr::get(ctx, "loc"), LocationAttr(loc))}));
   func->setAttr(kKernelsAttr, ArrayAttr::get(ctx, kernels));
 }
 

@@ -302,8 +302,8 @@ struct VectorizeConvolutionsPass
         AffineMap::get(4, 0, getAffineDimExpr(1, b.getContext())));
     int64_t positions = conv.outHeight * conv.outWidth;
 
-    SmallVector<Value> results = e.loop(
-        conv.batch, 1, prologue.init, [&](Value n, ValueRange a0) {
+    SmallVector<Value> results =
+        e.loop(conv.batch, 1, prologue.init, [&](Value n, ValueRange a0) {
           return e.loop(conv.filters, block, a0, [&](Value f0, ValueRange a1) {
             Value group = arith::DivUIOp::create(b, loc, f0,
                                                  e.idx(conv.filtersPerGroup));
@@ -433,8 +433,8 @@ struct VectorizeConvolutionsPass
     for (int64_t i = 0; i < owTile; ++i)
       lanesOfRead.push_back(i * conv.strideW);
 
-    SmallVector<Value> results = e.loop(
-        conv.batch, 1, prologue.init, [&](Value n, ValueRange a0) {
+    SmallVector<Value> results =
+        e.loop(conv.batch, 1, prologue.init, [&](Value n, ValueRange a0) {
           return e.loop(conv.filters, fTile, a0, [&](Value f0, ValueRange a1) {
             Value group = arith::DivUIOp::create(b, loc, f0,
                                                  e.idx(conv.filtersPerGroup));
@@ -447,8 +447,8 @@ struct VectorizeConvolutionsPass
                 auto readAt = [&](Value tensor, int64_t r, int64_t h) -> Value {
                   return vector::TransferReadOp::create(
                       b, loc, vecType, tensor,
-                      ValueRange{n, e.add(f0, r), e.add(oh0, h), ow0},
-                      e.pad(), inBounds);
+                      ValueRange{n, e.add(f0, r), e.add(oh0, h), ow0}, e.pad(),
+                      inBounds);
                 };
                 SmallVector<Value> accs;
                 for (int64_t r = 0; r < fTile; ++r) {

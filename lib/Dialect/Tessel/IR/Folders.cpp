@@ -278,9 +278,9 @@ static bool isSplatOf(Attribute attr, double value) {
   }
   if (auto integer = dyn_cast<IntegerType>(element);
       integer && integer.getWidth() > 1 && value == double(int64_t(value)))
-    return dense.getSplatValue<APInt>() ==
-           APInt(integer.getWidth(), uint64_t(int64_t(value)),
-                 /*isSigned=*/true);
+    return dense.getSplatValue<APInt>() == APInt(integer.getWidth(),
+                                                 uint64_t(int64_t(value)),
+                                                 /*isSigned=*/true);
   return false;
 }
 

@@ -174,9 +174,9 @@ struct TesselDropZeroChannelsPass
         module->getAttrOfType<IntegerAttr>("tessel.dropped_channels");
     int64_t total = dropped + (previous ? previous.getInt() : 0);
     if (total)
-      module->setAttr("tessel.dropped_channels",
-                      IntegerAttr::get(IntegerType::get(&getContext(), 64),
-                                       total));
+      module->setAttr(
+          "tessel.dropped_channels",
+          IntegerAttr::get(IntegerType::get(&getContext(), 64), total));
   }
 };
 

@@ -98,8 +98,7 @@ LogicalResult foldIntoConv(BatchNormOp bn, ConvOp conv) {
       (*weight)[size_t(c) * perChannel + i] *= affine->k[c];
   std::vector<float> newBias(static_cast<size_t>(channels), 0.0f);
   for (int64_t c = 0; c < channels; ++c)
-    newBias[c] = ((bias ? (*bias)[c] : 0.0f) - affine->mean[c]) *
-                     affine->k[c] +
+    newBias[c] = ((bias ? (*bias)[c] : 0.0f) - affine->mean[c]) * affine->k[c] +
                  affine->beta[c];
 
   OpBuilder builder(bn);
@@ -168,10 +167,10 @@ LogicalResult foldIntoGemm(BatchNormOp bn, GemmOp gemm) {
   Value newB = makeConstant(builder, loc, bType.getShape(), *b);
   Value newC = perRow ? makeConstant(builder, loc, {rows, channels}, bias)
                       : makeConstant(builder, loc, {channels}, bias);
-  auto folded = GemmOp::create(
-      builder, loc, bn.getType(), gemm.getA(), newB, newC,
-      gemm.getAlphaAttr(), builder.getF32FloatAttr(1.0f),
-      gemm.getTransAAttr(), gemm.getTransBAttr());
+  auto folded =
+      GemmOp::create(builder, loc, bn.getType(), gemm.getA(), newB, newC,
+                     gemm.getAlphaAttr(), builder.getF32FloatAttr(1.0f),
+                     gemm.getTransAAttr(), gemm.getTransBAttr());
   bn.replaceAllUsesWith(folded.getResult());
   bn.erase();
   gemm.erase();
