@@ -97,8 +97,8 @@ cl::opt<bool> checkOnly(
 cl::list<std::string> disabledOptimizations(
     "disable", cl::CommaSeparated, cl::value_desc("name,..."),
     cl::desc("Switch optimisations off, for A/B comparisons: fold-batchnorm, "
-             "drop-zero-channels, fuse-elementwise (repeatable; "
-             "--disable=help lists them)"),
+             "drop-zero-channels, fuse-elementwise, fuse-conv-epilogue "
+             "(repeatable; --disable=help lists them)"),
     cl::cat(category));
 cl::opt<std::string> reportFile("report", cl::value_desc("file.json"),
                                 cl::desc("Write a JSON compilation report"),

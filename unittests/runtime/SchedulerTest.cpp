@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <climits>
 #include <dlfcn.h>
 #include <memory>
 #include <random>
@@ -379,6 +380,32 @@ TEST_F(SchedulerTest, ConcurrentClientsGetExactlyTheirOwnResults) {
   tessel_scheduler_stats s = stats(scheduler);
   EXPECT_EQ(s.submitted, uint64_t(kClients * kRequests));
   EXPECT_EQ(s.completed, uint64_t(kClients * kRequests));
+}
+
+TEST_F(SchedulerTest, HugeDeadlinesAndWindowsNeitherOverflowNorStall) {
+  tessel::Scheduler scheduler;
+  tessel::Scheduler::Options options;
+  options.window_us = INT64_MAX; // only full batches
+  options.max_batch = 8;         // more than the queue can hold:
+  options.queue_limit = 2;       // a queue at its limit is full
+  ASSERT_TRUE(create({&batch(1), &batch(4)}, options, scheduler).ok());
+  Sample a(1), b(2);
+  tessel::Request ra, rb;
+  ASSERT_TRUE(scheduler.submit(a.inputs(), a.outputs(), ra, 0, INT64_MAX).ok());
+  ASSERT_TRUE(scheduler.submit(b.inputs(), b.outputs(), rb, 0, INT64_MAX).ok());
+  // Poll rather than wait: a stalled batch would otherwise hang the test.
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  bool done = false;
+  while (!done && std::chrono::steady_clock::now() < until) {
+    ASSERT_TRUE(rb.query(done).ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(done) << "a full queue did not form a batch";
+  EXPECT_TRUE(ra.wait().ok()) << "INT64_MAX must mean no deadline";
+  EXPECT_TRUE(rb.wait().ok());
+  EXPECT_TRUE(a.correct());
+  EXPECT_TRUE(b.correct());
+  EXPECT_EQ(stats(scheduler).deadline_exceeded, 0u);
 }
 
 TEST_F(SchedulerTest, CreateRefusesModelsThatCannotBatchTogether) {

@@ -80,8 +80,10 @@ mlir::tessel::cpu::matchEpilogue(linalg::GenericOp conv) {
   if (!body.getArguments().back().use_empty())
     return std::nullopt; // reads its output
   for (Operation &inner : body.without_terminator()) {
+    bool scalarConstant =
+        inner.hasTrait<OpTrait::ConstantLike>() && inner.getNumOperands() == 0;
     if (inner.getNumRegions() != 0 ||
-        !OpTrait::hasElementwiseMappableTraits(&inner))
+        (!scalarConstant && !OpTrait::hasElementwiseMappableTraits(&inner)))
       return std::nullopt;
     for (Type type : llvm::concat<const Type>(inner.getOperandTypes(),
                                               inner.getResultTypes()))

@@ -48,12 +48,14 @@ typedef struct tessel_scheduler tessel_scheduler;
 typedef struct tessel_scheduler_options {
   uint32_t struct_size;
   /* The most requests one batch takes. Default: the largest batch size
-   * among the models. May exceed it (the batch then runs in several model
-   * runs). */
+   * among the models, capped at queue_limit. May exceed the largest batch
+   * size (the batch then runs in several model runs); a queue holding
+   * queue_limit requests counts as full whatever max_batch is. */
   int32_t max_batch;
   /* How long, in microseconds, the oldest queued request may wait for a
    * batch to fill before a smaller batch is formed. Default: 2000; a
-   * negative value means 0 (batch whatever is queued at once). */
+   * negative value means 0 (batch whatever is queued at once); values above
+   * 10^12 (about 11.6 days) are taken as 10^12. */
   int64_t window_us;
   /* The most requests queued (submitted, not yet in a running batch).
    * Default: 1024. */
@@ -108,7 +110,8 @@ typedef struct tessel_request_options {
   /* Higher runs first. Default 0. */
   int32_t priority;
   /* Microseconds from submission by which the request's batch must have
-   * started; 0: no deadline. Must not be negative. */
+   * been formed; 0, or a value beyond the clock's range: no deadline. Must
+   * not be negative. */
   int64_t deadline_us;
 } tessel_request_options;
 

@@ -58,6 +58,9 @@ struct tessel_request {
 
 namespace {
 
+/// 10^12 us, about 11.6 days.
+constexpr int64_t kMaxWindowUs = 1'000'000'000'000;
+
 using RequestPtr = std::shared_ptr<tessel_request::State>;
 
 /// Priority first (higher first), then submission order.
@@ -300,7 +303,9 @@ void tessel_scheduler::batchLoop() {
         wakeBatcher.wait_until(lock, earliestDeadline);
       continue;
     }
-    bool full = queue.size() >= size_t(options.max_batch);
+    // A queue at its limit is as full as it gets (max_batch may exceed it).
+    bool full = queue.size() >= size_t(options.max_batch) ||
+                queue.size() >= size_t(options.queue_limit);
     Clock::time_point windowEnd = oldest + window;
     if (!full && !stopping && now < windowEnd) {
       wakeBatcher.wait_until(lock, std::min(windowEnd, earliestDeadline));
@@ -328,23 +333,25 @@ void tessel_scheduler::runChunk(BatchModel &model,
                                 size_t first, size_t rows) {
   // Counted before the requests complete, so that a caller who waited for
   // them sees them in the statistics.
-  auto account = [&] {
+  auto account = [&](bool ran) {
     std::lock_guard<std::mutex> lock(mutex);
     stats.completed += rows;
-    stats.model_runs += 1;
-    stats.padded_rows += size_t(model.batch) - rows;
+    if (ran) {
+      stats.model_runs += 1;
+      stats.padded_rows += size_t(model.batch) - rows;
+    }
   };
-  auto fail = [&](tessel_status status) {
+  auto fail = [&](tessel_status status, bool ran) {
     std::string message = tessel_status_get_message(status);
     tessel_status_code code = tessel_status_get_code(status);
     tessel_status_free(status);
-    account();
+    account(ran);
     for (size_t r = 0; r < rows; ++r)
       batch[first + r]->complete(code, message);
   };
   std::unique_ptr<BatchModel::Staging> staging;
   if (tessel_status status = model.takeStaging(staging))
-    return fail(status);
+    return fail(status, /*ran=*/false);
   for (size_t i = 0; i < staging->inputs.size(); ++i) {
     auto *base = static_cast<unsigned char *>(staging->inputs[i].data);
     size_t row = signature.inputRowBytes[i];
@@ -359,9 +366,9 @@ void tessel_scheduler::runChunk(BatchModel &model,
     pointers.push_back(view.data);
   if (tessel_status status = runEntry(model.session, pointers)) {
     model.giveBack(std::move(staging));
-    return fail(status);
+    return fail(status, /*ran=*/true);
   }
-  account();
+  account(/*ran=*/true);
   for (size_t r = 0; r < rows; ++r) {
     const RequestPtr &request = batch[first + r];
     for (size_t o = 0; o < staging->outputs.size(); ++o) {
@@ -392,13 +399,16 @@ void tessel_scheduler::runBatch(std::vector<RequestPtr> batch) {
   } catch (...) {
     // Only memory can run out here (a vector of pointers); fail the rest.
     for (const RequestPtr &request : batch) {
-      std::lock_guard<std::mutex> lock(request->mutex);
-      if (request->done)
-        continue;
-      request->code = TESSEL_OUT_OF_MEMORY;
-      request->message = "out of memory";
-      request->done = true;
-      request->completed.notify_all();
+      {
+        std::lock_guard<std::mutex> lock(request->mutex);
+        if (request->done)
+          continue;
+      }
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        ++stats.completed;
+      }
+      request->complete(TESSEL_OUT_OF_MEMORY, "out of memory");
     }
   }
   // Notified under the lock: once it is released, tessel_scheduler_release
@@ -426,7 +436,8 @@ tessel_status tessel_scheduler_create(tessel_model *const *models,
     tessel_scheduler_options resolved{};
     resolved.struct_size = sizeof(resolved);
     if (options) {
-      if (options->struct_size < offsetof(tessel_scheduler_options, max_batch))
+      if (options->struct_size <
+          offsetof(tessel_scheduler_options, max_batch) + sizeof(int32_t))
         return makeStatus(TESSEL_INVALID_ARGUMENT,
                           "tessel_scheduler_create: options.struct_size is "
                           "too small");
@@ -444,6 +455,9 @@ tessel_status tessel_scheduler_create(tessel_model *const *models,
       resolved.window_us = 2000;
     else if (resolved.window_us < 0)
       resolved.window_us = 0;
+    // Longer windows than this wait for full batches only; the cap keeps
+    // `oldest + window` inside the clock's range.
+    resolved.window_us = std::min<int64_t>(resolved.window_us, kMaxWindowUs);
     if (resolved.queue_limit == 0)
       resolved.queue_limit = 1024;
     if (resolved.max_concurrent_batches == 0)
@@ -623,7 +637,8 @@ tessel_status tessel_scheduler_submit(
                         "tessel_scheduler_submit: scheduler is NULL");
     tessel_request_options resolved{sizeof(tessel_request_options), 0, 0};
     if (options) {
-      if (options->struct_size < offsetof(tessel_request_options, priority))
+      if (options->struct_size <
+          offsetof(tessel_request_options, priority) + sizeof(int32_t))
         return makeStatus(TESSEL_INVALID_ARGUMENT,
                           "tessel_scheduler_submit: options.struct_size is "
                           "too small");
@@ -644,7 +659,12 @@ tessel_status tessel_scheduler_submit(
         view.shape = nullptr; // borrowed for the call only
     state->priority = resolved.priority;
     state->submitted = Clock::now();
-    if (resolved.deadline_us > 0)
+    // A deadline past the clock's range is no deadline (adding it would
+    // overflow).
+    int64_t reachable = std::chrono::duration_cast<std::chrono::microseconds>(
+                            Clock::time_point::max() - state->submitted)
+                            .count();
+    if (resolved.deadline_us > 0 && resolved.deadline_us < reachable)
       state->deadline =
           state->submitted + std::chrono::microseconds(resolved.deadline_us);
     auto handle = std::make_unique<tessel_request>();
@@ -702,7 +722,8 @@ tessel_status tessel_scheduler_get_stats(const tessel_scheduler *scheduler,
   if (!scheduler || !out_stats)
     return makeStatus(TESSEL_INVALID_ARGUMENT,
                       "tessel_scheduler_get_stats: a NULL argument");
-  if (out_stats->struct_size < sizeof(uint32_t) + sizeof(uint64_t))
+  if (out_stats->struct_size <
+      offsetof(tessel_scheduler_stats, submitted) + sizeof(uint64_t))
     return makeStatus(TESSEL_INVALID_ARGUMENT,
                       "tessel_scheduler_get_stats: struct_size is too small");
   auto *mutableScheduler = const_cast<tessel_scheduler *>(scheduler);

@@ -12,6 +12,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 
+#include <cmath>
+
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELDROPZEROCHANNELSPASS
 #include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
@@ -121,6 +123,18 @@ int64_t dropZeroChannels(ConvOp conv, int64_t multiple) {
       !consumerWeight)
     return 0;
 
+  // 0 * Inf is NaN: a dropped channel must meet only finite weights.
+  {
+    auto type = cast<RankedTensorType>(consumerWeight.getType());
+    int64_t inputs = type.getDimSize(1);
+    int64_t taps = type.getNumElements() / (type.getDimSize(0) * inputs);
+    auto weights = consumerWeight.getValues<float>();
+    for (int64_t o = 0; o < type.getDimSize(0); ++o)
+      for (int64_t c : zero)
+        for (int64_t t = 0; t < taps; ++t)
+          if (!std::isfinite(weights[(o * inputs + c) * taps + t]))
+            return 0;
+  }
   int64_t kept = channels - int64_t(zero.size());
   OpBuilder builder(conv);
   Location loc = conv.getLoc();

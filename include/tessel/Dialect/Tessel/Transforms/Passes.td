@@ -48,7 +48,9 @@ def TesselDropZeroChannelsPass
     `leaky_relu`, `hard_swish`, `clip` whose range holds 0), the producer
     need not compute it and the consumer need not read it: the producer
     loses those output channels and the consumer the matching input
-    channels. Padding is zeros, so the result is exactly the same.
+    channels. Padding is zeros, so for finite inputs the result is exactly
+    the same (an Inf or NaN input would have made the zero channel NaN; the
+    consumer's weights for a dropped channel must be finite).
 
     It applies when the producer's weights (and bias) are f32 constants, its
     `group` is 1, every value on the way has one user, and the consumer is a
