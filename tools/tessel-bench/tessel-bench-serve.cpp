@@ -22,12 +22,12 @@
 #include "tessel/tensor_io.hpp"
 
 #include "BenchStats.h"
+#include "CommandLine.h"
 #include "MachineInfo.h"
 #include "RandomInputs.h"
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -95,16 +95,6 @@ int runtimeError(const Status &status) {
   return kExitRuntime;
 }
 
-bool parseLong(const char *text, long minimum, long &out) {
-  char *end = nullptr;
-  errno = 0;
-  long value = std::strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || value < minimum)
-    return false;
-  out = value;
-  return true;
-}
-
 int parseArgs(int argc, char **argv, Options &opts) {
   const std::map<std::string, std::pair<long *, long>> integers = {
       {"--streams", {&opts.streams, 1}},
@@ -130,7 +120,8 @@ int parseArgs(int argc, char **argv, Options &opts) {
       opts.json = true;
     } else if (auto it = integers.find(arg); it != integers.end()) {
       long minimum = it->second.second;
-      if (i + 1 >= argc || !parseLong(argv[++i], minimum, *it->second.first))
+      if (i + 1 >= argc ||
+          !bench::parseLong(argv[++i], minimum, *it->second.first))
         return usageError(arg +
                           " needs an integer >= " + std::to_string(minimum));
     } else if (arg.rfind("--", 0) == 0) {

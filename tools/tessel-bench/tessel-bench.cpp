@@ -18,10 +18,10 @@
 #include "tessel/tensor_io.hpp"
 
 #include "BenchStats.h"
+#include "CommandLine.h"
 #include "MachineInfo.h"
 #include "RandomInputs.h"
 
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -73,16 +73,6 @@ int usageError(const std::string &message) {
   return kExitUsage;
 }
 
-bool parseLong(const char *text, long minimum, long &out) {
-  char *end = nullptr;
-  errno = 0;
-  long value = std::strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || value < minimum)
-    return false;
-  out = value;
-  return true;
-}
-
 /// Parses the command line; returns -1 to go on, else an exit code.
 int parseArgs(int argc, char **argv, Options &opts) {
   for (int i = 1; i < argc; ++i) {
@@ -104,7 +94,7 @@ int parseArgs(int argc, char **argv, Options &opts) {
       const char *text = value(arg.c_str());
       long minimum = arg == "--iterations" ? 1 : 0;
       long parsed = 0;
-      if (!text || !parseLong(text, minimum, parsed))
+      if (!text || !bench::parseLong(text, minimum, parsed))
         return usageError(arg +
                           " needs an integer >= " + std::to_string(minimum));
       if (arg == "--warmup")

@@ -11,6 +11,7 @@
 #include "tessel/scheduler.h"
 
 #include "session.h"
+#include "shape.h"
 #include "status.h"
 #include "thread_pool.h"
 
@@ -536,10 +537,9 @@ tessel_status tessel_scheduler_create(tessel_model *const *models,
           same = a->shape[d] == b->shape[d];
         if (!same)
           return mismatch(std::string(role) + " " + quoted(a->name) + " " +
-                          tessel_dtype_name(a->dtype) +
-                          shapeText(a->shape, a->rank) + " against " +
-                          quoted(b->name) + " " + tessel_dtype_name(b->dtype) +
-                          shapeText(b->shape, b->rank));
+                          formatTensorType(a->dtype, a->rank, a->shape) +
+                          " against " + quoted(b->name) + " " +
+                          formatTensorType(b->dtype, b->rank, b->shape));
         return nullptr;
       };
       for (size_t i = 0, e = tessel_model_num_inputs(first); i < e; ++i)
