@@ -101,8 +101,14 @@ void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
         createTesselVectorizeConvolutionsPass(convolutions));
     TesselVectorizeContractionsPassOptions vectorize;
     vectorize.vectorWidth = options.vectorWidth;
+    // AVX-512 has 32 vector registers, AVX2 16.
+    vectorize.accumulators = options.vectorWidth >= 16 ? 16 : 12;
     pm.addNestedPass<func::FuncOp>(
         createTesselVectorizeContractionsPass(vectorize));
+    TesselVectorizeGenericsPassOptions generics;
+    generics.vectorWidth = options.vectorWidth;
+    pm.addNestedPass<func::FuncOp>(createTesselVectorizeGenericsPass(generics));
+    pm.addNestedPass<func::FuncOp>(createTesselApproximateMathPass());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
@@ -135,6 +141,9 @@ void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  // libm calls on vectors are made per lane: the vector extracts and
+  // from_elements that gathers the results are lowered here.
+  pm.addPass(createConvertVectorToLLVMPass());
   // bf16 arithmetic in f32, and bf16 conversions as integer code: LLVM
   // would call __truncsfbf2, which the libgcc an artifact links against may
   // lack.

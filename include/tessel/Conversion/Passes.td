@@ -125,6 +125,73 @@ def TesselVectorizeContractionsPass
   ];
 }
 
+def TesselVectorizeGenericsPass
+    : Pass<"tessel-vectorize-generics", "func::FuncOp"> {
+  let summary = "Vectorizes elementwise ops, reductions, fills and transposes on tensors";
+  let description = [{
+    CPU code generation for the structured ops that the convolution and
+    contraction vectorizers leave: elementwise `linalg.generic`s (bias adds,
+    activations, residual adds, GELU), reductions (softmax, layer norm,
+    pooling by reduction), `linalg.fill`, `linalg.transpose` and
+    `linalg.copy`, with static shapes and f32 operands only, and bodies of
+    `arith`/`math` ops (no `tensor.extract`: gathers stay scalar).
+
+    Each op is tiled from its innermost loop outwards: whole loops while the
+    tile holds at most `max-vector-elements` elements (default: 8 vector
+    registers), then the largest divisor of the next loop that fits,
+    preferring multiples of the vector width, then 1. Every tile becomes
+    vector ops of its shape (`vector.transfer_read`, arithmetic, a
+    `vector.multi_reduction` for a reduced loop, `vector.transfer_write`).
+    Tiles divide loops exactly, so nothing is masked. Each op it vectorizes
+    is recorded as one kernel for the compile report.
+
+    ```mlir
+    // Before: softmax's row maximum over 4x128x128
+    %m = linalg.generic {iterator_types = ["parallel", "parallel", "reduction"]} ...
+    // After (vector-width=16): scf.for %i { scf.for %j {
+    //   %v = vector.transfer_read ... vector<1x1x128xf32>
+    //   vector.multi_reduction <maxnumf>, %v, %acc [2] ... } }
+    ```
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
+           "f32 elements per vector register (8: AVX2, 16: AVX-512)">,
+    Option<"maxVectorElements", "max-vector-elements", "int64_t",
+           /*default=*/"0",
+           "elements of one tile (0: 8 vector registers)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def TesselApproximateMathPass
+    : Pass<"tessel-approximate-math", "func::FuncOp"> {
+  let summary = "Polynomial approximations of f32 vector exp, erf, tanh and log";
+  let description = [{
+    Rewrites `math.exp`, `math.erf`, `math.tanh` and `math.log` on f32
+    vectors into MLIR's polynomial approximations (FMAs, compares, selects
+    and bit manipulation), which stay vectors down to LLVM. Without it LLVM
+    splits each vector op into one libm call per lane. Scalar math ops keep
+    their libm calls. The approximations keep NaN, infinities, overflow to
+    +inf and underflow to 0; within a few ulp elsewhere (the ONNX
+    conformance suites and the benchmark's torch comparisons check them).
+
+    ```mlir
+    %y = math.erf %x : vector<16xf32>
+    // After: arith.mulf / math.fma / arith.select ... : vector<16xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def TesselVectorizeConvolutionsPass
     : Pass<"tessel-vectorize-convolutions", "func::FuncOp"> {
   let summary = "Direct NCHW f32 convolutions with register-resident output tiles";
@@ -233,8 +300,11 @@ def TesselLowerVectorsPass : Pass<"tessel-lower-vectors", "func::FuncOp"> {
   let description = [{
     After bufferization: `vector.contract` becomes outer products and those
     become FMAs on 1-D vectors; 1-D transfers become loads and stores;
-    broadcasts, transposes, shape casts and multi-reductions are unrolled to
-    1-D vector ops that `convert-vector-to-llvm` maps onto LLVM vectors.
+    broadcasts, transposes and shape casts are unrolled to 1-D vector ops
+    that `convert-vector-to-llvm` maps onto LLVM vectors. Multi-reductions
+    become `vector.reduction`s along the innermost dimension; float sums
+    and products among them are marked `reassoc`, so LLVM adds the lanes in
+    a tree of vector operations rather than one after another.
     Run `convert-vector-to-scf{full-unroll=true}` after it: it unrolls the
     n-D transfers into 1-D ones (without the full unroll it would put a
     stack buffer inside the loops).

@@ -19,9 +19,12 @@ namespace mlir::tessel::cpu {
 
 inline constexpr llvm::StringLiteral kKernelsAttr = "tessel.kernels";
 
-/// Appends a kernel of `kind` covering `loc` to the function around `op`.
+/// Appends a kernel of `kind` covering `loc` to `op` if it is a function,
+/// else to the function around it.
 inline void recordKernel(Operation *op, StringRef kind, Location loc) {
-  auto func = op->getParentOfType<func::FuncOp>();
+  auto func = dyn_cast<func::FuncOp>(op);
+  if (!func)
+    func = op->getParentOfType<func::FuncOp>();
   if (!func)
     return;
   MLIRContext *ctx = op->getContext();

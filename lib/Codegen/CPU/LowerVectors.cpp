@@ -1,8 +1,10 @@
 //===- LowerVectors.cpp - Vector ops down to 1-D vectors and FMAs ---------===//
 //
 // After bufferization: contractions become outer products, outer products
-// become FMAs, and n-D transfers, broadcasts, transposes and shape casts
-// become 1-D vector ops. See the pass description in Passes.td.
+// become FMAs, n-D transfers, broadcasts, transposes and shape casts
+// become 1-D vector ops, and multi-reductions become reductions along the
+// innermost dimension, which LLVM may reassociate. See the pass
+// description in Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,14 +37,26 @@ struct LowerVectorsPass
     vector::populateVectorBroadcastLoweringPatterns(patterns);
     vector::populateVectorShapeCastLoweringPatterns(patterns);
     vector::populateVectorMultiReductionLoweringPatterns(
-        patterns, vector::VectorMultiReductionLowering::InnerParallel);
+        patterns, vector::VectorMultiReductionLowering::InnerReduction);
     vector::populateVectorTransferLoweringPatterns(patterns,
                                                    /*maxTransferRank=*/1);
     vector::ContractionOp::getCanonicalizationPatterns(patterns, ctx);
     vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
     vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+
+    // Float sums and products along a vector may be reassociated, so LLVM
+    // reduces in a tree of vector adds instead of one lane after another
+    // (as vectorized reductions in BLAS and onnxruntime do).
+    getOperation()->walk([&](vector::ReductionOp op) {
+      if (!isa<FloatType>(op.getType()) ||
+          (op.getKind() != vector::CombiningKind::ADD &&
+           op.getKind() != vector::CombiningKind::MUL))
+        return;
+      op.setFastmathAttr(arith::FastMathFlagsAttr::get(
+          ctx, op.getFastmath() | arith::FastMathFlags::reassoc));
+    });
   }
 };
 

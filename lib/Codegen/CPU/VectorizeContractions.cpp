@@ -12,6 +12,7 @@
 #include "KernelMarks.h"
 
 #include "TileSizes.h"
+#include "VectorCleanup.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -104,8 +105,14 @@ std::optional<TilePlan> planTiles(linalg::LinalgOp op, int64_t lanes,
   unsigned numLoops = ranges.size();
   TilePlan plan;
   plan.tileSizes.assign(numLoops, 1);
-  int64_t nTile = pickDivisor(ranges[*nDim], {3 * lanes, 2 * lanes, lanes},
-                           3 * lanes);
+  // Rows of 4, 2 or 1 whole vectors (a power of two: LLVM splits other
+  // widths into partial registers and shuffles them every step), the
+  // widest that still leaves accumulators for 4 rows.
+  SmallVector<int64_t> columnTiles;
+  for (int64_t vectors : {4, 2, 1})
+    if (vectors == 1 || accumulators / vectors >= 4)
+      columnTiles.push_back(vectors * lanes);
+  int64_t nTile = pickDivisor(ranges[*nDim], columnTiles, columnTiles.front());
   plan.tileSizes[*nDim] = nTile;
   int64_t vectorsPerRow = (nTile + lanes - 1) / lanes;
   int64_t maxRows = std::max<int64_t>(1, accumulators / vectorsPerRow);
@@ -128,7 +135,8 @@ std::optional<TilePlan> planTiles(linalg::LinalgOp op, int64_t lanes,
   // exist and some block is smaller than its loop.
   if (mDim && dims->k.size() == 1) {
     unsigned kDim = dims->k.front();
-    int64_t rowBlock = pickBlock(ranges[*mDim], plan.tileSizes[*mDim], kRowBlock);
+    int64_t rowBlock =
+        pickBlock(ranges[*mDim], plan.tileSizes[*mDim], kRowBlock);
     int64_t columnBlock = pickBlock(ranges[*nDim], nTile, kColumnBlock);
     int64_t reductionBlock = pickBlock(ranges[kDim], 1, kReductionBlock);
     if (rowBlock < ranges[*mDim] || columnBlock < ranges[*nDim] ||
@@ -187,8 +195,86 @@ bool transposeConstantRhs(RewriterBase &rewriter, linalg::GenericOp op) {
   return true;
 }
 
+/// Drops the unit loops of a generic contraction (torch's attention
+/// projections multiply [seq, 1, d] by [d, 3d]): the row loop is then the
+/// long one, not the unit batch dimension, and the register tile gets its
+/// rows. Returns the op to vectorize (`op` itself when nothing dropped).
+linalg::LinalgOp dropUnitLoops(RewriterBase &rewriter, linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  auto isF32 = [](Value v) { return getElementTypeOrSelf(v).isF32(); };
+  if (!generic || !linalg::isaContractionOpInterface(op) ||
+      op.hasDynamicShape() || !llvm::all_of(op->getOperands(), isF32) ||
+      !llvm::is_contained(op.getStaticLoopRanges(), 1))
+    return op;
+  rewriter.setInsertionPoint(generic);
+  linalg::ControlDropUnitDims control;
+  FailureOr<linalg::DropUnitDimsResult> dropped =
+      linalg::dropUnitDims(rewriter, generic, control);
+  if (failed(dropped))
+    return op;
+  auto result = dyn_cast<linalg::LinalgOp>(dropped->resultOp.getOperation());
+  if (!result || !linalg::isaContractionOpInterface(result)) {
+    // No longer a contraction (a product with a unit reduction): keep the
+    // original; the reshapes built for the new one are dead.
+    for (Value replacement : dropped->replacements)
+      if (Operation *expand = replacement.getDefiningOp();
+          expand && expand != dropped->resultOp.getOperation() &&
+          expand->use_empty())
+        rewriter.eraseOp(expand);
+    if (dropped->resultOp && dropped->resultOp->use_empty())
+      rewriter.eraseOp(dropped->resultOp);
+    return op;
+  }
+  rewriter.replaceOp(generic, dropped->replacements);
+  return result;
+}
+
+/// Whether `op` indexes its operands as a plain (batch) matmul does:
+/// (m, k), (k, n) -> (m, n), with leading batch loops. LLVM 22's
+/// specialization turns other products (a transposed operand) into a
+/// matmul with the default maps, which computes something else.
+bool hasPlainProductMaps(linalg::LinalgOp op) {
+  unsigned loops = op.getNumLoops();
+  if (loops != 3 && loops != 4)
+    return false;
+  MLIRContext *ctx = op.getContext();
+  SmallVector<AffineExpr> batch;
+  if (loops == 4)
+    batch.push_back(getAffineDimExpr(0, ctx));
+  unsigned first = loops - 3;
+  AffineExpr m = getAffineDimExpr(first, ctx),
+             n = getAffineDimExpr(first + 1, ctx),
+             k = getAffineDimExpr(first + 2, ctx);
+  auto map = [&](AffineExpr a, AffineExpr b) {
+    SmallVector<AffineExpr> exprs(batch);
+    exprs.append({a, b});
+    return AffineMap::get(loops, 0, exprs, ctx);
+  };
+  SmallVector<AffineMap> expected = {map(m, k), map(k, n), map(m, n)};
+  return op.getIndexingMapsArray() == expected;
+}
+
+/// Turns a generic contraction into the named op it is (matmul,
+/// batch_matmul), whose vectorization
+/// is a `vector.contract` of row, column and reduction vectors; a generic's
+/// reads instead take the whole iteration space, which unrolls into
+/// single lanes. Returns `op` when it is no named contraction.
+linalg::LinalgOp specialize(RewriterBase &rewriter, linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || !linalg::isaContractionOpInterface(op) ||
+      !hasPlainProductMaps(op))
+    return op;
+  rewriter.setInsertionPoint(generic);
+  FailureOr<linalg::LinalgOp> named =
+      linalg::specializeGenericOp(rewriter, generic);
+  if (failed(named))
+    return op;
+  return *named;
+}
+
 struct VectorizeContractionsPass
-    : tessel::impl::TesselVectorizeContractionsPassBase<VectorizeContractionsPass> {
+    : tessel::impl::TesselVectorizeContractionsPassBase<
+          VectorizeContractionsPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -201,6 +287,7 @@ struct VectorizeContractionsPass
     func.walk([&](linalg::LinalgOp op) { candidates.push_back(op); });
     bool changed = false;
     for (linalg::LinalgOp op : candidates) {
+      op = dropUnitLoops(rewriter, op);
       std::optional<TilePlan> plan = planTiles(op, lanes, accumulators);
       if (!plan) {
         // A right-hand side stored transposed may qualify once transposed.
@@ -214,6 +301,8 @@ struct VectorizeContractionsPass
         if (!plan)
           continue;
       }
+      // Same loops and maps: the plan holds for the named op too.
+      op = specialize(rewriter, op);
       Operation *target = op.getOperation();
       Location kernelLoc = target->getLoc();
       if (!plan->cacheTileSizes.empty()) {
@@ -222,8 +311,8 @@ struct VectorizeContractionsPass
             ctx, ArrayRef<int64_t>(plan->cacheTileSizes)));
         blocks.setInterchange(plan->cacheInterchange);
         rewriter.setInsertionPoint(target);
-        FailureOr<scf::SCFTilingResult> blocked = scf::tileUsingSCF(
-            rewriter, cast<TilingInterface>(target), blocks);
+        FailureOr<scf::SCFTilingResult> blocked =
+            scf::tileUsingSCF(rewriter, cast<TilingInterface>(target), blocks);
         if (failed(blocked) || blocked->tiledOps.size() != 1)
           continue;
         rewriter.replaceOp(target, blocked->replacements);
@@ -235,8 +324,8 @@ struct VectorizeContractionsPass
           getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>(plan->tileSizes)));
       options.setInterchange(plan->interchange);
       rewriter.setInsertionPoint(target);
-      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-          rewriter, cast<TilingInterface>(target), options);
+      FailureOr<scf::SCFTilingResult> tiled =
+          scf::tileUsingSCF(rewriter, cast<TilingInterface>(target), options);
       if (failed(tiled))
         continue;
       rewriter.replaceOp(target, tiled->replacements);
@@ -261,13 +350,7 @@ struct VectorizeContractionsPass
 
     // Reads and writes of tensor slices become transfers of the whole
     // tensor; then the output tile moves out of the reduction loops.
-    RewritePatternSet patterns(ctx);
-    tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
-    for (Dialect *dialect : ctx->getLoadedDialects())
-      dialect->getCanonicalizationPatterns(patterns);
-    for (RegisteredOperationName name : ctx->getRegisteredOperations())
-      name.getCanonicalizationPatterns(patterns, ctx);
-    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+    if (failed(cpu::foldSubsetsAndCanonicalize(func)))
       return signalPassFailure();
 
     // The output tile is read and written at the same loop-invariant

@@ -24,3 +24,27 @@ func.func @outer_product(%a: memref<2x1xf32>, %b: memref<1x8xf32>, %c: memref<2x
   vector.transfer_write %r, %c[%c0, %c0] {in_bounds = [true, true]} : vector<2x8xf32>, memref<2x8xf32>
   return
 }
+
+// -----
+
+// A row reduction becomes one vector.reduction per row along the innermost
+// dimension; float sums may be reassociated (a tree of vector adds).
+
+// CHECK-LABEL: func.func @row_sums
+// CHECK-COUNT-2: vector.reduction <add>, %{{.*}}, %{{.*}} fastmath<reassoc> : vector<32xf32> into f32
+// CHECK-NOT:     vector.multi_reduction
+func.func @row_sums(%v: vector<2x32xf32>, %acc: vector<2xf32>) -> vector<2xf32> {
+  %r = vector.multi_reduction <add>, %v, %acc [1] : vector<2x32xf32> to vector<2xf32>
+  return %r : vector<2xf32>
+}
+
+// -----
+
+// A maximum keeps its order-independent form, unmarked.
+
+// CHECK-LABEL: func.func @row_max
+// CHECK:         vector.reduction <maxnumf>, %{{.*}}, %{{.*}} : vector<32xf32> into f32
+func.func @row_max(%v: vector<1x32xf32>, %acc: vector<1xf32>) -> vector<1xf32> {
+  %r = vector.multi_reduction <maxnumf>, %v, %acc [1] : vector<1x32xf32> to vector<1xf32>
+  return %r : vector<1xf32>
+}

@@ -2,10 +2,11 @@
 // RUN:   --pass-pipeline="builtin.module(func.func(tessel-vectorize-contractions{vector-width=8}))" \
 // RUN:   | FileCheck %s
 
-// An 8x32 = 8x16 * 16x32 product: NR = 16 (two 8-wide vectors; 24 does not
-// divide 32), MR = 4 (6 does not divide 8). Loops: columns, rows, then the
-// reduction, which carries the 4x16 output tile as a vector; the multiply
-// and add may contract into FMAs.
+// An 8x32 = 8x16 * 16x32 product: NR = 16 (two 8-wide vectors; four would
+// leave the 12 accumulators only 3 rows), MR = 4 (6 does not divide 8).
+// Loops: columns, rows, then the reduction, which carries the 4x16 output
+// tile as a vector. The generic becomes a linalg.matmul, whose tile
+// vectorizes into a vector.contract of a 4x1 column and a 1x16 row.
 
 #mA = affine_map<(m, n, k) -> (m, k)>
 #mB = affine_map<(m, n, k) -> (k, n)>
@@ -19,8 +20,9 @@
 // CHECK:             %[[ACC:.*]] = vector.transfer_read %{{.*}}[%[[I]], %[[J]]]{{.*}} vector<4x16xf32>
 // CHECK:             %[[TILE:.*]]:2 = scf.for %{{.*}} step %[[C1]] iter_args(%[[T:.*]] = %{{.*}}, %[[V:.*]] = %[[ACC]]) -> (tensor<8x32xf32>, vector<4x16xf32>)
 // CHECK-NOT:           vector.transfer_write
-// CHECK:               arith.mulf {{.*}} fastmath<contract> : vector<4x16x1xf32>
-// CHECK:               arith.addf %[[V]], {{.*}} fastmath<contract> : vector<4x16xf32>
+// CHECK:               %[[A:.*]] = vector.transfer_read %{{.*}} vector<4x1xf32>
+// CHECK:               %[[B:.*]] = vector.transfer_read %{{.*}} vector<1x16xf32>
+// CHECK:               vector.contract {{.*}} %[[A]], %[[B]], %[[V]] : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
 // CHECK:               scf.yield %[[T]]
 // CHECK:             vector.transfer_write %[[TILE]]#1, %[[TILE]]#0[%[[I]], %[[J]]]
 func.func @matmul(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>,
@@ -39,14 +41,16 @@ func.func @matmul(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>,
 // -----
 
 // A constant right-hand side stored transposed ([n, k], as torch exports
-// Linear) is transposed at compile time: rows contiguous along n.
+// Linear) is transposed at compile time: rows contiguous along n. The unit
+// row loop is dropped (a matrix-vector product of 4-wide vectors).
 
 #mA = affine_map<(m, n, k) -> (m, k)>
 #mBt = affine_map<(m, n, k) -> (n, k)>
 #mC = affine_map<(m, n, k) -> (m, n)>
 // CHECK-LABEL: func.func @constant_transposed_rhs
 // CHECK:         arith.constant dense<{{\[}}[1.000000e+00, 3.000000e+00, 5.000000e+00, 7.000000e+00], [2.000000e+00, 4.000000e+00, 6.000000e+00, 8.000000e+00]]> : tensor<2x4xf32>
-// CHECK:         vector.transfer_read {{.*}} vector<1x4xf32>
+// CHECK:         tensor.collapse_shape %{{.*}} into tensor<4xf32>
+// CHECK:         scf.for {{.*}} -> (tensor<4xf32>, vector<4xf32>)
 // CHECK-NOT:     linalg.generic
 func.func @constant_transposed_rhs(%a: tensor<1x2xf32>, %c: tensor<1x4xf32>) -> tensor<1x4xf32> {
   %w = arith.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]> : tensor<4x2xf32>
@@ -134,4 +138,53 @@ func.func @blocked(%a: tensor<192x512xf32>, %b: tensor<512x512xf32>,
     linalg.yield %s : f32
   } -> tensor<192x512xf32>
   return %0 : tensor<192x512xf32>
+}
+
+// -----
+
+// torch's attention projection: [seq, 1, d] x [d, 3d]. The unit loop is
+// dropped, so the rows are the sequence (MR = 4), not the unit dimension.
+
+#mA3 = affine_map<(b, m, n, k) -> (b, m, k)>
+#mB3 = affine_map<(b, m, n, k) -> (k, n)>
+#mC3 = affine_map<(b, m, n, k) -> (b, m, n)>
+// CHECK-LABEL: func.func @unit_loop_dropped
+// CHECK:         tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<8x1x16xf32> into tensor<8x16xf32>
+// CHECK:         vector.contract {{.*}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+// CHECK:         tensor.expand_shape %{{.*}} : tensor<8x48xf32> into tensor<8x1x48xf32>
+func.func @unit_loop_dropped(%a: tensor<8x1x16xf32>, %b: tensor<16x48xf32>,
+                             %c: tensor<8x1x48xf32>) -> tensor<8x1x48xf32> {
+  %0 = linalg.generic {indexing_maps = [#mA3, #mB3, #mC3],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<8x1x16xf32>, tensor<16x48xf32>) outs(%c : tensor<8x1x48xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x1x48xf32>
+  return %0 : tensor<8x1x48xf32>
+}
+
+// -----
+
+// A batched product becomes linalg.batch_matmul; its tile contracts a
+// 1x4x1 column with a 1x1x16 row for each batch.
+
+#mA4 = affine_map<(b, m, n, k) -> (b, m, k)>
+#mB4 = affine_map<(b, m, n, k) -> (b, k, n)>
+#mC4 = affine_map<(b, m, n, k) -> (b, m, n)>
+// CHECK-LABEL: func.func @batched
+// CHECK:         vector.contract {{.*}} : vector<1x4x1xf32>, vector<1x1x16xf32> into vector<1x4x16xf32>
+// CHECK-NOT:     linalg.
+func.func @batched(%a: tensor<2x8x4xf32>, %b: tensor<2x4x16xf32>,
+                   %c: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %0 = linalg.generic {indexing_maps = [#mA4, #mB4, #mC4],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<2x8x4xf32>, tensor<2x4x16xf32>) outs(%c : tensor<2x8x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x8x16xf32>
+  return %0 : tensor<2x8x16xf32>
 }

@@ -1,0 +1,168 @@
+//===- VectorizeGenerics.cpp - Vector loops for elementwise and reductions ===//
+//
+// Tiles the structured ops the convolution and contraction vectorizers left
+// (elementwise generics, reductions, fills, transposes, copies) into tiles
+// of a few vector registers along their innermost loops, and vectorizes
+// each tile. See the pass description in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Conversion/Passes.h"
+
+#include "KernelMarks.h"
+#include "TileSizes.h"
+#include "VectorCleanup.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELVECTORIZEGENERICSPASS
+#include "tessel/Conversion/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+/// Whether every value `op` reads or writes is f32 (i1 vectors would be
+/// stored bit-packed into byte-per-element buffers; other types are rare in
+/// the hot paths and stay scalar).
+bool isF32Only(linalg::LinalgOp op) {
+  for (Value operand : op->getOperands())
+    if (!getElementTypeOrSelf(operand.getType()).isF32())
+      return false;
+  for (Type type : op->getResultTypes())
+    if (!getElementTypeOrSelf(type).isF32())
+      return false;
+  return true;
+}
+
+/// Whether the body only computes: arith and math ops on its block
+/// arguments, `linalg.index` and the yield (no reads of other tensors, no
+/// nested regions).
+bool hasComputeOnlyBody(linalg::LinalgOp op) {
+  for (Operation &nested : op.getBlock()->getOperations()) {
+    Dialect *dialect = nested.getDialect();
+    if (nested.getNumRegions() != 0)
+      return false;
+    if (isa<linalg::YieldOp, linalg::IndexOp>(nested))
+      continue;
+    if (!dialect || !isa<arith::ArithDialect, math::MathDialect>(dialect))
+      return false;
+  }
+  return true;
+}
+
+/// Tile sizes for `op`: from the innermost loop outwards, whole loops while
+/// the tile stays within `budget` elements, then the largest divisor of the
+/// next loop that fits (a multiple of `lanes` if one divides it), then 1.
+/// Returns an empty vector when nothing needs tiling (the whole op is one
+/// tile).
+SmallVector<int64_t> planTiles(linalg::LinalgOp op, int64_t budget,
+                               int64_t lanes) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> tiles(ranges.size(), 1);
+  int64_t elements = 1;
+  bool whole = true;
+  for (int64_t d = int64_t(ranges.size()) - 1; d >= 0; --d) {
+    int64_t range = ranges[d];
+    if (elements * range <= budget) {
+      tiles[d] = range;
+      elements *= range;
+      continue;
+    }
+    whole = false;
+    // Whole vectors first: multiples of the vector width, largest first.
+    int64_t limit = std::max<int64_t>(1, budget / elements);
+    SmallVector<int64_t> preferred;
+    for (int64_t k = limit / lanes; k >= 1; --k)
+      preferred.push_back(k * lanes);
+    tiles[d] = pickDivisor(range, preferred, limit);
+    elements *= tiles[d];
+    for (int64_t outer = d - 1; outer >= 0; --outer)
+      tiles[outer] = 1;
+    break;
+  }
+  if (whole)
+    return {};
+  return tiles;
+}
+
+/// A name for the report: what kind of loop nest `op` became.
+StringRef kernelKind(linalg::LinalgOp op) {
+  if (isa<linalg::FillOp>(op.getOperation()))
+    return "fill";
+  if (isa<linalg::TransposeOp>(op.getOperation()))
+    return "transpose";
+  if (op.getNumReductionLoops() > 0)
+    return "reduction";
+  return "elementwise";
+}
+
+struct VectorizeGenericsPass
+    : tessel::impl::TesselVectorizeGenericsPassBase<VectorizeGenericsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *ctx = &getContext();
+    IRRewriter rewriter(ctx);
+    int64_t lanes = std::max<int64_t>(1, vectorWidth);
+    int64_t budget = maxVectorElements > 0 ? maxVectorElements : 8 * lanes;
+
+    SmallVector<linalg::LinalgOp> candidates;
+    func.walk([&](linalg::LinalgOp op) {
+      if (op->getNumResults() == 0 || !op.hasPureTensorSemantics() ||
+          op.hasDynamicShape() || op.getNumLoops() == 0 || !isF32Only(op) ||
+          !hasComputeOnlyBody(op) || linalg::isaContractionOpInterface(op) ||
+          linalg::isaConvolutionOpInterface(op) ||
+          failed(linalg::vectorizeOpPrecondition(op)))
+        return;
+      candidates.push_back(op);
+    });
+
+    bool changed = false;
+    for (linalg::LinalgOp op : candidates) {
+      Location kernelLoc = op->getLoc();
+      StringRef kind = kernelKind(op);
+      SmallVector<Operation *> tiles = {op.getOperation()};
+      SmallVector<int64_t> sizes = planTiles(op, budget, lanes);
+      if (!sizes.empty()) {
+        scf::SCFTilingOptions options;
+        options.setTileSizes(
+            getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>(sizes)));
+        rewriter.setInsertionPoint(op);
+        FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+            rewriter, cast<TilingInterface>(op.getOperation()), options);
+        if (failed(tiled))
+          continue;
+        rewriter.replaceOp(op, tiled->replacements);
+        tiles.assign(tiled->tiledOps.begin(), tiled->tiledOps.end());
+      }
+      bool vectorizedAll = true;
+      for (Operation *tile : tiles) {
+        rewriter.setInsertionPoint(tile);
+        FailureOr<linalg::VectorizationResult> vectorized =
+            linalg::vectorize(rewriter, tile);
+        if (failed(vectorized)) {
+          vectorizedAll = false;
+          continue;
+        }
+        rewriter.replaceOp(tile, vectorized->replacements);
+      }
+      changed = true;
+      // A tile left scalar is still a structured op the report counts.
+      if (vectorizedAll)
+        tessel::cpu::recordKernel(func, kind, kernelLoc);
+    }
+    if (changed && failed(cpu::foldSubsetsAndCanonicalize(func)))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,147 @@
+// RUN: tessel-opt %s --split-input-file \
+// RUN:   --pass-pipeline="builtin.module(func.func(tessel-vectorize-generics{vector-width=8}))" \
+// RUN:   | FileCheck %s
+
+// An elementwise op over 4x256: tiles of 64 elements (8 vectors of 8) along
+// the innermost loop, one row at a time.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @bias_relu
+// CHECK:         scf.for {{.*}} -> (tensor<4x256xf32>)
+// CHECK:           scf.for {{.*}} -> (tensor<4x256xf32>)
+// CHECK:             %[[X:.*]] = vector.transfer_read {{.*}} : tensor<4x256xf32>, vector<1x64xf32>
+// CHECK:             %[[B:.*]] = vector.transfer_read {{.*}} : tensor<256xf32>, vector<1x64xf32>
+// CHECK:             %[[S:.*]] = arith.addf %[[X]], %[[B]] : vector<1x64xf32>
+// CHECK:             %[[R:.*]] = arith.maximumf %[[S]], %{{.*}} : vector<1x64xf32>
+// CHECK:             vector.transfer_write %[[R]]
+// CHECK-NOT:     linalg.generic
+func.func @bias_relu(%x: tensor<4x256xf32>, %b: tensor<256xf32>) -> tensor<4x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<4x256xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #row, #id],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<4x256xf32>, tensor<256xf32>) outs(%init : tensor<4x256xf32>) {
+  ^bb0(%a: f32, %c: f32, %out: f32):
+    %s = arith.addf %a, %c : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<4x256xf32>
+  return %0 : tensor<4x256xf32>
+}
+
+// -----
+
+// Softmax's row maximum over rows of 32: two rows per tile (64 elements),
+// reduced along the innermost dimension; the fill of its init is one
+// vector write.
+
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @row_max
+// CHECK:         vector.transfer_write %{{.*}} : vector<16xf32>, tensor<16xf32>
+// CHECK:         scf.for
+// CHECK:           %[[V:.*]] = vector.transfer_read {{.*}} : tensor<16x32xf32>, vector<2x32xf32>
+// CHECK:           vector.multi_reduction <maxnumf>, %[[V]], %{{.*}} [1] : vector<2x32xf32> to vector<2xf32>
+func.func @row_max(%x: tensor<16x32xf32>) -> tensor<16xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %init = tensor.empty() : tensor<16xf32>
+  %fill = linalg.fill ins(%ninf : f32) outs(%init : tensor<16xf32>) -> tensor<16xf32>
+  %0 = linalg.generic {indexing_maps = [#in, #out],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<16x32xf32>) outs(%fill : tensor<16xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maxnumf %a, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<16xf32>
+  return %0 : tensor<16xf32>
+}
+
+// -----
+
+// A small op is one tile: no loops.
+
+// CHECK-LABEL: func.func @one_tile
+// CHECK-NOT:     scf.for
+// CHECK:         math.exp %{{.*}} : vector<2x3xf32>
+func.func @one_tile(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %init = tensor.empty() : tensor<2x3xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<2x3xf32>) outs(%init : tensor<2x3xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  } -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Loops no vector width divides: a 7 x 7 window (49 elements) is one tile;
+// two channels would pass the 64-element budget, so one at a time.
+
+// CHECK-LABEL: func.func @window_sum
+// CHECK:         scf.for
+// CHECK:         vector.multi_reduction <add>, %{{.*}} [2, 3] : vector<1x1x7x7xf32> to vector<1x1xf32>
+func.func @window_sum(%x: tensor<1x8x7x7xf32>, %init: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c)>],
+                       iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%x : tensor<1x8x7x7xf32>) outs(%init : tensor<1x8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8xf32>
+  return %0 : tensor<1x8xf32>
+}
+
+// -----
+
+// Left alone: a gather (tensor.extract in the body), integer elements, a
+// dynamic shape, and a contraction (tessel-vectorize-contractions' job).
+
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT:     vector.
+// CHECK-COUNT-4: linalg.generic
+// CHECK-NOT:     vector.
+func.func @left_alone(%table: tensor<10xf32>, %idx: tensor<4xi64>,
+                      %i: tensor<4xi32>, %d: tensor<?xf32>,
+                      %a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %c: tensor<4x4xf32>)
+    -> (tensor<4xf32>, tensor<4xi32>, tensor<?xf32>, tensor<4x4xf32>) {
+  %init = tensor.empty() : tensor<4xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%idx : tensor<4xi64>) outs(%init : tensor<4xf32>) {
+  ^bb0(%k: i64, %out: f32):
+    %j = arith.index_cast %k : i64 to index
+    %v = tensor.extract %table[%j] : tensor<10xf32>
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  %iinit = tensor.empty() : tensor<4xi32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%i : tensor<4xi32>) outs(%iinit : tensor<4xi32>) {
+  ^bb0(%x: i32, %out: i32):
+    %s = arith.addi %x, %x : i32
+    linalg.yield %s : i32
+  } -> tensor<4xi32>
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %d, %c0 : tensor<?xf32>
+  %dinit = tensor.empty(%n) : tensor<?xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%d : tensor<?xf32>) outs(%dinit : tensor<?xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %s = arith.addf %x, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  %3 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%c : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4xf32>
+  return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xi32>, tensor<?xf32>, tensor<4x4xf32>
+}
