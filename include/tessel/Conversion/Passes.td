@@ -85,12 +85,14 @@ def TesselVectorizeContractionsPass
   let description = [{
     CPU code generation for contractions (matmul, batch matmul, gemm: any
     `linalg` op whose body multiplies and adds, with static shapes and f32
-    elements). Each one is tiled into an `MR x NR` register tile of the
-    output (`NR` a multiple of the target's vector width where the size
-    allows, `MR` as many rows as the accumulators fit in 12 vector
-    registers), with loops ordered columns, rows, then the reduction
-    innermost; the tile becomes a `vector.contract` whose accumulator stays
-    in registers across the reduction loop (hoisted out of it).
+    elements). Unit loops are dropped first, and a generic with plain
+    (batch) matmul maps becomes `linalg.matmul`/`linalg.batch_matmul`. Each
+    one is tiled into an `MR x NR` register tile of the output (`NR` 4, 2 or
+    1 whole vectors, a power of two, the widest that leaves `accumulators`
+    room for 4 rows; `MR` as many rows as the accumulators fit), with loops
+    ordered columns, rows, then the reduction innermost; the tile becomes a
+    `vector.contract` whose accumulator stays in registers across the
+    reduction loop (hoisted out of it).
 
     A constant right-hand side stored transposed (ONNX `Gemm` with
     `transB = 1`, as torch exports `Linear`) is transposed once at compile
@@ -106,8 +108,8 @@ def TesselVectorizeContractionsPass
     // Before: 128x256 = 128x64 * 64x256
     %0 = linalg.generic {... iterator_types = ["parallel", "parallel", "reduction"]}
         ins(%a, %b : tensor<128x64xf32>, tensor<64x256xf32>) outs(%c : tensor<128x256xf32>)
-    // After (vector-width=8): scf.for %j step 16 { scf.for %i step 6 {
-    //   %acc = vector.transfer_read ... vector<6x16xf32>
+    // After (vector-width=8): scf.for %j step 16 { scf.for %i step 4 {
+    //   %acc = vector.transfer_read ... vector<4x16xf32>
     //   scf.for %k step 1 iter_args(%v = %acc) { vector.contract ... } } }
     ```
   }];

@@ -255,10 +255,10 @@ bool hasPlainProductMaps(linalg::LinalgOp op) {
 }
 
 /// Turns a generic contraction into the named op it is (matmul,
-/// batch_matmul), whose vectorization
-/// is a `vector.contract` of row, column and reduction vectors; a generic's
-/// reads instead take the whole iteration space, which unrolls into
-/// single lanes. Returns `op` when it is no named contraction.
+/// batch_matmul), whose vectorization is a `vector.contract` of row, column
+/// and reduction vectors; a generic's reads instead take the whole
+/// iteration space, which unrolls into single lanes. Returns `op` when it
+/// is no named contraction.
 linalg::LinalgOp specialize(RewriterBase &rewriter, linalg::LinalgOp op) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
   if (!generic || !linalg::isaContractionOpInterface(op) ||
