@@ -204,10 +204,17 @@ def TesselVectorizeConvolutionsPass
     weights and an NCHW output, any strides, dilations and groups, static
     shapes, f32. It becomes loops over output tiles whose accumulators are
     vectors carried through a loop over the group's input channels, in which
-    every filter tap is unrolled. Two tilings:
+    every filter tap is unrolled. A pointwise convolution is instead left as
+    a product, and the others get one of two tilings:
 
+    - As a product: a 1x1, stride-1, unpadded, ungrouped convolution of one
+      image whose output plane (H*W) is a multiple of 4 vectors becomes the
+      `linalg.generic` product `[F, C] x [C, H*W]` on collapsed views, which
+      `tessel-vectorize-contractions` then tiles along the contiguous
+      planes. Its bias and consumer stay separate ops.
     - Over filters, when the weights are constant and a group's filters fill
-      whole vectors: tiles of 1-3 vectors of filters x `P` consecutive output
+      whole vectors (or, with 16 lanes, half vectors: 24 or 40 filters):
+      tiles of 1-3 vectors of filters x `P` consecutive output
       positions (row-major; `P` divides the output's area). The weights are
       packed at compile time as `[F/B][C][KH][KW][B]` (`B` filters per tile),
       so per tap the tile loads its weight vectors and broadcasts one input
@@ -219,7 +226,9 @@ def TesselVectorizeConvolutionsPass
       tap, one input row segment per output row (a strided row is read whole
       and its lanes picked by a shuffle) and one broadcast weight per filter.
 
-    Both fill the accumulator budget (`accumulators` vector registers).
+    Filter tiles fill the accumulator budget (`accumulators` vector
+    registers; at most 12 for kernels larger than 3x3, whose unrolled taps
+    ran slower with more), column tiles at most 12 of it.
 
     With `fuse-neighbours` (the default), the convolution absorbs two
     neighbours, so that it and they are one kernel: the accumulators start

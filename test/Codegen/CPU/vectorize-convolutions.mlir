@@ -1,6 +1,9 @@
 // RUN: tessel-opt %s --split-input-file \
 // RUN:   --pass-pipeline="builtin.module(func.func(tessel-vectorize-convolutions{vector-width=8}))" \
 // RUN:   | FileCheck %s
+// RUN: tessel-opt %s --split-input-file \
+// RUN:   --pass-pipeline="builtin.module(func.func(tessel-vectorize-convolutions{vector-width=16}))" \
+// RUN:   | FileCheck %s --check-prefix=WIDE
 
 // A 3x3 convolution, stride 1: 4 filters, 2 channels, 6x8 output. The tile
 // is 8 columns (one vector), 4 filters x 3 rows = 12 accumulators, carried
@@ -149,4 +152,66 @@ func.func @over_filters(%x: tensor<1x1x4x4xf32>, %init: tensor<1x8x3x3xf32>) -> 
     linalg.yield %s : f32
   } -> tensor<1x8x3x3xf32>
   return %0 : tensor<1x8x3x3xf32>
+}
+
+// -----
+
+// A 1x1, stride-1 convolution whose output planes fill 4-vector tiles
+// (8x8 = 64 positions = 4 x 16 lanes) is the product [F, C] x [C, H*W] on
+// collapsed views: it becomes a matmul generic for
+// tessel-vectorize-contractions, vectorized along the contiguous planes.
+// With 8 lanes (32 | 64) the same holds.
+
+#in1 = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#w1 = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
+#out1 = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
+// CHECK-LABEL: func.func @pointwise
+// CHECK-DAG:     %[[X:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2, 3]] : tensor<1x4x8x8xf32> into tensor<4x64xf32>
+// CHECK-DAG:     %[[W:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<24x4x1x1xf32> into tensor<24x4xf32>
+// CHECK:         %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[W]], %[[X]] : tensor<24x4xf32>, tensor<4x64xf32>)
+// CHECK:         tensor.expand_shape %[[P]] {{\[}}[0, 1], [2, 3]] {{.*}} : tensor<24x64xf32> into tensor<1x24x8x8xf32>
+// CHECK-NOT:     vector.
+// WIDE-LABEL:  func.func @pointwise
+// WIDE:          linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<24x4xf32>, tensor<4x64xf32>)
+func.func @pointwise(%x: tensor<1x4x8x8xf32>, %w: tensor<24x4x1x1xf32>, %init: tensor<1x24x8x8xf32>) -> tensor<1x24x8x8xf32> {
+  %0 = linalg.generic {indexing_maps = [#in1, #w1, #out1],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x4x8x8xf32>, tensor<24x4x1x1xf32>)
+      outs(%init : tensor<1x24x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x24x8x8xf32>
+  return %0 : tensor<1x24x8x8xf32>
+}
+
+// -----
+
+// 24 filters do not fill 16-lane vectors: with AVX-512 widths the filter
+// tile uses half vectors (3 x 8 filters) rather than vectors over output
+// columns. The 3x3 plane (9 positions) is too small for the product form.
+
+#in2 = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#w2 = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
+#out2 = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
+// CHECK-LABEL: func.func @half_vectors
+// WIDE-LABEL:  func.func @half_vectors
+// WIDE:          arith.constant {{.*}} : tensor<1x2x1x1x24xf32>
+// WIDE:          vector.transfer_read {{.*}} : tensor<1x2x1x1x24xf32>, vector<8xf32>
+// WIDE-NOT:      vector<16xf32>
+func.func @half_vectors(%x: tensor<1x2x3x3xf32>, %init: tensor<1x24x3x3xf32>) -> tensor<1x24x3x3xf32> {
+  %w = arith.constant dense<1.0> : tensor<24x2x1x1xf32>
+  %0 = linalg.generic {indexing_maps = [#in2, #w2, #out2],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x2x3x3xf32>, tensor<24x2x1x1xf32>)
+      outs(%init : tensor<1x24x3x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x24x3x3xf32>
+  return %0 : tensor<1x24x3x3xf32>
 }
