@@ -1,0 +1,152 @@
+"""Single layers of the benchmark's CNNs, Tessel against onnxruntime.
+
+Builds one ONNX model per layer shape of MobileNetV2 and ResNet-18 (a Conv
+with bias and the ReLU after it, or ResNet's MaxPool) with seeded random
+weights, compiles each with tessel-compile, checks Tessel's output against
+onnxruntime's (rtol 1e-4, atol 1e-5 after scaling by the output's largest
+magnitude), and times both interleaved on 1 thread: p50 of --iterations
+calls after 5 warm-up calls each. Prints one row per layer (ms, GFLOP/s,
+Tessel/onnxruntime) and writes bench/layers-results.md. It tells which
+kernel shape a whole-model gap comes from. Usage:
+
+    python3 bench/layers.py [--layers dw32,pw96_24,...] [--iterations 40]
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# name: (op, input channels, output channels, kernel, stride, groups, input
+# height = width)
+LAYERS = {
+    "mb_first3x3s2": ("Conv", 3, 32, 3, 2, 1, 224),
+    "mb_dw32": ("Conv", 32, 32, 3, 1, 32, 112),
+    "mb_pw32_16": ("Conv", 32, 16, 1, 1, 1, 112),
+    "mb_pw16_96": ("Conv", 16, 96, 1, 1, 1, 112),
+    "mb_dw96s2": ("Conv", 96, 96, 3, 2, 96, 112),
+    "mb_pw96_24": ("Conv", 96, 24, 1, 1, 1, 56),
+    "mb_pw24_144": ("Conv", 24, 144, 1, 1, 1, 56),
+    "mb_dw144": ("Conv", 144, 144, 3, 1, 144, 56),
+    "mb_dw192": ("Conv", 192, 192, 3, 1, 192, 28),
+    "mb_pw192_32": ("Conv", 192, 32, 1, 1, 1, 28),
+    "mb_dw576": ("Conv", 576, 576, 3, 1, 576, 14),
+    "mb_pw960_160": ("Conv", 960, 160, 1, 1, 1, 7),
+    "mb_pw320_1280": ("Conv", 320, 1280, 1, 1, 1, 7),
+    "rn_stem7x7s2": ("Conv", 3, 64, 7, 2, 1, 224),
+    "rn_maxpool": ("MaxPool", 64, 64, 3, 2, 1, 112),
+    "rn_3x3_64": ("Conv", 64, 64, 3, 1, 1, 56),
+    "rn_3x3_128": ("Conv", 128, 128, 3, 1, 1, 28),
+    "rn_3x3_256": ("Conv", 256, 256, 3, 1, 1, 14),
+    "rn_3x3_512": ("Conv", 512, 512, 3, 1, 1, 7),
+    "rn_1x1s2_128": ("Conv", 64, 128, 1, 2, 1, 56),
+}
+
+
+def build(name, spec, rng, path):
+    op, cin, cout, k, stride, groups, hw = spec
+    pad = k // 2
+    out_hw = (hw + 2 * pad - k) // stride + 1
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, cin, hw, hw])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                      [1, cout, out_hw, out_hw])
+    if op == "MaxPool":
+        nodes = [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[k, k],
+                                  strides=[stride] * 2, pads=[pad] * 4)]
+        weights, flops = [], cout * out_hw * out_hw * k * k
+    else:
+        w = (rng.standard_normal((cout, cin // groups, k, k)) * 0.1).astype(np.float32)
+        b = rng.standard_normal(cout).astype(np.float32)
+        nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"],
+                                  kernel_shape=[k, k], strides=[stride] * 2,
+                                  pads=[pad] * 4, group=groups),
+                 helper.make_node("Relu", ["c"], ["y"])]
+        weights = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")]
+        flops = 2 * cout * out_hw * out_hw * (cin // groups) * k * k
+    graph = helper.make_graph(nodes, name, [x], [y], weights)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, path)
+    return (1, cin, hw, hw), flops
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--layers", default=",".join(LAYERS))
+    parser.add_argument("--iterations", type=int, default=40)
+    parser.add_argument("--out", default=os.path.join(ROOT, "bench", "layers-results.md"))
+    args = parser.parse_args()
+    names = args.layers.split(",")
+    unknown = set(names) - set(LAYERS)
+    if unknown:
+        raise SystemExit(f"layers: unknown layer(s) {sorted(unknown)}; "
+                         f"known: {','.join(LAYERS)}")
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    os.environ.setdefault("TESSEL_BUILD_DIR", args.build)
+    import onnxruntime as ort
+    import tessel
+
+    rng = np.random.default_rng(0)
+    rows = []
+    with tempfile.TemporaryDirectory() as work:
+        for name in names:
+            path = os.path.join(work, name + ".onnx")
+            shape, flops = build(name, LAYERS[name], rng, path)
+            so = os.path.join(work, name + ".so")
+            subprocess.run([os.path.join(args.build, "bin", "tessel-compile"),
+                            path, "-o", so], check=True)
+            x = rng.standard_normal(shape).astype(np.float32)
+            session = tessel.load(so).session(num_threads=1)
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = 1
+            options.inter_op_num_threads = 1
+            peer = ort.InferenceSession(path, options,
+                                        providers=["CPUExecutionProvider"])
+            mine = list(session.run({"x": x}).values())[0]
+            theirs = peer.run(None, {"x": x})[0]
+            scale = max(1.0, float(np.max(np.abs(theirs))))
+            ok = np.allclose(mine, theirs, rtol=1e-4, atol=1e-5 * scale)
+            for _ in range(5):
+                session.run({"x": x})
+                peer.run(None, {"x": x})
+            t_tessel, t_ort = [], []
+            for _ in range(args.iterations):
+                start = time.perf_counter()
+                session.run({"x": x})
+                t_tessel.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                peer.run(None, {"x": x})
+                t_ort.append(time.perf_counter() - start)
+            a = float(np.median(t_tessel)) * 1e3
+            b = float(np.median(t_ort)) * 1e3
+            row = (name, a, flops / a / 1e6, b, flops / b / 1e6, a / b, ok)
+            rows.append(row)
+            print(f"{name:15s} tessel {a:8.3f} ms {row[2]:7.1f} GFLOP/s   "
+                  f"ort {b:8.3f} ms {row[4]:7.1f} GFLOP/s   ratio {a / b:5.2f}"
+                  f"   {'ok' if ok else 'MISMATCH'}", flush=True)
+    with open(args.out, "w") as f:
+        f.write("# Single layers: Tessel vs onnxruntime, 1 thread\n\n"
+                "Generated by `python3 bench/layers.py`; do not edit by hand. "
+                "Each layer is a Conv + bias + Relu (or ResNet-18's MaxPool) "
+                f"of the benchmark's CNNs, p50 of {args.iterations} interleaved "
+                "calls; ratio = Tessel / onnxruntime (< 1: Tessel faster).\n\n"
+                "| layer | Tessel ms | GFLOP/s | onnxruntime ms | GFLOP/s | ratio | matches |\n"
+                "|---|---|---|---|---|---|---|\n")
+        for name, a, ga, b, gb, r, ok in rows:
+            f.write(f"| {name} | {a:.3f} | {ga:.1f} | {b:.3f} | {gb:.1f} | "
+                    f"{r:.2f} | {'yes' if ok else 'NO'} |\n")
+    if not all(row[-1] for row in rows):
+        raise SystemExit("layers: some layer's output does not match onnxruntime")
+
+
+if __name__ == "__main__":
+    main()
