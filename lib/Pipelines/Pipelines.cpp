@@ -109,6 +109,9 @@ void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
     vectorize.accumulators = options.vectorWidth >= 16 ? 16 : 12;
     pm.addNestedPass<func::FuncOp>(
         createTesselVectorizeContractionsPass(vectorize));
+    TesselVectorizeWindowsPassOptions windows;
+    windows.vectorWidth = options.vectorWidth;
+    pm.addNestedPass<func::FuncOp>(createTesselVectorizeWindowsPass(windows));
     TesselVectorizeGenericsPassOptions generics;
     generics.vectorWidth = options.vectorWidth;
     pm.addNestedPass<func::FuncOp>(createTesselVectorizeGenericsPass(generics));
@@ -130,6 +133,9 @@ void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   pm.addPass(createCanonicalizerPass());
 
+  // Marked loops on the runtime's parallel_for.
+  if (options.optLevel > 0)
+    pm.addPass(createTesselParallelizeLoopsPass());
   // Vectors down to 1-D vector ops, loops, then the LLVM dialect.
   pm.addNestedPass<func::FuncOp>(createTesselLowerVectorsPass());
   VectorTransferToSCFOptions transfers;

@@ -129,7 +129,41 @@ def cnn_bn(rng):
     return graph, inputs
 
 
-MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn}
+def parallel(rng):
+    """Kernels large enough (>= 2^24 multiply-adds or elements) for
+    tessel-parallelize-loops to split: a 3x3 conv (filter tiles), a 1x1 conv
+    on a large plane (a product), a max pool, an elementwise add, and a
+    MatMul."""
+    inits = [
+        _init("conv1.weight", rng.standard_normal((32, 32, 3, 3)) * 0.1),
+        _init("conv1.bias", rng.standard_normal(32) * 0.1),
+        _init("conv2.weight", rng.standard_normal((64, 32, 1, 1)) * 0.2),
+        _init("conv2.bias", rng.standard_normal(64) * 0.1),
+        _init("w", rng.standard_normal((512, 512)) * 0.05),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["x", "conv1.weight", "conv1.bias"], ["c1"], name="conv1",
+                         pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "conv2.weight", "conv2.bias"], ["c2"], name="conv2"),
+        helper.make_node("MaxPool", ["c2"], ["p"], name="pool", kernel_shape=[3, 3],
+                         strides=[2, 2], pads=[1, 1, 1, 1]),
+        helper.make_node("Add", ["a", "a"], ["aa"], name="add"),
+        helper.make_node("MatMul", ["aa", "w"], ["m"], name="matmul"),
+    ]
+    graph = helper.make_graph(
+        nodes, "parallel",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 32, 128, 128]),
+         helper.make_tensor_value_info("a", TensorProto.FLOAT, [256, 512])],
+        [helper.make_tensor_value_info("p", TensorProto.FLOAT, [1, 64, 64, 64]),
+         helper.make_tensor_value_info("m", TensorProto.FLOAT, [256, 512])],
+        inits)
+    inputs = [rng.standard_normal((1, 32, 128, 128)).astype(np.float32),
+              rng.standard_normal((256, 512)).astype(np.float32)]
+    return graph, inputs
+
+
+MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel}
 
 
 def main():

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -25,6 +26,11 @@ namespace mlir::tessel {
 
 /// Name of the entry function after `tessel-entry-abi`.
 inline constexpr llvm::StringLiteral kEntryFunctionName = "tessel_model_main";
+
+/// Thread-local global holding the `tessel_runtime_services *` of the call
+/// in progress: `tessel-parallelize-loops` reads it, the artifact's entry
+/// point stores it before calling the entry function.
+inline constexpr llvm::StringLiteral kServicesSlotName = "tessel_services";
 
 } // namespace mlir::tessel
 

@@ -127,6 +127,49 @@ def TesselVectorizeContractionsPass
   ];
 }
 
+def TesselVectorizeWindowsPass
+    : Pass<"tessel-vectorize-windows", "func::FuncOp"> {
+  let summary = "Vector loops over output columns for 2-D pooling windows";
+  let description = [{
+    CPU code generation for the 2-D window reductions that pooling lowers
+    to: a 6-loop `linalg.generic` (n, c, oh, ow, kh, kw) reading an NCHW
+    f32 input (already padded) at `oh * sh + kh * dh`, `ow * sw + kw * dw`,
+    with a window tensor that only gives the kernel loops their extents,
+    and an elementwise body combining the input element into the
+    accumulator (max pooling, the sum of average pooling). Windows of more
+    than 64 taps are left alone (every tap is unrolled).
+
+    It becomes loops over n, c, oh and tiles of `T` output columns (`T`
+    the vector width, else half of it, else the largest divisor of the
+    output width below it); per window tap the input row segment under the
+    tile is read whole (rounded up to `T * stride` elements where the row
+    allows), every stride-th lane kept by a `vector.shuffle`, and combined
+    into the accumulator vector by the body applied to vectors. A max or
+    min, exact in any order, combines the whole segments of all taps in a
+    tree first and shuffles once. An output filled with a constant (-inf
+    for max pooling) is not read: the accumulators start from the
+    constant. The generic's vectorization would not apply: its input map is
+    no projected permutation. Each rewrite is recorded as one kernel.
+
+    ```mlir
+    // 3x3 max pooling, stride 2, vector-width=16: per tile of 16 columns
+    %seg = vector.transfer_read %in[%n, %c, %row, %col] ... vector<31xf32>
+    %v = vector.shuffle %seg, %seg [0, 2, 4, ..., 30]
+    %acc1 = arith.maximumf %v, %acc0 : vector<16xf32>
+    ```
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
+           "f32 elements per vector register (8: AVX2, 16: AVX-512)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def TesselVectorizeGenericsPass
     : Pass<"tessel-vectorize-generics", "func::FuncOp"> {
   let summary = "Vectorizes elementwise ops, reductions, fills and transposes on tensors";
@@ -136,7 +179,12 @@ def TesselVectorizeGenericsPass
     activations, residual adds, GELU), reductions (softmax, layer norm,
     pooling by reduction), `linalg.fill`, `linalg.transpose` and
     `linalg.copy`, with static shapes and f32 operands only, and bodies of
-    `arith`/`math` ops (no `tensor.extract`: gathers stay scalar).
+    `arith`/`math` ops (no `tensor.extract`: gathers stay scalar). A static
+    f32 `tensor.pad` by a constant (the padding in front of convolutions and
+    pooling) first becomes a `linalg.fill` of the padded tensor and a
+    `linalg.copy` of the source into its interior, so both are vectorized;
+    bufferized as a pad it would be a strided `memref.copy` that only scalar
+    loops lower.
 
     Each op is tiled from its innermost loop outwards: whole loops while the
     tile holds at most `max-vector-elements` elements (default: 8 vector
@@ -303,6 +351,39 @@ def TesselPlanMemoryPass : Pass<"tessel-plan-memory", "ModuleOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def TesselParallelizeLoopsPass
+    : Pass<"tessel-parallelize-loops", "ModuleOp"> {
+  let summary = "Runs the marked parallel loops on the runtime's parallel_for";
+  let description = [{
+    After bufferization. The code generators mark the loops whose
+    iterations write disjoint parts of their output (`tessel.parallel`: a
+    convolution's filter blocks, a product's column or row blocks, the
+    outermost parallel tile loop of an elementwise op or reduction, a
+    pooling's channels). For each outermost marked `scf.for` of the entry
+    function with constant bounds and more than one iteration, the body
+    becomes a function `void tessel_parallel_body_N(ptr ctx, i64 begin,
+    i64 end)` that runs iterations [begin, end); the values it uses travel
+    in a stack struct (memref descriptors, indices as i64, scalars) and
+    constants are cloned into it. The loop becomes a call of the
+    `parallel_for` of the runtime services
+    (`runtime/include/tessel/abi.h`), read from the thread-local global
+    `tessel_services` that the artifact's entry point fills, with grain 1.
+    The runtime splits the range over the session's threads (and runs it
+    inline with one). Marks on other loops are dropped.
+
+    ```mlir
+    scf.for %f = %c0 to %c64 step %c16 { ... } {tessel.parallel}
+    // After: llvm.call %parallel_for(%runtime_ctx, 0, 4, 1, @tessel_parallel_body_0, %ctx)
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::scf::SCFDialect",
   ];
 }
 

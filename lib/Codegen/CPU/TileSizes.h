@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 namespace mlir::tessel {
 
@@ -27,6 +28,28 @@ inline int64_t pickDivisor(int64_t size, llvm::ArrayRef<int64_t> preferred,
     if (size % tile == 0)
       return tile;
   return 1;
+}
+
+/// The position, among tiled loops built in `order` (loop dimensions) for
+/// `tileSizes` (0: no loop) over `ranges`, of the first loop that runs more
+/// than once, provided every loop up to it is over a dimension
+/// `isParallel` accepts; std::nullopt when there is none.
+template <typename IsParallel>
+std::optional<unsigned> firstParallelLoop(llvm::ArrayRef<int64_t> order,
+                                          llvm::ArrayRef<int64_t> tileSizes,
+                                          llvm::ArrayRef<int64_t> ranges,
+                                          IsParallel isParallel) {
+  unsigned position = 0;
+  for (int64_t dim : order) {
+    if (tileSizes[dim] == 0)
+      continue;
+    if (!isParallel(dim))
+      return std::nullopt;
+    if ((ranges[dim] + tileSizes[dim] - 1) / tileSizes[dim] > 1)
+      return position;
+    ++position;
+  }
+  return std::nullopt;
 }
 
 } // namespace mlir::tessel

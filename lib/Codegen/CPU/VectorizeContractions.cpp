@@ -10,6 +10,7 @@
 #include "tessel/Conversion/Passes.h"
 
 #include "KernelMarks.h"
+#include "ParallelMarks.h"
 
 #include "TileSizes.h"
 #include "VectorCleanup.h"
@@ -272,6 +273,29 @@ linalg::LinalgOp specialize(RewriterBase &rewriter, linalg::LinalgOp op) {
   return *named;
 }
 
+/// Marks the first loop of `tiling` that runs more than once when every
+/// loop up to it is over a row, column or batch dimension of `op` (their
+/// iterations write disjoint tiles of the output).
+void markParallelLoop(scf::SCFTilingResult &tiling,
+                      ArrayRef<int64_t> interchange,
+                      ArrayRef<int64_t> tileSizes, linalg::LinalgOp op) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  std::optional<unsigned> at =
+      firstParallelLoop(interchange, tileSizes, ranges, [&](int64_t d) {
+        return iterators[d] == utils::IteratorType::parallel;
+      });
+  if (at && *at < tiling.loops.size())
+    tessel::cpu::markParallel(tiling.loops[*at].getOperation(),
+                              tessel::cpu::workOf(ranges));
+}
+
+bool isMarked(scf::SCFTilingResult &tiling) {
+  return llvm::any_of(tiling.loops, [](LoopLikeOpInterface loop) {
+    return loop->hasAttr(tessel::cpu::kParallelAttr);
+  });
+}
+
 struct VectorizeContractionsPass
     : tessel::impl::TesselVectorizeContractionsPassBase<
           VectorizeContractionsPass> {
@@ -305,6 +329,7 @@ struct VectorizeContractionsPass
       op = specialize(rewriter, op);
       Operation *target = op.getOperation();
       Location kernelLoc = target->getLoc();
+      bool parallelMarked = false;
       if (!plan->cacheTileSizes.empty()) {
         scf::SCFTilingOptions blocks;
         blocks.setTileSizes(getAsIndexOpFoldResult(
@@ -315,6 +340,9 @@ struct VectorizeContractionsPass
             scf::tileUsingSCF(rewriter, cast<TilingInterface>(target), blocks);
         if (failed(blocked) || blocked->tiledOps.size() != 1)
           continue;
+        markParallelLoop(*blocked, plan->cacheInterchange, plan->cacheTileSizes,
+                         op);
+        parallelMarked = isMarked(*blocked);
         rewriter.replaceOp(target, blocked->replacements);
         target = blocked->tiledOps.front();
         changed = true;
@@ -328,6 +356,9 @@ struct VectorizeContractionsPass
           scf::tileUsingSCF(rewriter, cast<TilingInterface>(target), options);
       if (failed(tiled))
         continue;
+      if (!parallelMarked)
+        markParallelLoop(*tiled, plan->interchange, plan->tileSizes,
+                         cast<linalg::LinalgOp>(target));
       rewriter.replaceOp(target, tiled->replacements);
       changed = true;
       // The report counts the loop nest as one kernel (its structured op

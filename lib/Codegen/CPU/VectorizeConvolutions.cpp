@@ -12,6 +12,7 @@
 
 #include "ConvolutionFusion.h"
 #include "KernelMarks.h"
+#include "ParallelMarks.h"
 
 #include "TileSizes.h"
 
@@ -153,6 +154,13 @@ std::optional<Conv2D> matchConv2D(linalg::GenericOp op) {
   return conv;
 }
 
+/// Multiply-adds of `conv`.
+int64_t workOf(const Conv2D &conv) {
+  return tessel::cpu::workOf({conv.batch, conv.filters, conv.outHeight,
+                              conv.outWidth, conv.channelsPerGroup,
+                              conv.kernelHeight, conv.kernelWidth});
+}
+
 /// Builds the loop nests: index constants once at the function's entry,
 /// scf.for loops with iteration arguments, index arithmetic.
 struct Emitter {
@@ -195,7 +203,8 @@ struct Emitter {
   /// the iteration yields.
   SmallVector<Value>
   loop(int64_t upper, int64_t step, ValueRange iterArgs,
-       function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+       function_ref<SmallVector<Value>(Value, ValueRange)> body,
+       int64_t parallelWork = 0) {
     auto forOp = scf::ForOp::create(
         b, loc, idx(0), idx(upper), idx(step), iterArgs,
         [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
@@ -203,6 +212,7 @@ struct Emitter {
           b.setInsertionPointToEnd(nested.getInsertionBlock());
           scf::YieldOp::create(b, loc, body(iv, args));
         });
+    tessel::cpu::markParallel(forOp, parallelWork);
     return SmallVector<Value>(forOp.getResults());
   }
 };
@@ -378,99 +388,110 @@ struct VectorizeConvolutionsPass
 
     SmallVector<Value> results =
         e.loop(conv.batch, 1, prologue.init, [&](Value n, ValueRange a0) {
-          return e.loop(conv.filters, block, a0, [&](Value f0, ValueRange a1) {
-            Value group =
-                arith::DivUIOp::create(b, loc, f0, e.idx(conv.filtersPerGroup));
-            Value channelBase = e.mul(group, conv.channelsPerGroup);
-            Value fBlock = arith::DivUIOp::create(b, loc, f0, e.idx(block));
-            // The accumulators' start along the filters: the bias, 0, or
-            // (no prologue) the output's values.
-            SmallVector<Value> start;
-            for (int64_t v = 0; v < tile.filterVectors; ++v) {
-              if (prologue.bias)
-                start.push_back(vector::TransferReadOp::create(
-                    b, loc, vecType, prologue.bias,
-                    ValueRange{e.add(f0, v * lanes)}, e.pad(), inBounds));
-              else if (prologue.zero)
-                start.push_back(e.zeroVector(vecType));
-            }
-            return e.loop(
-                positions, tile.positions, a1, [&](Value p0, ValueRange a2) {
-                  Value out = a2[0];
-                  // Each position's output row and column, and its input row
-                  // and column at tap (0, 0).
-                  SmallVector<Value> oh, ow, ih0, iw0;
-                  for (int64_t j = 0; j < tile.positions; ++j) {
-                    Value p = e.add(p0, j);
-                    oh.push_back(arith::DivUIOp::create(b, loc, p,
-                                                        e.idx(conv.outWidth)));
-                    ow.push_back(arith::RemUIOp::create(b, loc, p,
-                                                        e.idx(conv.outWidth)));
-                    ih0.push_back(e.mul(oh.back(), conv.strideH));
-                    iw0.push_back(e.mul(ow.back(), conv.strideW));
-                  }
-                  auto readAt = [&](Value tensor, int64_t j,
-                                    int64_t v) -> Value {
-                    return vector::TransferReadOp::create(
-                        b, loc, vecType, tensor,
-                        ValueRange{n, e.add(f0, v * lanes), oh[j], ow[j]},
-                        alongFilters, e.pad(), /*mask=*/Value(),
-                        b.getBoolArrayAttr(inBounds));
-                  };
-                  SmallVector<Value> accs;
-                  for (int64_t j = 0; j < tile.positions; ++j)
-                    for (int64_t v = 0; v < tile.filterVectors; ++v)
-                      accs.push_back(start.empty() ? readAt(out, j, v)
-                                                   : start[v]);
-                  SmallVector<Value> summed = e.loop(
-                      conv.channelsPerGroup, 1, accs,
-                      [&](Value c, ValueRange acc) {
-                        SmallVector<Value> next(acc.begin(), acc.end());
-                        Value ic =
-                            arith::AddIOp::create(b, loc, channelBase, c);
-                        for (int64_t kh = 0; kh < conv.kernelHeight; ++kh) {
-                          for (int64_t kw = 0; kw < conv.kernelWidth; ++kw) {
-                            SmallVector<Value> w;
-                            for (int64_t v = 0; v < tile.filterVectors; ++v)
-                              w.push_back(vector::TransferReadOp::create(
-                                  b, loc, vecType, packed,
-                                  ValueRange{fBlock, c, e.idx(kh), e.idx(kw),
-                                             e.idx(v * lanes)},
-                                  e.pad(), inBounds));
-                            for (int64_t j = 0; j < tile.positions; ++j) {
-                              Value x = tensor::ExtractOp::create(
-                                  b, loc, input,
-                                  ValueRange{
-                                      n, ic, e.add(ih0[j], kh * conv.dilationH),
-                                      e.add(iw0[j], kw * conv.dilationW)});
-                              Value xs = vector::BroadcastOp::create(
-                                  b, loc, vecType, x);
-                              for (int64_t v = 0; v < tile.filterVectors; ++v) {
-                                Value &a = next[j * tile.filterVectors + v];
-                                a = vector::FMAOp::create(b, loc, w[v], xs, a);
+          return e.loop(
+              conv.filters, block, a0,
+              [&](Value f0, ValueRange a1) {
+                Value group = arith::DivUIOp::create(
+                    b, loc, f0, e.idx(conv.filtersPerGroup));
+                Value channelBase = e.mul(group, conv.channelsPerGroup);
+                Value fBlock = arith::DivUIOp::create(b, loc, f0, e.idx(block));
+                // The accumulators' start along the filters: the bias, 0, or
+                // (no prologue) the output's values.
+                SmallVector<Value> start;
+                for (int64_t v = 0; v < tile.filterVectors; ++v) {
+                  if (prologue.bias)
+                    start.push_back(vector::TransferReadOp::create(
+                        b, loc, vecType, prologue.bias,
+                        ValueRange{e.add(f0, v * lanes)}, e.pad(), inBounds));
+                  else if (prologue.zero)
+                    start.push_back(e.zeroVector(vecType));
+                }
+                return e.loop(
+                    positions, tile.positions, a1,
+                    [&](Value p0, ValueRange a2) {
+                      Value out = a2[0];
+                      // Each position's output row and column, and its input
+                      // row and column at tap (0, 0).
+                      SmallVector<Value> oh, ow, ih0, iw0;
+                      for (int64_t j = 0; j < tile.positions; ++j) {
+                        Value p = e.add(p0, j);
+                        oh.push_back(arith::DivUIOp::create(
+                            b, loc, p, e.idx(conv.outWidth)));
+                        ow.push_back(arith::RemUIOp::create(
+                            b, loc, p, e.idx(conv.outWidth)));
+                        ih0.push_back(e.mul(oh.back(), conv.strideH));
+                        iw0.push_back(e.mul(ow.back(), conv.strideW));
+                      }
+                      auto readAt = [&](Value tensor, int64_t j,
+                                        int64_t v) -> Value {
+                        return vector::TransferReadOp::create(
+                            b, loc, vecType, tensor,
+                            ValueRange{n, e.add(f0, v * lanes), oh[j], ow[j]},
+                            alongFilters, e.pad(), /*mask=*/Value(),
+                            b.getBoolArrayAttr(inBounds));
+                      };
+                      SmallVector<Value> accs;
+                      for (int64_t j = 0; j < tile.positions; ++j)
+                        for (int64_t v = 0; v < tile.filterVectors; ++v)
+                          accs.push_back(start.empty() ? readAt(out, j, v)
+                                                       : start[v]);
+                      SmallVector<Value> summed = e.loop(
+                          conv.channelsPerGroup, 1, accs,
+                          [&](Value c, ValueRange acc) {
+                            SmallVector<Value> next(acc.begin(), acc.end());
+                            Value ic =
+                                arith::AddIOp::create(b, loc, channelBase, c);
+                            for (int64_t kh = 0; kh < conv.kernelHeight; ++kh) {
+                              for (int64_t kw = 0; kw < conv.kernelWidth;
+                                   ++kw) {
+                                SmallVector<Value> w;
+                                for (int64_t v = 0; v < tile.filterVectors; ++v)
+                                  w.push_back(vector::TransferReadOp::create(
+                                      b, loc, vecType, packed,
+                                      ValueRange{fBlock, c, e.idx(kh),
+                                                 e.idx(kw), e.idx(v * lanes)},
+                                      e.pad(), inBounds));
+                                for (int64_t j = 0; j < tile.positions; ++j) {
+                                  Value x = tensor::ExtractOp::create(
+                                      b, loc, input,
+                                      ValueRange{
+                                          n, ic,
+                                          e.add(ih0[j], kh * conv.dilationH),
+                                          e.add(iw0[j], kw * conv.dilationW)});
+                                  Value xs = vector::BroadcastOp::create(
+                                      b, loc, vecType, x);
+                                  for (int64_t v = 0; v < tile.filterVectors;
+                                       ++v) {
+                                    Value &a = next[j * tile.filterVectors + v];
+                                    a = vector::FMAOp::create(b, loc, w[v], xs,
+                                                              a);
+                                  }
+                                }
                               }
                             }
-                          }
+                            return next;
+                          });
+                      for (int64_t j = 0; j < tile.positions; ++j)
+                        for (int64_t v = 0; v < tile.filterVectors; ++v) {
+                          Value value = summed[j * tile.filterVectors + v];
+                          if (epilogue)
+                            value = tessel::cpu::applyEpilogue(
+                                b, loc, *epilogue, value, [&](Value tensor) {
+                                  return readAt(tensor, j, v);
+                                });
+                          out = vector::TransferWriteOp::create(
+                                    b, loc, value, out,
+                                    ValueRange{n, e.add(f0, v * lanes), oh[j],
+                                               ow[j]},
+                                    alongFilters, b.getBoolArrayAttr(inBounds))
+                                    .getResult();
                         }
-                        return next;
-                      });
-                  for (int64_t j = 0; j < tile.positions; ++j)
-                    for (int64_t v = 0; v < tile.filterVectors; ++v) {
-                      Value value = summed[j * tile.filterVectors + v];
-                      if (epilogue)
-                        value = tessel::cpu::applyEpilogue(
-                            b, loc, *epilogue, value,
-                            [&](Value tensor) { return readAt(tensor, j, v); });
-                      out =
-                          vector::TransferWriteOp::create(
-                              b, loc, value, out,
-                              ValueRange{n, e.add(f0, v * lanes), oh[j], ow[j]},
-                              alongFilters, b.getBoolArrayAttr(inBounds))
-                              .getResult();
-                    }
-                  return SmallVector<Value>{out};
-                });
-          });
+                      return SmallVector<Value>{out};
+                    },
+                    // One block of filters: the positions are split instead.
+                    conv.filters == block ? workOf(conv) : 0);
+              },
+              conv.filters == block ? 0 : workOf(conv));
         });
     finish(op, results[0], prologue, epilogue);
   }
@@ -517,99 +538,110 @@ struct VectorizeConvolutionsPass
 
     SmallVector<Value> results =
         e.loop(conv.batch, 1, prologue.init, [&](Value n, ValueRange a0) {
-          return e.loop(conv.filters, fTile, a0, [&](Value f0, ValueRange a1) {
-            Value group =
-                arith::DivUIOp::create(b, loc, f0, e.idx(conv.filtersPerGroup));
-            Value channelBase = e.mul(group, conv.channelsPerGroup);
-            return e.loop(
-                conv.outHeight, ohTile, a1, [&](Value oh0, ValueRange a2) {
-                  return e.loop(
-                      conv.outWidth, owTile, a2, [&](Value ow0, ValueRange a3) {
-                        Value out = a3[0];
-                        auto readAt = [&](Value tensor, int64_t r,
-                                          int64_t h) -> Value {
-                          return vector::TransferReadOp::create(
-                              b, loc, vecType, tensor,
-                              ValueRange{n, e.add(f0, r), e.add(oh0, h), ow0},
-                              e.pad(), inBounds);
-                        };
-                        SmallVector<Value> accs;
-                        for (int64_t r = 0; r < fTile; ++r) {
-                          // The filter's bias, 0, or (no prologue) the output.
-                          Value start;
-                          if (prologue.bias)
-                            start = vector::BroadcastOp::create(
-                                b, loc, vecType,
-                                tensor::ExtractOp::create(
-                                    b, loc, prologue.bias,
-                                    ValueRange{e.add(f0, r)}));
-                          else if (prologue.zero)
-                            start = e.zeroVector(vecType);
-                          for (int64_t h = 0; h < ohTile; ++h)
-                            accs.push_back(start ? start : readAt(out, r, h));
-                        }
-                        SmallVector<Value> summed = e.loop(
-                            conv.channelsPerGroup, 1, accs,
-                            [&](Value c, ValueRange acc) {
-                              SmallVector<Value> next(acc.begin(), acc.end());
-                              Value ic =
-                                  arith::AddIOp::create(b, loc, channelBase, c);
-                              Value iw0 = e.mul(ow0, conv.strideW);
-                              for (int64_t kh = 0; kh < conv.kernelHeight;
-                                   ++kh) {
-                                for (int64_t kw = 0; kw < conv.kernelWidth;
-                                     ++kw) {
-                                  SmallVector<Value> weights;
-                                  for (int64_t r = 0; r < fTile; ++r) {
-                                    Value w = tensor::ExtractOp::create(
-                                        b, loc, weight,
-                                        ValueRange{e.add(f0, r), c, e.idx(kh),
-                                                   e.idx(kw)});
-                                    weights.push_back(
-                                        vector::BroadcastOp::create(
-                                            b, loc, vecType, w));
-                                  }
-                                  Value iw = e.add(iw0, kw * conv.dilationW);
-                                  for (int64_t h = 0; h < ohTile; ++h) {
-                                    Value ih = e.add(
-                                        e.mul(e.add(oh0, h), conv.strideH),
-                                        kh * conv.dilationH);
-                                    Value x = vector::TransferReadOp::create(
-                                        b, loc, readType, input,
-                                        ValueRange{n, ic, ih, iw}, e.pad(),
-                                        inBounds);
-                                    if (conv.strideW != 1)
-                                      x = vector::ShuffleOp::create(
-                                          b, loc, x, x, lanesOfRead);
-                                    for (int64_t r = 0; r < fTile; ++r) {
-                                      Value &a = next[r * ohTile + h];
-                                      a = vector::FMAOp::create(
-                                          b, loc, weights[r], x, a);
+          return e.loop(
+              conv.filters, fTile, a0,
+              [&](Value f0, ValueRange a1) {
+                Value group = arith::DivUIOp::create(
+                    b, loc, f0, e.idx(conv.filtersPerGroup));
+                Value channelBase = e.mul(group, conv.channelsPerGroup);
+                return e.loop(
+                    conv.outHeight, ohTile, a1, [&](Value oh0, ValueRange a2) {
+                      return e.loop(
+                          conv.outWidth, owTile, a2,
+                          [&](Value ow0, ValueRange a3) {
+                            Value out = a3[0];
+                            auto readAt = [&](Value tensor, int64_t r,
+                                              int64_t h) -> Value {
+                              return vector::TransferReadOp::create(
+                                  b, loc, vecType, tensor,
+                                  ValueRange{n, e.add(f0, r), e.add(oh0, h),
+                                             ow0},
+                                  e.pad(), inBounds);
+                            };
+                            SmallVector<Value> accs;
+                            for (int64_t r = 0; r < fTile; ++r) {
+                              // The filter's bias, 0, or (no prologue) the
+                              // output.
+                              Value start;
+                              if (prologue.bias)
+                                start = vector::BroadcastOp::create(
+                                    b, loc, vecType,
+                                    tensor::ExtractOp::create(
+                                        b, loc, prologue.bias,
+                                        ValueRange{e.add(f0, r)}));
+                              else if (prologue.zero)
+                                start = e.zeroVector(vecType);
+                              for (int64_t h = 0; h < ohTile; ++h)
+                                accs.push_back(start ? start
+                                                     : readAt(out, r, h));
+                            }
+                            SmallVector<Value> summed = e.loop(
+                                conv.channelsPerGroup, 1, accs,
+                                [&](Value c, ValueRange acc) {
+                                  SmallVector<Value> next(acc.begin(),
+                                                          acc.end());
+                                  Value ic = arith::AddIOp::create(
+                                      b, loc, channelBase, c);
+                                  Value iw0 = e.mul(ow0, conv.strideW);
+                                  for (int64_t kh = 0; kh < conv.kernelHeight;
+                                       ++kh) {
+                                    for (int64_t kw = 0; kw < conv.kernelWidth;
+                                         ++kw) {
+                                      SmallVector<Value> weights;
+                                      for (int64_t r = 0; r < fTile; ++r) {
+                                        Value w = tensor::ExtractOp::create(
+                                            b, loc, weight,
+                                            ValueRange{e.add(f0, r), c,
+                                                       e.idx(kh), e.idx(kw)});
+                                        weights.push_back(
+                                            vector::BroadcastOp::create(
+                                                b, loc, vecType, w));
+                                      }
+                                      Value iw =
+                                          e.add(iw0, kw * conv.dilationW);
+                                      for (int64_t h = 0; h < ohTile; ++h) {
+                                        Value ih = e.add(
+                                            e.mul(e.add(oh0, h), conv.strideH),
+                                            kh * conv.dilationH);
+                                        Value x =
+                                            vector::TransferReadOp::create(
+                                                b, loc, readType, input,
+                                                ValueRange{n, ic, ih, iw},
+                                                e.pad(), inBounds);
+                                        if (conv.strideW != 1)
+                                          x = vector::ShuffleOp::create(
+                                              b, loc, x, x, lanesOfRead);
+                                        for (int64_t r = 0; r < fTile; ++r) {
+                                          Value &a = next[r * ohTile + h];
+                                          a = vector::FMAOp::create(
+                                              b, loc, weights[r], x, a);
+                                        }
+                                      }
                                     }
                                   }
-                                }
+                                  return next;
+                                });
+                            for (int64_t r = 0; r < fTile; ++r)
+                              for (int64_t h = 0; h < ohTile; ++h) {
+                                Value value = summed[r * ohTile + h];
+                                if (epilogue)
+                                  value = tessel::cpu::applyEpilogue(
+                                      b, loc, *epilogue, value,
+                                      [&](Value tensor) {
+                                        return readAt(tensor, r, h);
+                                      });
+                                out = vector::TransferWriteOp::create(
+                                          b, loc, value, out,
+                                          ValueRange{n, e.add(f0, r),
+                                                     e.add(oh0, h), ow0},
+                                          inBounds)
+                                          .getResult();
                               }
-                              return next;
-                            });
-                        for (int64_t r = 0; r < fTile; ++r)
-                          for (int64_t h = 0; h < ohTile; ++h) {
-                            Value value = summed[r * ohTile + h];
-                            if (epilogue)
-                              value = tessel::cpu::applyEpilogue(
-                                  b, loc, *epilogue, value, [&](Value tensor) {
-                                    return readAt(tensor, r, h);
-                                  });
-                            out = vector::TransferWriteOp::create(
-                                      b, loc, value, out,
-                                      ValueRange{n, e.add(f0, r), e.add(oh0, h),
-                                                 ow0},
-                                      inBounds)
-                                      .getResult();
-                          }
-                        return SmallVector<Value>{out};
-                      });
-                });
-          });
+                            return SmallVector<Value>{out};
+                          });
+                    });
+              },
+              workOf(conv));
         });
     finish(op, results[0], prologue, epilogue);
   }

@@ -10,6 +10,7 @@
 #include "tessel/Conversion/Passes.h"
 
 #include "KernelMarks.h"
+#include "ParallelMarks.h"
 #include "TileSizes.h"
 #include "VectorCleanup.h"
 
@@ -17,6 +18,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 namespace mlir::tessel {
@@ -99,9 +101,42 @@ StringRef kernelKind(linalg::LinalgOp op) {
     return "fill";
   if (isa<linalg::TransposeOp>(op.getOperation()))
     return "transpose";
+  if (isa<linalg::CopyOp>(op.getOperation()))
+    return "copy";
   if (op.getNumReductionLoops() > 0)
     return "reduction";
   return "elementwise";
+}
+
+/// Rewrites a static f32 `tensor.pad` by a constant into a fill of the
+/// padded tensor and a `linalg.copy` of the source into its interior, both
+/// of which this pass vectorizes. Bufferized as it is, a pad becomes a fill
+/// and a strided `memref.copy`, which only scalar loops can lower.
+void decomposePad(RewriterBase &rewriter, tensor::PadOp pad) {
+  auto type = pad.getResultType();
+  Value value = pad.getConstantPaddingValue();
+  if (!type.hasStaticShape() || !pad.getSourceType().hasStaticShape() ||
+      !type.getElementType().isF32() || !value ||
+      !llvm::all_of(pad.getStaticLow(), [](int64_t v) { return v >= 0; }) ||
+      !llvm::all_of(pad.getStaticHigh(), [](int64_t v) { return v >= 0; }))
+    return;
+  Location loc = pad.getLoc();
+  rewriter.setInsertionPoint(pad);
+  Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                        type.getElementType());
+  Value filled =
+      linalg::FillOp::create(rewriter, loc, value, empty).getResult(0);
+  SmallVector<OpFoldResult> offsets = pad.getMixedLowPad();
+  SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(
+      rewriter.getContext(), pad.getSourceType().getShape());
+  SmallVector<OpFoldResult> strides(type.getRank(), rewriter.getIndexAttr(1));
+  Value interior = tensor::ExtractSliceOp::create(rewriter, loc, filled,
+                                                  offsets, sizes, strides);
+  Value copied =
+      linalg::CopyOp::create(rewriter, loc, pad.getSource(), interior)
+          .getResult(0);
+  rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(pad, copied, filled,
+                                                     offsets, sizes, strides);
 }
 
 struct VectorizeGenericsPass
@@ -114,6 +149,11 @@ struct VectorizeGenericsPass
     IRRewriter rewriter(ctx);
     int64_t lanes = std::max<int64_t>(1, vectorWidth);
     int64_t budget = maxVectorElements > 0 ? maxVectorElements : 8 * lanes;
+
+    SmallVector<tensor::PadOp> pads;
+    func.walk([&](tensor::PadOp pad) { pads.push_back(pad); });
+    for (tensor::PadOp pad : pads)
+      decomposePad(rewriter, pad);
 
     SmallVector<linalg::LinalgOp> candidates;
     func.walk([&](linalg::LinalgOp op) {
@@ -141,6 +181,19 @@ struct VectorizeGenericsPass
             rewriter, cast<TilingInterface>(op.getOperation()), options);
         if (failed(tiled))
           continue;
+        // The loops over parallel dimensions have independent iterations.
+        SmallVector<int64_t> order = llvm::to_vector(
+            llvm::seq<int64_t>(0, static_cast<int64_t>(sizes.size())));
+        SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+        if (std::optional<unsigned> at = firstParallelLoop(
+                order, sizes, op.getStaticLoopRanges(),
+                [&](int64_t d) {
+                  return iterators[d] == utils::IteratorType::parallel;
+                });
+            at && *at < tiled->loops.size())
+          tessel::cpu::markParallel(
+              tiled->loops[*at].getOperation(),
+              tessel::cpu::workOf(op.getStaticLoopRanges()));
         rewriter.replaceOp(op, tiled->replacements);
         tiles.assign(tiled->tiledOps.begin(), tiled->tiledOps.end());
       }

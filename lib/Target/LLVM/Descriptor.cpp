@@ -36,9 +36,9 @@ public:
 
   llvm::Constant *string(llvm::StringRef s, const llvm::Twine &name) {
     llvm::Constant *data = llvm::ConstantDataArray::getString(ctx, s);
-    auto *global = new llvm::GlobalVariable(
-        module, data->getType(), /*isConstant=*/true,
-        llvm::GlobalValue::PrivateLinkage, data, name);
+    auto *global =
+        new llvm::GlobalVariable(module, data->getType(), /*isConstant=*/true,
+                                 llvm::GlobalValue::PrivateLinkage, data, name);
     global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
     return global;
   }
@@ -73,10 +73,9 @@ public:
                    llvm::ConstantInt::get(i32, t.shape.size()), shape}));
     }
     auto *tableTy = llvm::ArrayType::get(descTy, entries.size());
-    return new llvm::GlobalVariable(module, tableTy, true,
-                                    llvm::GlobalValue::PrivateLinkage,
-                                    llvm::ConstantArray::get(tableTy, entries),
-                                    prefix + "_table");
+    return new llvm::GlobalVariable(
+        module, tableTy, true, llvm::GlobalValue::PrivateLinkage,
+        llvm::ConstantArray::get(tableTy, entries), prefix + "_table");
   }
 
   /// The `input_values` table: per input, null or its fixed value's bytes.
@@ -235,10 +234,11 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
   }
 
   // tessel_model_entry(services, inputs, outputs, workspace) -> i32.
-  auto *entryTy =
-      llvm::FunctionType::get(b.i32, {b.ptrTy, b.ptrTy, b.ptrTy, b.ptrTy}, false);
-  auto *entry = llvm::Function::Create(entryTy, llvm::GlobalValue::InternalLinkage,
-                                       "tessel_model_entry", *llvmModule);
+  auto *entryTy = llvm::FunctionType::get(
+      b.i32, {b.ptrTy, b.ptrTy, b.ptrTy, b.ptrTy}, false);
+  auto *entry =
+      llvm::Function::Create(entryTy, llvm::GlobalValue::InternalLinkage,
+                             "tessel_model_entry", *llvmModule);
   {
     llvm::IRBuilder<> ir(llvm::BasicBlock::Create(llvmContext, "entry", entry));
     std::vector<llvm::Value *> args;
@@ -252,6 +252,11 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
     loadTable(entry->getArg(2), signature->outputs.size(), "output");
     if (takesWorkspace)
       args.push_back(entry->getArg(3));
+    // Parallel loops find the runtime's services in a thread-local slot
+    // (tessel-parallelize-loops).
+    if (llvm::GlobalVariable *slot = llvmModule->getGlobalVariable(
+            kServicesSlotName, /*AllowInternal=*/true))
+      ir.CreateStore(entry->getArg(0), slot);
     ir.CreateCall(main, args);
     ir.CreateRet(llvm::ConstantInt::get(b.i32, 0));
   }
@@ -279,12 +284,13 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
       b.fixedValueTable(signature->inputs)};
   auto *desc = new llvm::GlobalVariable(
       *llvmModule, b.modelDescType(), true, llvm::GlobalValue::InternalLinkage,
-      llvm::ConstantStruct::get(b.modelDescType(), fields), "tessel_model_desc");
+      llvm::ConstantStruct::get(b.modelDescType(), fields),
+      "tessel_model_desc");
 
   auto *getterTy = llvm::FunctionType::get(b.ptrTy, false);
-  auto *getter = llvm::Function::Create(
-      getterTy, llvm::GlobalValue::ExternalLinkage, TESSEL_MODEL_SYMBOL,
-      *llvmModule);
+  auto *getter =
+      llvm::Function::Create(getterTy, llvm::GlobalValue::ExternalLinkage,
+                             TESSEL_MODEL_SYMBOL, *llvmModule);
   getter->setVisibility(llvm::GlobalValue::DefaultVisibility);
   llvm::IRBuilder<> ir(llvm::BasicBlock::Create(llvmContext, "entry", getter));
   ir.CreateRet(desc);

@@ -145,3 +145,26 @@ func.func @left_alone(%table: tensor<10xf32>, %idx: tensor<4xi64>,
   } -> tensor<4x4xf32>
   return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xi32>, tensor<?xf32>, tensor<4x4xf32>
 }
+
+// -----
+
+// A constant pad becomes a fill of the padded tensor and a copy into its
+// interior, both vectorized (bufferized as it was, the pad's strided copy
+// could only become scalar loops).
+
+// CHECK-LABEL: func.func @pad
+// CHECK-NOT:     tensor.pad
+// CHECK-SAME:    tessel.kernels = [{kind = "fill", {{.*}}}, {kind = "copy", {{.*}}}]
+// CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
+// CHECK:         %[[FILLED:.*]] = scf.for
+// CHECK:           vector.transfer_write %{{.*}} : vector<1x1x6x6xf32>, tensor<1x2x6x6xf32>
+// CHECK:         %[[X:.*]] = vector.transfer_read %{{.*}} : tensor<1x2x4x4xf32>, vector<1x2x4x4xf32>
+// CHECK:         vector.transfer_write %[[X]], %[[FILLED]][%{{.*}}, %{{.*}}, %[[C1]], %[[C1]]]
+func.func @pad(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x6x6xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %0 = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %ninf : f32
+  } : tensor<1x2x4x4xf32> to tensor<1x2x6x6xf32>
+  return %0 : tensor<1x2x6x6xf32>
+}

@@ -1,0 +1,322 @@
+//===- VectorizeWindows.cpp - Vector loops for 2-D pooling windows --------===//
+//
+// Rewrites the window reductions that pooling lowers to (max, sum; NCHW,
+// any stride and dilation) into loops over vectors of output columns. See
+// the pass description in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Conversion/Passes.h"
+
+#include "KernelMarks.h"
+#include "ParallelMarks.h"
+#include "TileSizes.h"
+
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELVECTORIZEWINDOWSPASS
+#include "tessel/Conversion/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+/// Windows with more taps stay scalar loops.
+constexpr int64_t kMaxTaps = 64;
+
+/// One 2-D window reduction: loops (n, c, oh, ow, kh, kw) reading
+/// in[n, c, oh * sh + kh * dh, ow * sw + kw * dw].
+struct Window2D {
+  int64_t batch, channels, outHeight, outWidth, kernelHeight, kernelWidth;
+  int64_t strideH, strideW, dilationH, dilationW;
+};
+
+/// Whether `expr` is `a * d<x> + b * d<y>` with constants a, b >= 1.
+std::optional<std::pair<int64_t, int64_t>> stridesOf(AffineExpr expr,
+                                                     unsigned x, unsigned y) {
+  auto add = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!add || add.getKind() != AffineExprKind::Add)
+    return std::nullopt;
+  auto term = [](AffineExpr e, unsigned dim) -> std::optional<int64_t> {
+    if (auto d = dyn_cast<AffineDimExpr>(e))
+      return d.getPosition() == dim ? std::optional<int64_t>(1) : std::nullopt;
+    auto mul = dyn_cast<AffineBinaryOpExpr>(e);
+    if (!mul || mul.getKind() != AffineExprKind::Mul)
+      return std::nullopt;
+    auto d = dyn_cast<AffineDimExpr>(mul.getLHS());
+    auto c = dyn_cast<AffineConstantExpr>(mul.getRHS());
+    if (!d || !c || d.getPosition() != dim || c.getValue() < 1)
+      return std::nullopt;
+    return c.getValue();
+  };
+  std::optional<int64_t> a = term(add.getLHS(), x), b = term(add.getRHS(), y);
+  if (!a || !b)
+    return std::nullopt;
+  return std::make_pair(*a, *b);
+}
+
+/// Whether every op of the body is elementwise arith/math that reads the
+/// input element and the accumulator (never the window tensor's element).
+bool hasElementwiseBody(linalg::GenericOp op) {
+  Block *body = op.getBlock();
+  if (!body->getArgument(1).use_empty())
+    return false;
+  for (Operation &nested : body->without_terminator())
+    if (!nested.hasTrait<OpTrait::Elementwise>() ||
+        nested.getNumResults() != 1 ||
+        !isa<arith::ArithDialect, math::MathDialect>(nested.getDialect()))
+      return false;
+  return true;
+}
+
+/// Recognizes the 2-D window reduction generic of tessel-convert-tessel-to-
+/// linalg's pooling lowering.
+std::optional<Window2D> matchWindow2D(linalg::GenericOp op) {
+  if (op.getNumLoops() != 6 || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op->getNumResults() != 1 ||
+      !op.hasPureTensorSemantics() || op.hasDynamicShape())
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (int i = 0; i < 6; ++i)
+    if (iterators[i] != (i < 4 ? utils::IteratorType::parallel
+                               : utils::IteratorType::reduction))
+      return std::nullopt;
+  for (Value v : {op.getDpsInputs()[0], op.getDpsInits()[0]})
+    if (!getElementTypeOrSelf(v.getType()).isF32())
+      return std::nullopt;
+  MLIRContext *ctx = op.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps[1] != AffineMap::get(6, 0, {d(4), d(5)}, ctx) ||
+      maps[2] != AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, ctx) ||
+      maps[0].getNumResults() != 4 || maps[0].getResult(0) != d(0) ||
+      maps[0].getResult(1) != d(1) || !hasElementwiseBody(op))
+    return std::nullopt;
+  std::optional<std::pair<int64_t, int64_t>> rows =
+      stridesOf(maps[0].getResult(2), 2, 4);
+  std::optional<std::pair<int64_t, int64_t>> cols =
+      stridesOf(maps[0].getResult(3), 3, 5);
+  if (!rows || !cols)
+    return std::nullopt;
+  auto outType = cast<RankedTensorType>(op.getDpsInits()[0].getType());
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  Window2D w;
+  w.batch = outType.getDimSize(0);
+  w.channels = outType.getDimSize(1);
+  w.outHeight = outType.getDimSize(2);
+  w.outWidth = outType.getDimSize(3);
+  w.kernelHeight = ranges[4];
+  w.kernelWidth = ranges[5];
+  std::tie(w.strideH, w.dilationH) = *rows;
+  std::tie(w.strideW, w.dilationW) = *cols;
+  // Every tap is unrolled: huge windows (ONNX's tests have 60x80) would
+  // make huge code. Global pooling is a reduction, not a window.
+  if (w.kernelHeight * w.kernelWidth > kMaxTaps)
+    return std::nullopt;
+  return w;
+}
+
+/// Whether the body is one max or min of the element and the accumulator:
+/// an exact, associative and commutative combination, so the taps may be
+/// combined in any order (NaN and signed zeros included).
+bool isExactCombination(linalg::GenericOp op) {
+  Block *body = op.getBlock();
+  if (body->getOperations().size() != 2)
+    return false;
+  Operation &combine = body->front();
+  return isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+             arith::MinNumFOp>(combine) &&
+         body->getTerminator()->getOperand(0) == combine.getResult(0);
+}
+
+/// `body` of `op` applied to vectors: each op cloned with vector results,
+/// scalars from outside broadcast.
+Value applyBody(OpBuilder &b, Location loc, linalg::GenericOp op, Value element,
+                Value acc) {
+  Block *body = op.getBlock();
+  auto type = cast<VectorType>(acc.getType());
+  IRMapping map;
+  map.map(body->getArgument(0), element);
+  map.map(body->getArgument(2), acc);
+  for (Operation &nested : body->without_terminator()) {
+    for (Value operand : nested.getOperands())
+      if (!map.contains(operand))
+        map.map(operand, vector::BroadcastOp::create(b, loc, type, operand));
+    Operation *clone = b.clone(nested, map);
+    clone->getResult(0).setType(
+        type.clone(getElementTypeOrSelf(nested.getResult(0).getType())));
+  }
+  return map.lookup(body->getTerminator()->getOperand(0));
+}
+
+struct VectorizeWindowsPass
+    : tessel::impl::TesselVectorizeWindowsPassBase<VectorizeWindowsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<std::pair<linalg::GenericOp, Window2D>> windows;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (std::optional<Window2D> w = matchWindow2D(op))
+        windows.push_back({op, *w});
+    });
+    int64_t lanes = std::max<int64_t>(1, vectorWidth);
+    for (auto &[op, w] : windows)
+      rewrite(op, w, lanes);
+  }
+
+  /// for n, c, oh, ow step T: acc = out[n, c, oh, ow:ow+T]; per tap, the
+  /// input row segment (read whole, every stride-th lane kept) combined
+  /// into acc; out[...] = acc.
+  void rewrite(linalg::GenericOp op, const Window2D &w, int64_t lanes) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    int64_t tile = pickDivisor(w.outWidth, {lanes, lanes / 2}, lanes);
+    // The segment under a tile: (tile - 1) * stride + 1 elements, rounded
+    // up to tile * stride (a whole number of registers, not an odd length
+    // LLVM would split into pieces) where the last tile's segment still
+    // ends inside the input row.
+    int64_t span = (tile - 1) * w.strideW + 1;
+    int64_t inputWidth =
+        cast<RankedTensorType>(op.getDpsInputs()[0].getType()).getDimSize(3);
+    int64_t lastStart =
+        (w.outWidth - tile) * w.strideW + (w.kernelWidth - 1) * w.dilationW;
+    if (lastStart + tile * w.strideW <= inputWidth)
+      span = tile * w.strideW;
+    auto accType = VectorType::get({tile}, b.getF32Type());
+    auto spanType = VectorType::get({span}, b.getF32Type());
+    SmallVector<int64_t> keep;
+    for (int64_t i = 0; i < tile; ++i)
+      keep.push_back(i * w.strideW);
+    Value input = op.getDpsInputs()[0];
+    Value pad = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+    auto idx = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(b, loc, v).getResult();
+    };
+    auto loop = [&](OpBuilder &at, int64_t upper, int64_t step, Value carried,
+                    function_ref<Value(OpBuilder &, Value, Value)> body,
+                    int64_t parallelWork = 0) {
+      auto forOp = scf::ForOp::create(
+          at, loc, idx(0), idx(upper), idx(step), ValueRange{carried},
+          [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
+            scf::YieldOp::create(nested, loc, body(nested, iv, args[0]));
+          });
+      tessel::cpu::markParallel(forOp, parallelWork);
+      return forOp.getResult(0);
+    };
+    auto affine = [&](OpBuilder &at, Value v, int64_t scale, int64_t offset) {
+      Value r = v;
+      if (scale != 1)
+        r = arith::MulIOp::create(at, loc, r, idx(scale));
+      if (offset != 0)
+        r = arith::AddIOp::create(at, loc, r, idx(offset));
+      return r;
+    };
+    SmallVector<bool> inBounds = {true};
+    bool combineWide = w.strideW > 1 && isExactCombination(op);
+    // An output filled with a constant (max pooling's -inf) is not read:
+    // the accumulators start from the constant, and the fill goes dead.
+    Value init = op.getDpsInits()[0];
+    Value start;
+    auto fill = init.getDefiningOp<linalg::FillOp>();
+    if (fill) {
+      start = vector::BroadcastOp::create(b, loc, accType, fill.value());
+      init = fill.getOutputs()[0];
+    }
+    Value result =
+        loop(b, w.batch, 1, init, [&](OpBuilder &bn, Value n, Value outN) {
+          return loop(
+              bn, w.channels, 1, outN,
+              [&](OpBuilder &bc, Value c, Value outC) {
+                return loop(
+                    bc, w.outHeight, 1, outC,
+                    [&](OpBuilder &bh, Value oh, Value outH) {
+                      return loop(
+                          bh, w.outWidth, tile, outH,
+                          [&](OpBuilder &bw, Value ow, Value out) {
+                            Value acc = start ? start
+                                              : vector::TransferReadOp::create(
+                                                    bw, loc, accType, out,
+                                                    ValueRange{n, c, oh, ow},
+                                                    pad, inBounds)
+                                                    .getResult();
+                            Value rowBase = affine(bw, oh, w.strideH, 0);
+                            Value colBase = affine(bw, ow, w.strideW, 0);
+                            if (combineWide) {
+                              // Max/min: combine the whole segments of every
+                              // tap in a tree (a chain of 9 dependent maxima
+                              // made 3x3 pooling latency bound), then keep
+                              // every stride-th lane once.
+                              SmallVector<Value> segments;
+                              for (int64_t kh = 0; kh < w.kernelHeight; ++kh) {
+                                Value row =
+                                    affine(bw, rowBase, 1, kh * w.dilationH);
+                                for (int64_t kw = 0; kw < w.kernelWidth; ++kw) {
+                                  Value col =
+                                      affine(bw, colBase, 1, kw * w.dilationW);
+                                  segments.push_back(
+                                      vector::TransferReadOp::create(
+                                          bw, loc, spanType, input,
+                                          ValueRange{n, c, row, col}, pad,
+                                          inBounds));
+                                }
+                              }
+                              while (segments.size() > 1) {
+                                SmallVector<Value> next;
+                                for (size_t i = 0; i + 1 < segments.size();
+                                     i += 2)
+                                  next.push_back(applyBody(bw, loc, op,
+                                                           segments[i],
+                                                           segments[i + 1]));
+                                if (segments.size() % 2)
+                                  next.push_back(segments.back());
+                                segments = std::move(next);
+                              }
+                              Value wide = segments.front();
+                              Value element = vector::ShuffleOp::create(
+                                  bw, loc, wide, wide, keep);
+                              acc = applyBody(bw, loc, op, element, acc);
+                              return vector::TransferWriteOp::create(
+                                         bw, loc, acc, out,
+                                         ValueRange{n, c, oh, ow}, inBounds)
+                                  .getResult();
+                            }
+                            for (int64_t kh = 0; kh < w.kernelHeight; ++kh) {
+                              Value row =
+                                  affine(bw, rowBase, 1, kh * w.dilationH);
+                              for (int64_t kw = 0; kw < w.kernelWidth; ++kw) {
+                                Value col =
+                                    affine(bw, colBase, 1, kw * w.dilationW);
+                                Value segment = vector::TransferReadOp::create(
+                                    bw, loc, spanType, input,
+                                    ValueRange{n, c, row, col}, pad, inBounds);
+                                Value element =
+                                    w.strideW == 1
+                                        ? segment
+                                        : vector::ShuffleOp::create(
+                                              bw, loc, segment, segment, keep)
+                                              .getResult();
+                                acc = applyBody(bw, loc, op, element, acc);
+                              }
+                            }
+                            return vector::TransferWriteOp::create(
+                                       bw, loc, acc, out,
+                                       ValueRange{n, c, oh, ow}, inBounds)
+                                .getResult();
+                          });
+                    });
+              },
+              tessel::cpu::workOf({w.batch, w.channels, w.outHeight, w.outWidth,
+                                   w.kernelHeight, w.kernelWidth}));
+        });
+    tessel::cpu::recordKernel(op, "window", loc);
+    op->getResult(0).replaceAllUsesWith(result);
+    op->erase();
+    if (fill && fill->use_empty())
+      fill->erase();
+  }
+};
+
+} // namespace

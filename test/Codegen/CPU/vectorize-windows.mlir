@@ -1,0 +1,99 @@
+// RUN: tessel-opt %s --split-input-file \
+// RUN:   --pass-pipeline="builtin.module(func.func(tessel-vectorize-windows{vector-width=8}))" \
+// RUN:   | FileCheck %s
+
+// 3x3 max pooling with stride 2 over a padded 1x2x9x17 input (output
+// 1x2x4x8): tiles of 8 output columns; per tap, a 15-element row segment
+// (7 * 2 + 1; 16 would run past the row). A maximum combines exactly in any
+// order: the 9 segments are combined in a tree, then every second lane is
+// kept once and combined with the accumulator.
+
+#in = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh * 2 + kh, ow * 2 + kw)>
+#win = affine_map<(n, c, oh, ow, kh, kw) -> (kh, kw)>
+#out = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh, ow)>
+// CHECK-LABEL: func.func @max_pool
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               scf.for {{.*}} -> (tensor<1x2x4x8xf32>)
+// CHECK:                 %[[ACC:.*]] = vector.transfer_read {{.*}} : tensor<1x2x4x8xf32>, vector<8xf32>
+// CHECK-COUNT-9:         vector.transfer_read {{.*}} : tensor<1x2x9x17xf32>, vector<15xf32>
+// CHECK-COUNT-8:         arith.maximumf {{.*}} : vector<15xf32>
+// CHECK:                 %[[V:.*]] = vector.shuffle %[[W:.*]], %[[W]] [0, 2, 4, 6, 8, 10, 12, 14] : vector<15xf32>, vector<15xf32>
+// CHECK:                 %[[R:.*]] = arith.maximumf %[[V]], %[[ACC]] : vector<8xf32>
+// CHECK:                 vector.transfer_write %[[R]]
+// CHECK-NOT:     linalg.generic
+func.func @max_pool(%x: tensor<1x2x9x17xf32>, %init: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %window = tensor.empty() : tensor<3x3xf32>
+  %0 = linalg.generic {indexing_maps = [#in, #win, #out],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %window : tensor<1x2x9x17xf32>, tensor<3x3xf32>) outs(%init : tensor<1x2x4x8xf32>) {
+  ^bb0(%a: f32, %unused: f32, %acc: f32):
+    %m = arith.maximumf %a, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x4x8xf32>
+  return %0 : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// Stride 1 reads the segment as it is, one tap after another (a sum is
+// not reassociated); a width of 6 gets tiles of 6. An output filled with a
+// constant is not read: the accumulators start from it.
+
+#in1 = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#win1 = affine_map<(n, c, oh, ow, kh, kw) -> (kh, kw)>
+#out1 = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh, ow)>
+// CHECK-LABEL: func.func @sum_pool
+// CHECK-NOT:     vector.shuffle
+// CHECK-NOT:     linalg.fill
+// CHECK:         %[[ZERO:.*]] = vector.broadcast %{{.*}} : f32 to vector<6xf32>
+// CHECK:         %[[X:.*]] = vector.transfer_read {{.*}} : tensor<1x1x7x7xf32>, vector<6xf32>
+// CHECK:         arith.addf %[[X]], %[[ZERO]] : vector<6xf32>
+// CHECK-COUNT-3: arith.addf {{.*}} : vector<6xf32>
+func.func @sum_pool(%x: tensor<1x1x7x7xf32>) -> tensor<1x1x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x1x6x6xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %window = tensor.empty() : tensor<2x2xf32>
+  %0 = linalg.generic {indexing_maps = [#in1, #win1, #out1],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %window : tensor<1x1x7x7xf32>, tensor<2x2xf32>) outs(%init : tensor<1x1x6x6xf32>) {
+  ^bb0(%a: f32, %unused: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1x6x6xf32>
+  return %0 : tensor<1x1x6x6xf32>
+}
+
+// -----
+
+// Left alone: a body that reads the window tensor's element, and i32.
+
+#in2 = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#win2 = affine_map<(n, c, oh, ow, kh, kw) -> (kh, kw)>
+#out2 = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh, ow)>
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT:     vector.
+// CHECK-COUNT-2: linalg.generic
+// CHECK-NOT:     vector.
+func.func @left_alone(%x: tensor<1x1x5x5xf32>, %w: tensor<2x2xf32>, %init: tensor<1x1x4x4xf32>,
+                      %xi: tensor<1x1x5x5xi32>, %wi: tensor<2x2xi32>, %initi: tensor<1x1x4x4xi32>)
+    -> (tensor<1x1x4x4xf32>, tensor<1x1x4x4xi32>) {
+  %0 = linalg.generic {indexing_maps = [#in2, #win2, #out2],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x1x5x5xf32>, tensor<2x2xf32>) outs(%init : tensor<1x1x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %p, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1x4x4xf32>
+  %1 = linalg.generic {indexing_maps = [#in2, #win2, #out2],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%xi, %wi : tensor<1x1x5x5xi32>, tensor<2x2xi32>) outs(%initi : tensor<1x1x4x4xi32>) {
+  ^bb0(%a: i32, %b: i32, %acc: i32):
+    %s = arith.maxsi %a, %acc : i32
+    linalg.yield %s : i32
+  } -> tensor<1x1x4x4xi32>
+  return %0, %1 : tensor<1x1x4x4xf32>, tensor<1x1x4x4xi32>
+}
