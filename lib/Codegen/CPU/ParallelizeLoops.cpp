@@ -204,9 +204,13 @@ struct ParallelizeLoopsPass
 
     // The call: services->parallel_for(services->runtime_ctx, 0, trips, 1,
     // body, &context).
+    // The context lives in the entry block: an alloca inside a loop would
+    // grow the stack at every iteration.
+    auto entry = loop->getParentOfType<func::FuncOp>();
+    OpBuilder eb = OpBuilder::atBlockBegin(&entry.getBody().front());
+    Value one = LLVM::ConstantOp::create(eb, loc, i64, 1);
+    Value context = LLVM::AllocaOp::create(eb, loc, ptr, ctxType, one);
     OpBuilder cb(loop);
-    Value one = LLVM::ConstantOp::create(cb, loc, i64, 1);
-    Value context = LLVM::AllocaOp::create(cb, loc, ptr, ctxType, one);
     for (auto [i, v] : llvm::enumerate(captured)) {
       Value value = v;
       if (isa<MemRefType>(v.getType()))
