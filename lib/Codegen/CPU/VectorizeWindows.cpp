@@ -152,6 +152,104 @@ Value applyBody(OpBuilder &b, Location loc, linalg::GenericOp op, Value element,
   return map.lookup(body->getTerminator()->getOperand(0));
 }
 
+/// How the output columns are tiled.
+struct Tile {
+  int64_t width;             // output columns per tile
+  VectorType accType;        // vector<width>
+  VectorType segmentType;    // the input row segment under a tile
+  SmallVector<int64_t> keep; // its lanes that are the tile's columns
+  bool combineWide;          // combine whole segments, then pick lanes
+  Value pad;                 // the transfers' padding value
+  Value start;               // the accumulators' start, or null: read it
+};
+
+Tile planTile(linalg::GenericOp op, const Window2D &w, int64_t lanes) {
+  Tile t;
+  t.width = pickDivisor(w.outWidth, {lanes, lanes / 2}, lanes);
+  // The segment under a tile: (width - 1) * stride + 1 elements, rounded up
+  // to width * stride (a whole number of registers, not an odd length LLVM
+  // would split into pieces) where the last tile's segment still ends
+  // inside the input row.
+  int64_t span = (t.width - 1) * w.strideW + 1;
+  int64_t inputWidth =
+      cast<RankedTensorType>(op.getDpsInputs()[0].getType()).getDimSize(3);
+  int64_t lastStart =
+      (w.outWidth - t.width) * w.strideW + (w.kernelWidth - 1) * w.dilationW;
+  if (lastStart + t.width * w.strideW <= inputWidth)
+    span = t.width * w.strideW;
+  Type f32 = Float32Type::get(op.getContext());
+  t.accType = VectorType::get({t.width}, f32);
+  t.segmentType = VectorType::get({span}, f32);
+  for (int64_t i = 0; i < t.width; ++i)
+    t.keep.push_back(i * w.strideW);
+  t.combineWide = w.strideW > 1 && isExactCombination(op);
+  return t;
+}
+
+Value index(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// `v * scale + offset`.
+Value affine(OpBuilder &b, Location loc, Value v, int64_t scale,
+             int64_t offset) {
+  if (scale != 1)
+    v = arith::MulIOp::create(b, loc, v, index(b, loc, scale));
+  if (offset != 0)
+    v = arith::AddIOp::create(b, loc, v, index(b, loc, offset));
+  return v;
+}
+
+/// One tile of output columns at `at` = (n, c, oh, ow) of `out`: the row
+/// segments of every tap, combined into the accumulators; returns `out`
+/// with the tile written.
+Value emitTile(OpBuilder &b, Location loc, linalg::GenericOp op,
+               const Window2D &w, const Tile &tile, ArrayRef<Value> at,
+               Value out) {
+  Value n = at[0], c = at[1], oh = at[2], ow = at[3];
+  SmallVector<bool> inBounds = {true};
+  Value acc = tile.start;
+  if (!acc)
+    acc = vector::TransferReadOp::create(b, loc, tile.accType, out, at,
+                                         tile.pad, inBounds);
+  Value rowBase = affine(b, loc, oh, w.strideH, 0);
+  Value colBase = affine(b, loc, ow, w.strideW, 0);
+  SmallVector<Value> segments;
+  for (int64_t kh = 0; kh < w.kernelHeight; ++kh) {
+    Value row = affine(b, loc, rowBase, 1, kh * w.dilationH);
+    for (int64_t kw = 0; kw < w.kernelWidth; ++kw) {
+      Value col = affine(b, loc, colBase, 1, kw * w.dilationW);
+      segments.push_back(vector::TransferReadOp::create(
+          b, loc, tile.segmentType, op.getDpsInputs()[0],
+          ValueRange{n, c, row, col}, tile.pad, inBounds));
+    }
+  }
+  auto pick = [&](Value segment) -> Value {
+    if (w.strideW == 1 && tile.segmentType == tile.accType)
+      return segment;
+    return vector::ShuffleOp::create(b, loc, segment, segment, tile.keep);
+  };
+  if (tile.combineWide) {
+    // Max/min: whole segments combined in a tree (a chain of 9 dependent
+    // maxima made 3x3 pooling latency bound), then the lanes picked once.
+    while (segments.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < segments.size(); i += 2)
+        next.push_back(applyBody(b, loc, op, segments[i], segments[i + 1]));
+      if (segments.size() % 2)
+        next.push_back(segments.back());
+      segments = std::move(next);
+    }
+    acc = applyBody(b, loc, op, pick(segments.front()), acc);
+  } else {
+    // Tap after tap: a sum is not reassociated.
+    for (Value segment : segments)
+      acc = applyBody(b, loc, op, pick(segment), acc);
+  }
+  return vector::TransferWriteOp::create(b, loc, acc, out, at, inBounds)
+      .getResult();
+}
+
 struct VectorizeWindowsPass
     : tessel::impl::TesselVectorizeWindowsPassBase<VectorizeWindowsPass> {
   using Base::Base;
@@ -173,143 +271,48 @@ struct VectorizeWindowsPass
   void rewrite(linalg::GenericOp op, const Window2D &w, int64_t lanes) {
     OpBuilder b(op);
     Location loc = op.getLoc();
-    int64_t tile = pickDivisor(w.outWidth, {lanes, lanes / 2}, lanes);
-    // The segment under a tile: (tile - 1) * stride + 1 elements, rounded
-    // up to tile * stride (a whole number of registers, not an odd length
-    // LLVM would split into pieces) where the last tile's segment still
-    // ends inside the input row.
-    int64_t span = (tile - 1) * w.strideW + 1;
-    int64_t inputWidth =
-        cast<RankedTensorType>(op.getDpsInputs()[0].getType()).getDimSize(3);
-    int64_t lastStart =
-        (w.outWidth - tile) * w.strideW + (w.kernelWidth - 1) * w.dilationW;
-    if (lastStart + tile * w.strideW <= inputWidth)
-      span = tile * w.strideW;
-    auto accType = VectorType::get({tile}, b.getF32Type());
-    auto spanType = VectorType::get({span}, b.getF32Type());
-    SmallVector<int64_t> keep;
-    for (int64_t i = 0; i < tile; ++i)
-      keep.push_back(i * w.strideW);
-    Value input = op.getDpsInputs()[0];
-    Value pad = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-    auto idx = [&](int64_t v) {
-      return arith::ConstantIndexOp::create(b, loc, v).getResult();
-    };
+    Tile tile = planTile(op, w, lanes);
+    tile.pad = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+    // An output filled with a constant (max pooling's -inf) is not read:
+    // the accumulators start from the constant, and the fill goes dead.
+    Value init = op.getDpsInits()[0];
+    auto fill = init.getDefiningOp<linalg::FillOp>();
+    if (fill) {
+      tile.start =
+          vector::BroadcastOp::create(b, loc, tile.accType, fill.value());
+      init = fill.getOutputs()[0];
+    }
     auto loop = [&](OpBuilder &at, int64_t upper, int64_t step, Value carried,
                     function_ref<Value(OpBuilder &, Value, Value)> body,
                     int64_t parallelWork = 0) {
       auto forOp = scf::ForOp::create(
-          at, loc, idx(0), idx(upper), idx(step), ValueRange{carried},
+          at, loc, index(at, loc, 0), index(at, loc, upper),
+          index(at, loc, step), ValueRange{carried},
           [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
             scf::YieldOp::create(nested, loc, body(nested, iv, args[0]));
           });
       tessel::cpu::markParallel(forOp, parallelWork);
       return forOp.getResult(0);
     };
-    auto affine = [&](OpBuilder &at, Value v, int64_t scale, int64_t offset) {
-      Value r = v;
-      if (scale != 1)
-        r = arith::MulIOp::create(at, loc, r, idx(scale));
-      if (offset != 0)
-        r = arith::AddIOp::create(at, loc, r, idx(offset));
-      return r;
-    };
-    SmallVector<bool> inBounds = {true};
-    bool combineWide = w.strideW > 1 && isExactCombination(op);
-    // An output filled with a constant (max pooling's -inf) is not read:
-    // the accumulators start from the constant, and the fill goes dead.
-    Value init = op.getDpsInits()[0];
-    Value start;
-    auto fill = init.getDefiningOp<linalg::FillOp>();
-    if (fill) {
-      start = vector::BroadcastOp::create(b, loc, accType, fill.value());
-      init = fill.getOutputs()[0];
-    }
+    int64_t work =
+        tessel::cpu::workOf({w.batch, w.channels, w.outHeight, w.outWidth,
+                             w.kernelHeight, w.kernelWidth});
     Value result =
         loop(b, w.batch, 1, init, [&](OpBuilder &bn, Value n, Value outN) {
           return loop(
               bn, w.channels, 1, outN,
               [&](OpBuilder &bc, Value c, Value outC) {
-                return loop(
-                    bc, w.outHeight, 1, outC,
-                    [&](OpBuilder &bh, Value oh, Value outH) {
-                      return loop(
-                          bh, w.outWidth, tile, outH,
-                          [&](OpBuilder &bw, Value ow, Value out) {
-                            Value acc = start ? start
-                                              : vector::TransferReadOp::create(
-                                                    bw, loc, accType, out,
-                                                    ValueRange{n, c, oh, ow},
-                                                    pad, inBounds)
-                                                    .getResult();
-                            Value rowBase = affine(bw, oh, w.strideH, 0);
-                            Value colBase = affine(bw, ow, w.strideW, 0);
-                            if (combineWide) {
-                              // Max/min: combine the whole segments of every
-                              // tap in a tree (a chain of 9 dependent maxima
-                              // made 3x3 pooling latency bound), then keep
-                              // every stride-th lane once.
-                              SmallVector<Value> segments;
-                              for (int64_t kh = 0; kh < w.kernelHeight; ++kh) {
-                                Value row =
-                                    affine(bw, rowBase, 1, kh * w.dilationH);
-                                for (int64_t kw = 0; kw < w.kernelWidth; ++kw) {
-                                  Value col =
-                                      affine(bw, colBase, 1, kw * w.dilationW);
-                                  segments.push_back(
-                                      vector::TransferReadOp::create(
-                                          bw, loc, spanType, input,
-                                          ValueRange{n, c, row, col}, pad,
-                                          inBounds));
-                                }
-                              }
-                              while (segments.size() > 1) {
-                                SmallVector<Value> next;
-                                for (size_t i = 0; i + 1 < segments.size();
-                                     i += 2)
-                                  next.push_back(applyBody(bw, loc, op,
-                                                           segments[i],
-                                                           segments[i + 1]));
-                                if (segments.size() % 2)
-                                  next.push_back(segments.back());
-                                segments = std::move(next);
-                              }
-                              Value wide = segments.front();
-                              Value element = vector::ShuffleOp::create(
-                                  bw, loc, wide, wide, keep);
-                              acc = applyBody(bw, loc, op, element, acc);
-                              return vector::TransferWriteOp::create(
-                                         bw, loc, acc, out,
-                                         ValueRange{n, c, oh, ow}, inBounds)
-                                  .getResult();
-                            }
-                            for (int64_t kh = 0; kh < w.kernelHeight; ++kh) {
-                              Value row =
-                                  affine(bw, rowBase, 1, kh * w.dilationH);
-                              for (int64_t kw = 0; kw < w.kernelWidth; ++kw) {
-                                Value col =
-                                    affine(bw, colBase, 1, kw * w.dilationW);
-                                Value segment = vector::TransferReadOp::create(
-                                    bw, loc, spanType, input,
-                                    ValueRange{n, c, row, col}, pad, inBounds);
-                                Value element =
-                                    w.strideW == 1
-                                        ? segment
-                                        : vector::ShuffleOp::create(
-                                              bw, loc, segment, segment, keep)
-                                              .getResult();
-                                acc = applyBody(bw, loc, op, element, acc);
-                              }
-                            }
-                            return vector::TransferWriteOp::create(
-                                       bw, loc, acc, out,
-                                       ValueRange{n, c, oh, ow}, inBounds)
-                                .getResult();
-                          });
-                    });
+                return loop(bc, w.outHeight, 1, outC,
+                            [&](OpBuilder &bh, Value oh, Value outH) {
+                              return loop(
+                                  bh, w.outWidth, tile.width, outH,
+                                  [&](OpBuilder &bw, Value ow, Value out) {
+                                    return emitTile(bw, loc, op, w, tile,
+                                                    {n, c, oh, ow}, out);
+                                  });
+                            });
               },
-              tessel::cpu::workOf({w.batch, w.channels, w.outHeight, w.outWidth,
-                                   w.kernelHeight, w.kernelWidth}));
+              work);
         });
     tessel::cpu::recordKernel(op, "window", loc);
     op->getResult(0).replaceAllUsesWith(result);
