@@ -10,6 +10,7 @@
 
 #include "tessel/Conversion/Passes.h"
 
+#include "AffineProbes.h"
 #include "ConvolutionFusion.h"
 #include "KernelMarks.h"
 #include "ParallelMarks.h"
@@ -34,43 +35,6 @@ struct Conv2D {
   int64_t outHeight, outWidth, kernelHeight, kernelWidth;
   int64_t strideH, strideW, dilationH, dilationW;
 };
-
-/// `expr` evaluated at the given loop indices, if it folds to a constant.
-std::optional<int64_t> evaluate(AffineExpr expr, ArrayRef<int64_t> dims) {
-  SmallVector<AffineExpr> values;
-  for (int64_t d : dims)
-    values.push_back(getAffineConstantExpr(d, expr.getContext()));
-  AffineExpr folded = simplifyAffineExpr(expr.replaceDims(values), dims.size(),
-                                         /*numSymbols=*/0);
-  if (auto constant = dyn_cast<AffineConstantExpr>(folded))
-    return constant.getValue();
-  return std::nullopt;
-}
-
-/// Loop indices with the given (dim, value) pairs set, the others 0.
-SmallVector<int64_t> at(std::initializer_list<std::pair<int, int64_t>> set) {
-  SmallVector<int64_t> dims(7, 0);
-  for (auto [dim, value] : set)
-    dims[dim] = value;
-  return dims;
-}
-
-/// Whether `expr` is `a * d<x> + b * d<y>` for constants a, b >= 1; returns
-/// them.
-std::optional<std::pair<int64_t, int64_t>> linearIn(AffineExpr expr, int x,
-                                                    int y) {
-  for (int d = 0; d < 7; ++d)
-    if (d != x && d != y && expr.isFunctionOfDim(d))
-      return std::nullopt;
-  std::optional<int64_t> zero = evaluate(expr, at({}));
-  std::optional<int64_t> a = evaluate(expr, at({{x, 1}}));
-  std::optional<int64_t> b = evaluate(expr, at({{y, 1}}));
-  std::optional<int64_t> both = evaluate(expr, at({{x, 3}, {y, 5}}));
-  if (!zero || !a || !b || !both || *zero != 0 || *a < 1 || *b < 1 ||
-      *both != 3 * *a + 5 * *b)
-    return std::nullopt;
-  return std::make_pair(*a, *b);
-}
 
 /// Whether the body is `out + in0 * in1` on f32.
 bool isMultiplyAccumulate(linalg::GenericOp op) {
@@ -132,8 +96,8 @@ std::optional<Conv2D> matchConv2D(linalg::GenericOp op) {
     return std::nullopt;
   conv.filtersPerGroup = conv.filters / groups;
 
-  auto rows = linearIn(maps[0].getResult(2), 2, 5);
-  auto cols = linearIn(maps[0].getResult(3), 3, 6);
+  auto rows = tessel::cpu::linearIn(maps[0].getResult(2), 2, 5, 7);
+  auto cols = tessel::cpu::linearIn(maps[0].getResult(3), 3, 6, 7);
   if (!rows || !cols)
     return std::nullopt;
   std::tie(conv.strideH, conv.dilationH) = *rows;
@@ -148,7 +112,8 @@ std::optional<Conv2D> matchConv2D(linalg::GenericOp op) {
        {int64_t(0), conv.filtersPerGroup - 1,
         std::min(conv.filtersPerGroup, conv.filters - 1), conv.filters - 1})
     for (int64_t c : {int64_t(0), conv.channelsPerGroup - 1})
-      if (evaluate(channel, at({{1, f}, {4, c}})) !=
+      if (tessel::cpu::evaluate(channel,
+                                tessel::cpu::at(7, {{1, f}, {4, c}})) !=
           (f / conv.filtersPerGroup) * conv.channelsPerGroup + c)
         return std::nullopt;
   return conv;
@@ -343,7 +308,7 @@ struct VectorizeConvolutionsPass
       return std::nullopt;
     int64_t positions = conv.outHeight * conv.outWidth;
     // Kernels larger than 3x3 keep small tiles: measured on ResNet-18's
-    // 7x7 stem with AVX-512, 8 positions ran 1.5x slower than 4.
+    // 7x7 stem with AVX-512, 8 positions ran 1.3x slower than 4.
     int64_t budget = conv.kernelHeight * conv.kernelWidth > 9
                          ? std::min<int64_t>(accumulators, 12)
                          : accumulators;

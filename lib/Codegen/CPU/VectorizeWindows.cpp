@@ -8,6 +8,7 @@
 
 #include "tessel/Conversion/Passes.h"
 
+#include "AffineProbes.h"
 #include "KernelMarks.h"
 #include "ParallelMarks.h"
 #include "TileSizes.h"
@@ -33,30 +34,6 @@ struct Window2D {
   int64_t batch, channels, outHeight, outWidth, kernelHeight, kernelWidth;
   int64_t strideH, strideW, dilationH, dilationW;
 };
-
-/// Whether `expr` is `a * d<x> + b * d<y>` with constants a, b >= 1.
-std::optional<std::pair<int64_t, int64_t>> stridesOf(AffineExpr expr,
-                                                     unsigned x, unsigned y) {
-  auto add = dyn_cast<AffineBinaryOpExpr>(expr);
-  if (!add || add.getKind() != AffineExprKind::Add)
-    return std::nullopt;
-  auto term = [](AffineExpr e, unsigned dim) -> std::optional<int64_t> {
-    if (auto d = dyn_cast<AffineDimExpr>(e))
-      return d.getPosition() == dim ? std::optional<int64_t>(1) : std::nullopt;
-    auto mul = dyn_cast<AffineBinaryOpExpr>(e);
-    if (!mul || mul.getKind() != AffineExprKind::Mul)
-      return std::nullopt;
-    auto d = dyn_cast<AffineDimExpr>(mul.getLHS());
-    auto c = dyn_cast<AffineConstantExpr>(mul.getRHS());
-    if (!d || !c || d.getPosition() != dim || c.getValue() < 1)
-      return std::nullopt;
-    return c.getValue();
-  };
-  std::optional<int64_t> a = term(add.getLHS(), x), b = term(add.getRHS(), y);
-  if (!a || !b)
-    return std::nullopt;
-  return std::make_pair(*a, *b);
-}
 
 /// Whether every op of the body is elementwise arith/math that reads the
 /// input element and the accumulator (never the window tensor's element).
@@ -96,9 +73,9 @@ std::optional<Window2D> matchWindow2D(linalg::GenericOp op) {
       maps[0].getResult(1) != d(1) || !hasElementwiseBody(op))
     return std::nullopt;
   std::optional<std::pair<int64_t, int64_t>> rows =
-      stridesOf(maps[0].getResult(2), 2, 4);
+      cpu::linearIn(maps[0].getResult(2), 2, 4, 6);
   std::optional<std::pair<int64_t, int64_t>> cols =
-      stridesOf(maps[0].getResult(3), 3, 5);
+      cpu::linearIn(maps[0].getResult(3), 3, 5, 6);
   if (!rows || !cols)
     return std::nullopt;
   auto outType = cast<RankedTensorType>(op.getDpsInits()[0].getType());
