@@ -33,6 +33,25 @@ CASES = [
     ("convtranspose_3d_same_lower", "ConvTranspose",
      dict(strides=[2, 2, 1], auto_pad="SAME_LOWER"), 17, (1, 2, 3, 2, 3),
      {"w": (2, 2, 2, 3, 2)}, ["x", "w"]),
+    # Zero-padded convolutions with constant weights, which the kernels
+    # read unpadded (the padded taps skipped): asymmetric pads, a 7x7
+    # stride-2 stem, dilation, groups, half vectors of filters (24), a
+    # padding wider than the kernel reaches (border outputs are the bias
+    # alone), and two images.
+    ("conv_pad_asymmetric", "Conv", dict(pads=[0, 1, 2, 1]), 17,
+     (1, 3, 9, 10), {"w": (16, 3, 3, 3), "b": (16,)}, ["x", "w", "b"]),
+    ("conv_pad_stem", "Conv",
+     dict(kernel_shape=[7, 7], strides=[2, 2], pads=[3, 3, 3, 3]), 17,
+     (1, 3, 30, 22), {"w": (16, 3, 7, 7), "b": (16,)}, ["x", "w", "b"]),
+    ("conv_pad_dilated", "Conv", dict(dilations=[2, 2], pads=[2, 2, 2, 2]),
+     17, (2, 4, 7, 12), {"w": (32, 4, 3, 3)}, ["x", "w"]),
+    ("conv_pad_grouped", "Conv", dict(group=2, strides=[2, 1],
+                                      pads=[1, 1, 1, 1]), 17,
+     (1, 6, 11, 8), {"w": (32, 3, 3, 3), "b": (32,)}, ["x", "w", "b"]),
+    ("conv_pad_half_vectors", "Conv", dict(pads=[1, 1, 1, 1]), 17,
+     (1, 8, 14, 14), {"w": (24, 8, 3, 3), "b": (24,)}, ["x", "w", "b"]),
+    ("conv_pad_wide", "Conv", dict(pads=[3, 4, 3, 4]), 17, (1, 2, 5, 6),
+     {"w": (16, 2, 3, 3), "b": (16,)}, ["x", "w", "b"]),
     ("averagepool_3d_dilated", "AveragePool",
      dict(kernel_shape=[2, 3, 2], strides=[1, 2, 2], dilations=[2, 1, 2],
           pads=[1, 1, 0, 0, 1, 1], count_include_pad=1), 19, (1, 2, 5, 6, 7),

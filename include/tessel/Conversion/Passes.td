@@ -248,7 +248,7 @@ def TesselVectorizeConvolutionsPass
   let description = [{
     CPU code generation for the 2-D convolution that
     `tessel-convert-tessel-to-linalg` emits: a 7-loop `linalg.generic`
-    (n, f, oh, ow, c, kh, kw) over an NCHW input (already padded), FCHW
+    (n, f, oh, ow, c, kh, kw) over an NCHW input (padded), FCHW
     weights and an NCHW output, any strides, dilations and groups, static
     shapes, f32. It becomes loops over output tiles whose accumulators are
     vectors carried through a loop over the group's input channels, in which
@@ -267,7 +267,12 @@ def TesselVectorizeConvolutionsPass
       packed at compile time as `[F/B][C][KH][KW][B]` (`B` filters per tile),
       so per tap the tile loads its weight vectors and broadcasts one input
       value per position. Accumulators are read and written along the filter
-      dimension.
+      dimension. When the input is a `tensor.pad` of the rows and columns by
+      0, the kernel reads the unpadded input instead (no padded copy is
+      made): the positions are then `P` columns of one output row, the tap
+      rows that read inside the input for that row are a loop's range, and
+      a tap column that reads the padding in some tiles reads a clamped
+      column and selects 0 outside (one that always does is left out).
     - Over columns otherwise (depthwise convolutions, weights computed at run
       time): tiles of `Fr` filters x `OHr` rows x `OWr` columns, `OWr`
       dividing the output width (two or one whole vectors where it can). Per

@@ -126,6 +126,53 @@ int64_t workOf(const Conv2D &conv) {
                               conv.kernelHeight, conv.kernelWidth});
 }
 
+/// The zero padding of a convolution's input: the kernel reads `source`
+/// directly (output row 0 reads from row -`top`, column 0 from column
+/// -`left`) and skips the taps that fall outside it, instead of reading a
+/// padded copy.
+struct Padding {
+  Value source;
+  int64_t top = 0, left = 0;
+};
+
+/// The padding of `conv`'s input when that is a static `tensor.pad` of the
+/// rows and columns by 0; std::nullopt otherwise.
+std::optional<Padding> paddingOf(linalg::GenericOp conv) {
+  auto pad = conv.getDpsInputs()[0].getDefiningOp<tensor::PadOp>();
+  if (!pad || !pad.getSourceType().hasStaticShape() ||
+      pad.getSourceType().getRank() != 4)
+    return std::nullopt;
+  Value value = pad.getConstantPaddingValue();
+  if (!value || !matchPattern(value, m_AnyZeroFloat()))
+    return std::nullopt;
+  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+  for (int i = 0; i < 4; ++i)
+    if (ShapedType::isDynamic(low[i]) || ShapedType::isDynamic(high[i]) ||
+        low[i] < 0 || high[i] < 0 || (i < 2 && (low[i] || high[i])))
+      return std::nullopt;
+  Padding padding;
+  padding.source = pad.getSource();
+  padding.top = low[2];
+  padding.left = low[3];
+  return padding;
+}
+
+/// Where a tap reads, along one dimension, over all the tiles of `tile`
+/// outputs of a dimension of `size`: the `q`-th output of a tile at its tap
+/// `k` reads input `(t + q) * stride + k * dilation - offset` of
+/// `inputSize` (t the tile's start).
+enum class Reach { Always, Never, Sometimes };
+
+Reach reachOf(int64_t size, int64_t tile, int64_t q, int64_t k, int64_t stride,
+              int64_t dilation, int64_t offset, int64_t inputSize) {
+  bool in = false, out = false;
+  for (int64_t t = 0; t < size; t += tile) {
+    int64_t i = (t + q) * stride + k * dilation - offset;
+    (i >= 0 && i < inputSize ? in : out) = true;
+  }
+  return !out ? Reach::Always : !in ? Reach::Never : Reach::Sometimes;
+}
+
 /// Builds the loop nests: index constants once at the function's entry,
 /// scf.for loops with iteration arguments, index arithmetic.
 struct Emitter {
@@ -170,8 +217,15 @@ struct Emitter {
   loop(int64_t upper, int64_t step, ValueRange iterArgs,
        function_ref<SmallVector<Value>(Value, ValueRange)> body,
        int64_t parallelWork = 0) {
+    return loopOver(idx(0), idx(upper), step, iterArgs, body, parallelWork);
+  }
+  /// The same over [lower, upper).
+  SmallVector<Value>
+  loopOver(Value lower, Value upper, int64_t step, ValueRange iterArgs,
+           function_ref<SmallVector<Value>(Value, ValueRange)> body,
+           int64_t parallelWork = 0) {
     auto forOp = scf::ForOp::create(
-        b, loc, idx(0), idx(upper), idx(step), iterArgs,
+        b, loc, lower, upper, idx(step), iterArgs,
         [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToEnd(nested.getInsertionBlock());
@@ -188,6 +242,10 @@ struct Emitter {
 /// contiguous.
 struct FilterTile {
   int64_t filterVectors, positions;
+  /// The positions are consecutive columns of one output row (with
+  /// padding, so that the tap rows that read inside are the same for all of
+  /// them), instead of consecutive positions row-major over (oh, ow).
+  bool rowSegment = false;
 };
 
 /// The weights [F][Cg][KH][KW] packed as [F / B][Cg][KH][KW][B], B =
@@ -231,14 +289,17 @@ struct VectorizeConvolutionsPass
       // Filters in whole vectors, else in half vectors (24 or 40 filters
       // with AVX-512): still far faster than vectors over output columns,
       // which reload every input row for each filter.
+      // A zero-padded input is read unpadded, the padded taps skipped.
+      std::optional<Padding> padding = paddingOf(op);
       int64_t filterLanes = lanes;
-      std::optional<FilterTile> tile = planFilterTile(conv, filterLanes);
+      std::optional<FilterTile> tile =
+          planFilterTile(conv, filterLanes, padding.has_value());
       if (!tile && lanes >= 16) {
         filterLanes = lanes / 2;
-        tile = planFilterTile(conv, filterLanes);
+        tile = planFilterTile(conv, filterLanes, padding.has_value());
       }
       if (tile && matchPattern(op.getDpsInputs()[1], m_Constant(&weights)))
-        rewriteOverFilters(op, conv, *tile, weights, filterLanes);
+        rewriteOverFilters(op, conv, *tile, weights, filterLanes, padding);
       else
         rewriteOverColumns(op, conv, lanes);
     }
@@ -302,8 +363,10 @@ struct VectorizeConvolutionsPass
 
   /// The filter-vectorized tile, when the filters of a group fill whole
   /// vectors: the most accumulators within the budget, then the fewest
-  /// loads per FMA.
-  std::optional<FilterTile> planFilterTile(const Conv2D &conv, int64_t lanes) {
+  /// loads per FMA. With `padded`, the positions are columns of one output
+  /// row.
+  std::optional<FilterTile> planFilterTile(const Conv2D &conv, int64_t lanes,
+                                           bool padded) {
     if (conv.filtersPerGroup % lanes != 0)
       return std::nullopt;
     int64_t positions = conv.outHeight * conv.outWidth;
@@ -313,25 +376,34 @@ struct VectorizeConvolutionsPass
                          ? std::min<int64_t>(accumulators, 12)
                          : accumulators;
     std::optional<FilterTile> best;
+    auto score = [](const FilterTile &t) {
+      return std::make_pair(t.filterVectors * t.positions,
+                            -(t.filterVectors + t.positions));
+    };
+    auto consider = [&](FilterTile t) {
+      if (!best || score(t) > score(*best))
+        best = t;
+    };
     for (int64_t fv = 1; fv <= 3; ++fv) {
       if (conv.filtersPerGroup % (fv * lanes) != 0 || fv > budget)
         continue;
-      int64_t p = pickDivisor(positions, {}, budget / fv);
-      auto score = [](int64_t f, int64_t q) {
-        return std::make_pair(f * q, -(f + q));
-      };
-      if (!best || score(fv, p) > score(best->filterVectors, best->positions))
-        best = FilterTile{fv, p};
+      if (!padded) {
+        consider({fv, pickDivisor(positions, {}, budget / fv)});
+        continue;
+      }
+      consider({fv, pickDivisor(conv.outWidth, {}, budget / fv), true});
     }
     return best;
   }
 
   /// Output tiles of `filterVectors * lanes` filters x `positions` output
   /// positions: per channel and tap, the tile loads its filters' weights
-  /// as vectors and broadcasts one input value per position.
+  /// as vectors and broadcasts one input value per position. With
+  /// `padding`, the taps read the unpadded input: the tiles on the border
+  /// are emitted one by one, without the taps that fall in the padding.
   void rewriteOverFilters(linalg::GenericOp op, const Conv2D &conv,
                           FilterTile tile, DenseElementsAttr weights,
-                          int64_t lanes) {
+                          int64_t lanes, std::optional<Padding> padding) {
     tessel::cpu::ConvPrologue prologue = prologueOf(op);
     std::optional<tessel::cpu::ConvEpilogue> epilogue = epilogueOf(op);
     // At the epilogue, when there is one: its other inputs may be computed
@@ -343,13 +415,153 @@ struct VectorizeConvolutionsPass
     int64_t block = tile.filterVectors * lanes;
     Value packed =
         arith::ConstantOp::create(e.entry, loc, packWeights(weights, block));
-    Value input = op.getDpsInputs()[0];
+    Value input = padding ? padding->source : op.getDpsInputs()[0];
+    auto inputType = cast<RankedTensorType>(input.getType());
+    int64_t top = padding ? padding->top : 0;
+    int64_t left = padding ? padding->left : 0;
+    int64_t inHeight = inputType.getDimSize(2);
+    int64_t inWidth = inputType.getDimSize(3);
     auto vecType = VectorType::get({lanes}, b.getF32Type());
     SmallVector<bool> inBounds = {true};
     // The output (and bias) vectors run along the filter dimension.
     auto alongFilters = AffineMapAttr::get(
         AffineMap::get(4, 0, getAffineDimExpr(1, b.getContext())));
     int64_t positions = conv.outHeight * conv.outWidth;
+    int64_t parallelPositions = conv.filters == block ? workOf(conv) : 0;
+
+    // Whether a tile's j-th column reads the padding at tap column kw in
+    // every tile of its row, in none or in some.
+    auto colReach = [&](int64_t j, int64_t kw) {
+      if (!tile.rowSegment)
+        return Reach::Always;
+      return reachOf(conv.outWidth, tile.positions, j, kw, conv.strideW,
+                     conv.dilationW, left, inWidth);
+    };
+    // Whether some output rows have tap rows in the padding.
+    bool rowsReadPadding = false;
+    if (tile.rowSegment)
+      for (int64_t kh = 0; kh < conv.kernelHeight; ++kh)
+        rowsReadPadding |=
+            reachOf(conv.outHeight, 1, 0, kh, conv.strideH, conv.dilationH,
+                    top, inHeight) != Reach::Always;
+
+    // The tile of filters f0.. at positions (oh[j], ow[j]), written into
+    // `out`. With padding, the tile's tap rows that read inside are a
+    // loop's range, and a tap column that may read the padding reads a
+    // clamped index and selects 0 outside.
+    auto emitTile = [&](Value n, Value f0, Value fBlock, Value channelBase,
+                        ArrayRef<Value> start, ArrayRef<Value> oh,
+                        ArrayRef<Value> ow, Value out) -> Value {
+      int64_t count = tile.positions;
+      auto readAt = [&](Value tensor, int64_t j, int64_t v) -> Value {
+        return vector::TransferReadOp::create(
+            b, loc, vecType, tensor,
+            ValueRange{n, e.add(f0, v * lanes), oh[j], ow[j]}, alongFilters,
+            e.pad(), /*mask=*/Value(), b.getBoolArrayAttr(inBounds));
+      };
+      SmallVector<Value> accs;
+      for (int64_t j = 0; j < count; ++j)
+        for (int64_t v = 0; v < tile.filterVectors; ++v)
+          accs.push_back(start.empty() ? readAt(out, j, v) : start[v]);
+      Value zero = e.pad();
+      // The range of tap rows [khBegin, khEnd) that read inside the input
+      // for the tile's row: input row oh * strideH - top + kh * dilationH.
+      Value khBegin, khEnd;
+      if (rowsReadPadding) {
+        Value base = e.add(e.mul(oh[0], conv.strideH), -top);
+        Value zeroIdx = e.idx(0);
+        Value negBase = arith::SubIOp::create(b, loc, zeroIdx, base);
+        Value last = arith::SubIOp::create(b, loc, e.idx(inHeight - 1), base);
+        if (conv.dilationH != 1) {
+          negBase = arith::CeilDivSIOp::create(b, loc, negBase,
+                                               e.idx(conv.dilationH));
+          last = arith::FloorDivSIOp::create(b, loc, last,
+                                             e.idx(conv.dilationH));
+        }
+        khBegin = arith::MaxSIOp::create(b, loc, negBase, zeroIdx);
+        khEnd = arith::MinSIOp::create(b, loc, e.add(last, 1),
+                                       e.idx(conv.kernelHeight));
+      }
+      SmallVector<Value> summed = e.loop(
+          conv.channelsPerGroup, 1, accs, [&](Value c, ValueRange acc) {
+            Value ic = arith::AddIOp::create(b, loc, channelBase, c);
+            // The FMAs of tap row kh (its index value, and kh itself when
+            // it is a constant).
+            auto tapRow = [&](Value khIdx, std::optional<int64_t> khAt,
+                              SmallVector<Value> next) {
+              for (int64_t kw = 0; kw < conv.kernelWidth; ++kw) {
+                SmallVector<Value> w;
+                for (int64_t v = 0; v < tile.filterVectors; ++v)
+                  w.push_back(vector::TransferReadOp::create(
+                      b, loc, vecType, packed,
+                      ValueRange{fBlock, c, khIdx, e.idx(kw),
+                                 e.idx(v * lanes)},
+                      e.pad(), inBounds));
+                for (int64_t j = 0; j < count; ++j) {
+                  Reach along = colReach(j, kw);
+                  if (along == Reach::Never)
+                    continue;
+                  Value ih = khAt ? e.add(e.mul(oh[j], conv.strideH),
+                                          *khAt * conv.dilationH - top)
+                                  : arith::AddIOp::create(
+                                        b, loc,
+                                        e.add(e.mul(oh[j], conv.strideH), -top),
+                                        e.mul(khIdx, conv.dilationH))
+                                        .getResult();
+                  Value iw = e.add(e.mul(ow[j], conv.strideW),
+                                   kw * conv.dilationW - left);
+                  Value x;
+                  if (along == Reach::Always) {
+                    x = tensor::ExtractOp::create(b, loc, input,
+                                                  ValueRange{n, ic, ih, iw});
+                  } else {
+                    Value clamped = arith::MinSIOp::create(
+                        b, loc, arith::MaxSIOp::create(b, loc, iw, e.idx(0)),
+                        e.idx(inWidth - 1));
+                    Value inside = arith::CmpIOp::create(
+                        b, loc, arith::CmpIPredicate::eq, iw, clamped);
+                    x = arith::SelectOp::create(
+                        b, loc, inside,
+                        tensor::ExtractOp::create(
+                            b, loc, input, ValueRange{n, ic, ih, clamped}),
+                        zero);
+                  }
+                  Value xs = vector::BroadcastOp::create(b, loc, vecType, x);
+                  for (int64_t v = 0; v < tile.filterVectors; ++v) {
+                    Value &a = next[j * tile.filterVectors + v];
+                    a = vector::FMAOp::create(b, loc, w[v], xs, a);
+                  }
+                }
+              }
+              return next;
+            };
+            SmallVector<Value> next(acc.begin(), acc.end());
+            if (!rowsReadPadding) {
+              for (int64_t kh = 0; kh < conv.kernelHeight; ++kh)
+                next = tapRow(e.idx(kh), kh, next);
+              return next;
+            }
+            return e.loopOver(khBegin, khEnd, 1, next,
+                              [&](Value kh, ValueRange a) {
+                                return tapRow(kh, std::nullopt,
+                                              SmallVector<Value>(a));
+                              });
+          });
+      for (int64_t j = 0; j < count; ++j)
+        for (int64_t v = 0; v < tile.filterVectors; ++v) {
+          Value value = summed[j * tile.filterVectors + v];
+          if (epilogue)
+            value = tessel::cpu::applyEpilogue(
+                b, loc, *epilogue, value,
+                [&](Value tensor) { return readAt(tensor, j, v); });
+          out = vector::TransferWriteOp::create(
+                    b, loc, value, out,
+                    ValueRange{n, e.add(f0, v * lanes), oh[j], ow[j]},
+                    alongFilters, b.getBoolArrayAttr(inBounds))
+                    .getResult();
+        }
+      return out;
+    };
 
     SmallVector<Value> results =
         e.loop(conv.batch, 1, prologue.init, [&](Value n, ValueRange a0) {
@@ -371,90 +583,42 @@ struct VectorizeConvolutionsPass
                   else if (prologue.zero)
                     start.push_back(e.zeroVector(vecType));
                 }
-                return e.loop(
-                    positions, tile.positions, a1,
-                    [&](Value p0, ValueRange a2) {
-                      Value out = a2[0];
-                      // Each position's output row and column, and its input
-                      // row and column at tap (0, 0).
-                      SmallVector<Value> oh, ow, ih0, iw0;
-                      for (int64_t j = 0; j < tile.positions; ++j) {
-                        Value p = e.add(p0, j);
-                        oh.push_back(arith::DivUIOp::create(
-                            b, loc, p, e.idx(conv.outWidth)));
-                        ow.push_back(arith::RemUIOp::create(
-                            b, loc, p, e.idx(conv.outWidth)));
-                        ih0.push_back(e.mul(oh.back(), conv.strideH));
-                        iw0.push_back(e.mul(ow.back(), conv.strideW));
-                      }
-                      auto readAt = [&](Value tensor, int64_t j,
-                                        int64_t v) -> Value {
-                        return vector::TransferReadOp::create(
-                            b, loc, vecType, tensor,
-                            ValueRange{n, e.add(f0, v * lanes), oh[j], ow[j]},
-                            alongFilters, e.pad(), /*mask=*/Value(),
-                            b.getBoolArrayAttr(inBounds));
-                      };
-                      SmallVector<Value> accs;
-                      for (int64_t j = 0; j < tile.positions; ++j)
-                        for (int64_t v = 0; v < tile.filterVectors; ++v)
-                          accs.push_back(start.empty() ? readAt(out, j, v)
-                                                       : start[v]);
-                      SmallVector<Value> summed = e.loop(
-                          conv.channelsPerGroup, 1, accs,
-                          [&](Value c, ValueRange acc) {
-                            SmallVector<Value> next(acc.begin(), acc.end());
-                            Value ic =
-                                arith::AddIOp::create(b, loc, channelBase, c);
-                            for (int64_t kh = 0; kh < conv.kernelHeight; ++kh) {
-                              for (int64_t kw = 0; kw < conv.kernelWidth;
-                                   ++kw) {
-                                SmallVector<Value> w;
-                                for (int64_t v = 0; v < tile.filterVectors; ++v)
-                                  w.push_back(vector::TransferReadOp::create(
-                                      b, loc, vecType, packed,
-                                      ValueRange{fBlock, c, e.idx(kh),
-                                                 e.idx(kw), e.idx(v * lanes)},
-                                      e.pad(), inBounds));
-                                for (int64_t j = 0; j < tile.positions; ++j) {
-                                  Value x = tensor::ExtractOp::create(
-                                      b, loc, input,
-                                      ValueRange{
-                                          n, ic,
-                                          e.add(ih0[j], kh * conv.dilationH),
-                                          e.add(iw0[j], kw * conv.dilationW)});
-                                  Value xs = vector::BroadcastOp::create(
-                                      b, loc, vecType, x);
-                                  for (int64_t v = 0; v < tile.filterVectors;
-                                       ++v) {
-                                    Value &a = next[j * tile.filterVectors + v];
-                                    a = vector::FMAOp::create(b, loc, w[v], xs,
-                                                              a);
-                                  }
-                                }
-                              }
-                            }
-                            return next;
-                          });
-                      for (int64_t j = 0; j < tile.positions; ++j)
-                        for (int64_t v = 0; v < tile.filterVectors; ++v) {
-                          Value value = summed[j * tile.filterVectors + v];
-                          if (epilogue)
-                            value = tessel::cpu::applyEpilogue(
-                                b, loc, *epilogue, value, [&](Value tensor) {
-                                  return readAt(tensor, j, v);
-                                });
-                          out = vector::TransferWriteOp::create(
-                                    b, loc, value, out,
-                                    ValueRange{n, e.add(f0, v * lanes), oh[j],
-                                               ow[j]},
-                                    alongFilters, b.getBoolArrayAttr(inBounds))
-                                    .getResult();
+                if (!tile.rowSegment) {
+                  // Consecutive positions, row-major over (oh, ow).
+                  return e.loop(
+                      positions, tile.positions, a1,
+                      [&](Value p0, ValueRange a2) {
+                        SmallVector<Value> oh, ow;
+                        for (int64_t j = 0; j < tile.positions; ++j) {
+                          Value p = e.add(p0, j);
+                          oh.push_back(arith::DivUIOp::create(
+                              b, loc, p, e.idx(conv.outWidth)));
+                          ow.push_back(arith::RemUIOp::create(
+                              b, loc, p, e.idx(conv.outWidth)));
                         }
-                      return SmallVector<Value>{out};
+                        return SmallVector<Value>{emitTile(
+                            n, f0, fBlock, channelBase, start, oh, ow, a2[0])};
+                      },
+                      // One block of filters: the positions are split
+                      // instead.
+                      parallelPositions);
+                }
+                // Columns of one output row at a time.
+                return e.loop(
+                    conv.outHeight, 1, a1,
+                    [&](Value oh0, ValueRange a2) {
+                      return e.loop(
+                          conv.outWidth, tile.positions, a2,
+                          [&](Value ow0, ValueRange a3) {
+                            SmallVector<Value> oh(tile.positions, oh0), ow;
+                            for (int64_t j = 0; j < tile.positions; ++j)
+                              ow.push_back(e.add(ow0, j));
+                            return SmallVector<Value>{
+                                emitTile(n, f0, fBlock, channelBase, start, oh,
+                                         ow, a3[0])};
+                          });
                     },
-                    // One block of filters: the positions are split instead.
-                    conv.filters == block ? workOf(conv) : 0);
+                    parallelPositions);
               },
               conv.filters == block ? 0 : workOf(conv));
         });
@@ -641,7 +805,11 @@ struct VectorizeConvolutionsPass
     }
     tessel::cpu::recordKernel(result.getDefiningOp(), "convolution",
                               FusedLoc::get(op.getContext(), locs));
+    auto pad = op.getDpsInputs()[0].getDefiningOp<tensor::PadOp>();
     op.erase();
+    // A padding the kernel read through.
+    if (pad && pad->use_empty())
+      pad.erase();
     if (prologue.producer)
       prologue.producer->erase();
   }

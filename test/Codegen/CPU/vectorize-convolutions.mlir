@@ -215,3 +215,92 @@ func.func @half_vectors(%x: tensor<1x2x3x3xf32>, %init: tensor<1x24x3x3xf32>) ->
   } -> tensor<1x24x3x3xf32>
   return %0 : tensor<1x24x3x3xf32>
 }
+
+// -----
+
+// A zero-padded 3x3 convolution over filters (constant weights): the kernel
+// reads the unpadded 5x16 input and the pad goes away. Tiles are 8 columns
+// of one output row; the tap rows that read inside the input for that row
+// are the range of a loop (the bounds clamped to [0, 3)), and the two tap
+// columns that read the padding in some tiles (the first column's left tap,
+// the last column's right tap) read a clamped column and select 0 outside:
+// 24 FMAs per tap row, 2 of them on a select.
+
+#in = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#w = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
+#out = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
+// CHECK-LABEL: func.func @padded_over_filters
+// CHECK-SAME:    (%[[X:.*]]: tensor<1x2x5x16xf32>
+// CHECK-NOT:     tensor.pad
+// CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG:     %[[C5:.*]] = arith.constant 5 : index
+// CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             scf.for %[[OH:.*]] = %{{.*}} to %[[C5]] step %[[C1]]
+// CHECK:               scf.for %[[OW:.*]] = %{{.*}} to %[[C16]] step %[[C8]]
+// CHECK:                 %[[LO:.*]] = arith.maxsi
+// CHECK:                 %[[HI:.*]] = arith.minsi
+// CHECK:                 scf.for %{{.*}} = %{{.*}} to %[[C2:.*]] step %[[C1]] iter_args
+// CHECK:                   scf.for %[[KH:.*]] = %[[LO]] to %[[HI]] step %[[C1]] iter_args
+// CHECK:                     arith.maxsi
+// CHECK:                     arith.minsi
+// CHECK:                     tensor.extract %[[X]]
+// CHECK:                     arith.select
+// CHECK-COUNT-23:            vector.fma
+// CHECK:                     arith.select
+// CHECK:                     vector.fma
+// CHECK-NOT:                 vector.fma
+// CHECK:                     scf.yield
+// CHECK-NOT:     linalg.generic
+func.func @padded_over_filters(%x: tensor<1x2x5x16xf32>,
+                               %init: tensor<1x8x5x16xf32>) -> tensor<1x8x5x16xf32> {
+  %w = arith.constant dense<0.5> : tensor<8x2x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x5x16xf32> to tensor<1x2x7x18xf32>
+  %0 = linalg.generic {indexing_maps = [#in, #w, #out],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}
+      ins(%padded, %w : tensor<1x2x7x18xf32>, tensor<8x2x3x3xf32>)
+      outs(%init : tensor<1x8x5x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x5x16xf32>
+  return %0 : tensor<1x8x5x16xf32>
+}
+
+// -----
+
+// A padding by 1 (not 0) is read through its copy, like before.
+
+// CHECK-LABEL: func.func @padded_by_one
+// CHECK:         tensor.pad
+// CHECK:         tensor.extract %{{.*}} : tensor<1x2x14x10xf32>
+func.func @padded_by_one(%x: tensor<1x2x12x8xf32>,
+                         %init: tensor<1x8x12x8xf32>) -> tensor<1x8x12x8xf32> {
+  %w = arith.constant dense<0.5> : tensor<8x2x3x3xf32>
+  %one = arith.constant 1.0 : f32
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %one : f32
+  } : tensor<1x2x12x8xf32> to tensor<1x2x14x10xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>,
+                                        affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>,
+                                        affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}
+      ins(%padded, %w : tensor<1x2x14x10xf32>, tensor<8x2x3x3xf32>)
+      outs(%init : tensor<1x8x12x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x12x8xf32>
+  return %0 : tensor<1x8x12x8xf32>
+}
