@@ -52,6 +52,16 @@ CASES = [
      (1, 8, 14, 14), {"w": (24, 8, 3, 3), "b": (24,)}, ["x", "w", "b"]),
     ("conv_pad_wide", "Conv", dict(pads=[3, 4, 3, 4]), 17, (1, 2, 5, 6),
      {"w": (16, 2, 3, 3), "b": (16,)}, ["x", "w", "b"]),
+    # Max pooling over -inf padding, which the kernel reads unpadded (the
+    # padded taps clamped to the nearest element of the same window): the
+    # ResNet stem's 3x3 stride 2 with several column tiles, and asymmetric
+    # pads on two images.
+    ("maxpool_pad_stride2", "MaxPool",
+     dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]), 12,
+     (1, 4, 21, 70), {}, ["x"]),
+    ("maxpool_pad_asymmetric", "MaxPool",
+     dict(kernel_shape=[3, 2], pads=[2, 0, 1, 1]), 12, (2, 3, 9, 40), {},
+     ["x"]),
     ("averagepool_3d_dilated", "AveragePool",
      dict(kernel_shape=[2, 3, 2], strides=[1, 2, 2], dilations=[2, 1, 2],
           pads=[1, 1, 0, 0, 1, 1], count_include_pad=1), 19, (1, 2, 5, 6, 7),

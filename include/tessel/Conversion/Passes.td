@@ -148,8 +148,15 @@ def TesselVectorizeWindowsPass
     min, exact in any order, combines the whole segments of all taps in a
     tree first and shuffles once. An output filled with a constant (-inf
     for max pooling) is not read: the accumulators start from the
-    constant. The generic's vectorization would not apply: its input map is
-    no projected permutation. Each rewrite is recorded as one kernel.
+    constant. A max (min) whose input is a `tensor.pad` by -inf (+inf),
+    with dilation 1 and no window wholly in the padding, reads the unpadded
+    input instead (no padded copy is made): each tap row is clamped into
+    the input, the column tiles whose segments lie inside run in a loop, and
+    the edge tiles read their segments inside the row and clamp their lanes
+    by a shuffle. A clamped tap repeats an element of the same window, which
+    leaves a maximum or minimum unchanged. The generic's vectorization would
+    not apply: its input map is no projected permutation. Each rewrite is
+    recorded as one kernel.
 
     ```mlir
     // 3x3 max pooling, stride 2, vector-width=16: per tile of 16 columns

@@ -109,6 +109,61 @@ bool isExactCombination(linalg::GenericOp op) {
          body->getTerminator()->getOperand(0) == combine.getResult(0);
 }
 
+/// Where the taps read: the window's input, or the input of the constant
+/// `tensor.pad` it reads when that is the combination's identity (-inf for
+/// a max, +inf for a min). A padded tap then reads the nearest element
+/// inside instead (rows and columns clamped), which is in the same window
+/// when the window is contiguous (dilation 1) and never lies wholly in the
+/// padding: max and min ignore the repeated element, so the result is
+/// exact.
+struct Source {
+  Value tensor;
+  int64_t top = 0, left = 0, height = 0, width = 0;
+  bool clamped = false;
+};
+
+Source sourceOf(linalg::GenericOp op, const Window2D &w) {
+  Source source;
+  source.tensor = op.getDpsInputs()[0];
+  auto pad = source.tensor.getDefiningOp<tensor::PadOp>();
+  if (!pad || !isExactCombination(op) || w.dilationH != 1 ||
+      w.dilationW != 1 || !pad.getSourceType().hasStaticShape())
+    return source;
+  FloatAttr value;
+  if (!pad.getConstantPaddingValue() ||
+      !matchPattern(pad.getConstantPaddingValue(), m_Constant(&value)) ||
+      !value.getValue().isInfinity())
+    return source;
+  bool isMax = isa<arith::MaximumFOp, arith::MaxNumFOp>(op.getBlock()->front());
+  if (value.getValue().isNegative() != isMax)
+    return source;
+  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+  for (int i = 0; i < 4; ++i)
+    if (ShapedType::isDynamic(low[i]) || ShapedType::isDynamic(high[i]) ||
+        low[i] < 0 || high[i] < 0 || (i < 2 && (low[i] || high[i])))
+      return source;
+  int64_t height = pad.getSourceType().getDimSize(2);
+  int64_t width = pad.getSourceType().getDimSize(3);
+  // Every window keeps an element inside.
+  auto overlaps = [](int64_t outputs, int64_t stride, int64_t kernel,
+                     int64_t offset, int64_t size) {
+    for (int64_t o = 0; o < outputs; ++o)
+      if (o * stride - offset + kernel - 1 < 0 || o * stride - offset >= size)
+        return false;
+    return true;
+  };
+  if (!overlaps(w.outHeight, w.strideH, w.kernelHeight, low[2], height) ||
+      !overlaps(w.outWidth, w.strideW, w.kernelWidth, low[3], width))
+    return source;
+  source.tensor = pad.getSource();
+  source.top = low[2];
+  source.left = low[3];
+  source.height = height;
+  source.width = width;
+  source.clamped = true;
+  return source;
+}
+
 /// `body` of `op` applied to vectors: each op cloned with vector results,
 /// scalars from outside broadcast.
 Value applyBody(OpBuilder &b, Location loc, linalg::GenericOp op, Value element,
@@ -140,19 +195,21 @@ struct Tile {
   Value start;               // the accumulators' start, or null: read it
 };
 
-Tile planTile(linalg::GenericOp op, const Window2D &w, int64_t lanes) {
+Tile planTile(linalg::GenericOp op, const Window2D &w, const Source &source,
+              int64_t lanes) {
   Tile t;
   t.width = pickDivisor(w.outWidth, {lanes, lanes / 2}, lanes);
   // The segment under a tile: (width - 1) * stride + 1 elements, rounded up
   // to width * stride (a whole number of registers, not an odd length LLVM
   // would split into pieces) where the last tile's segment still ends
-  // inside the input row.
+  // inside the input row (clamped, the edge tiles read inside anyway).
   int64_t span = (t.width - 1) * w.strideW + 1;
   int64_t inputWidth =
       cast<RankedTensorType>(op.getDpsInputs()[0].getType()).getDimSize(3);
   int64_t lastStart =
       (w.outWidth - t.width) * w.strideW + (w.kernelWidth - 1) * w.dilationW;
-  if (lastStart + t.width * w.strideW <= inputWidth)
+  if (source.clamped ? t.width * w.strideW <= source.width
+                     : lastStart + t.width * w.strideW <= inputWidth)
     span = t.width * w.strideW;
   Type f32 = Float32Type::get(op.getContext());
   t.accType = VectorType::get({t.width}, f32);
@@ -179,26 +236,53 @@ Value affine(OpBuilder &b, Location loc, Value v, int64_t scale,
 
 /// One tile of output columns at `at` = (n, c, oh, ow) of `out`: the row
 /// segments of every tap, combined into the accumulators; returns `out`
-/// with the tile written.
+/// with the tile written. `owAt` is the tile's first column when it is an
+/// edge tile of a clamped source (its segments are read inside the row and
+/// their lanes clamped by a shuffle).
 Value emitTile(OpBuilder &b, Location loc, linalg::GenericOp op,
-               const Window2D &w, const Tile &tile, ArrayRef<Value> at,
-               Value out) {
+               const Window2D &w, const Tile &tile, const Source &source,
+               ArrayRef<Value> at, std::optional<int64_t> owAt, Value out) {
   Value n = at[0], c = at[1], oh = at[2], ow = at[3];
   SmallVector<bool> inBounds = {true};
   Value acc = tile.start;
   if (!acc)
     acc = vector::TransferReadOp::create(b, loc, tile.accType, out, at,
                                          tile.pad, inBounds);
-  Value rowBase = affine(b, loc, oh, w.strideH, 0);
-  Value colBase = affine(b, loc, ow, w.strideW, 0);
+  Value rowBase = affine(b, loc, oh, w.strideH, -source.top);
+  Value colBase = affine(b, loc, ow, w.strideW, -source.left);
+  int64_t span = tile.segmentType.getDimSize(0);
   SmallVector<Value> segments;
   for (int64_t kh = 0; kh < w.kernelHeight; ++kh) {
     Value row = affine(b, loc, rowBase, 1, kh * w.dilationH);
+    if (source.clamped)
+      row = arith::MinSIOp::create(
+          b, loc, arith::MaxSIOp::create(b, loc, row, index(b, loc, 0)),
+          index(b, loc, source.height - 1));
     for (int64_t kw = 0; kw < w.kernelWidth; ++kw) {
-      Value col = affine(b, loc, colBase, 1, kw * w.dilationW);
-      segments.push_back(vector::TransferReadOp::create(
-          b, loc, tile.segmentType, op.getDpsInputs()[0],
-          ValueRange{n, c, row, col}, tile.pad, inBounds));
+      if (!owAt) {
+        Value col = affine(b, loc, colBase, 1, kw * w.dilationW);
+        segments.push_back(vector::TransferReadOp::create(
+            b, loc, tile.segmentType, source.tensor,
+            ValueRange{n, c, row, col}, tile.pad, inBounds));
+        continue;
+      }
+      // An edge tile: the segment read inside the row, each lane the
+      // nearest element to its column.
+      int64_t start = *owAt * w.strideW - source.left + kw;
+      int64_t readAt = std::clamp<int64_t>(start, 0, source.width - span);
+      Value segment = vector::TransferReadOp::create(
+          b, loc, tile.segmentType, source.tensor,
+          ValueRange{n, c, row, index(b, loc, readAt)}, tile.pad, inBounds);
+      SmallVector<int64_t> lanes;
+      bool identity = true;
+      for (int64_t l = 0; l < span; ++l) {
+        lanes.push_back(
+            std::clamp<int64_t>(start + l, 0, source.width - 1) - readAt);
+        identity &= lanes.back() == l;
+      }
+      if (!identity)
+        segment = vector::ShuffleOp::create(b, loc, segment, segment, lanes);
+      segments.push_back(segment);
     }
   }
   auto pick = [&](Value segment) -> Value {
@@ -248,7 +332,8 @@ struct VectorizeWindowsPass
   void rewrite(linalg::GenericOp op, const Window2D &w, int64_t lanes) {
     OpBuilder b(op);
     Location loc = op.getLoc();
-    Tile tile = planTile(op, w, lanes);
+    Source source = sourceOf(op, w);
+    Tile tile = planTile(op, w, source, lanes);
     tile.pad = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
     // An output filled with a constant (max pooling's -inf) is not read:
     // the accumulators start from the constant, and the fill goes dead.
@@ -259,11 +344,12 @@ struct VectorizeWindowsPass
           vector::BroadcastOp::create(b, loc, tile.accType, fill.value());
       init = fill.getOutputs()[0];
     }
-    auto loop = [&](OpBuilder &at, int64_t upper, int64_t step, Value carried,
-                    function_ref<Value(OpBuilder &, Value, Value)> body,
-                    int64_t parallelWork = 0) {
+    auto loopFrom = [&](OpBuilder &at, int64_t lower, int64_t upper,
+                        int64_t step, Value carried,
+                        function_ref<Value(OpBuilder &, Value, Value)> body,
+                        int64_t parallelWork = 0) {
       auto forOp = scf::ForOp::create(
-          at, loc, index(at, loc, 0), index(at, loc, upper),
+          at, loc, index(at, loc, lower), index(at, loc, upper),
           index(at, loc, step), ValueRange{carried},
           [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
             scf::YieldOp::create(nested, loc, body(nested, iv, args[0]));
@@ -271,6 +357,30 @@ struct VectorizeWindowsPass
       tessel::cpu::markParallel(forOp, parallelWork);
       return forOp.getResult(0);
     };
+    auto loop = [&](OpBuilder &at, int64_t upper, int64_t step, Value carried,
+                    function_ref<Value(OpBuilder &, Value, Value)> body,
+                    int64_t parallelWork = 0) {
+      return loopFrom(at, 0, upper, step, carried, body, parallelWork);
+    };
+    // The column tiles whose segments all lie inside the row: [first, last);
+    // a clamped source's others are edge tiles, emitted one by one.
+    int64_t span = tile.segmentType.getDimSize(0);
+    auto inside = [&](int64_t ow) {
+      int64_t start = ow * w.strideW - source.left;
+      return !source.clamped ||
+             (start >= 0 && start + (w.kernelWidth - 1) + span <= source.width);
+    };
+    SmallVector<int64_t> before, after;
+    int64_t first = 0, last = 0;
+    for (int64_t ow = 0; ow < w.outWidth; ow += tile.width) {
+      if (inside(ow)) {
+        if (first == last)
+          first = ow;
+        last = ow + tile.width;
+      } else {
+        (first == last ? before : after).push_back(ow);
+      }
+    }
     int64_t work =
         tessel::cpu::workOf({w.batch, w.channels, w.outHeight, w.outWidth,
                              w.kernelHeight, w.kernelWidth});
@@ -279,21 +389,38 @@ struct VectorizeWindowsPass
           return loop(
               bn, w.channels, 1, outN,
               [&](OpBuilder &bc, Value c, Value outC) {
-                return loop(bc, w.outHeight, 1, outC,
-                            [&](OpBuilder &bh, Value oh, Value outH) {
-                              return loop(
-                                  bh, w.outWidth, tile.width, outH,
-                                  [&](OpBuilder &bw, Value ow, Value out) {
-                                    return emitTile(bw, loc, op, w, tile,
-                                                    {n, c, oh, ow}, out);
-                                  });
+                return loop(
+                    bc, w.outHeight, 1, outC,
+                    [&](OpBuilder &bh, Value oh, Value outH) {
+                      auto edge = [&](int64_t ow, Value out) {
+                        return emitTile(bh, loc, op, w, tile, source,
+                                        {n, c, oh, index(bh, loc, ow)}, ow,
+                                        out);
+                      };
+                      for (int64_t ow : before)
+                        outH = edge(ow, outH);
+                      if (first < last)
+                        outH = loopFrom(
+                            bh, first, last, tile.width, outH,
+                            [&](OpBuilder &bw, Value ow, Value out) {
+                              return emitTile(bw, loc, op, w, tile, source,
+                                              {n, c, oh, ow}, std::nullopt,
+                                              out);
                             });
+                      for (int64_t ow : after)
+                        outH = edge(ow, outH);
+                      return outH;
+                    });
               },
               work);
         });
     tessel::cpu::recordKernel(op, "window", loc);
     op->getResult(0).replaceAllUsesWith(result);
+    auto pad = op.getDpsInputs()[0].getDefiningOp<tensor::PadOp>();
     op->erase();
+    // A padding the kernel read through.
+    if (pad && pad->use_empty())
+      pad.erase();
     if (fill && fill->use_empty())
       fill->erase();
   }

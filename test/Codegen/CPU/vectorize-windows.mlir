@@ -97,3 +97,77 @@ func.func @left_alone(%x: tensor<1x1x5x5xf32>, %w: tensor<2x2xf32>, %init: tenso
   } -> tensor<1x1x4x4xi32>
   return %0, %1 : tensor<1x1x4x4xf32>, tensor<1x1x4x4xi32>
 }
+
+// -----
+
+// 3x3 max pooling, stride 1, of an input padded by -inf (1 on each side;
+// output 1x1x6x24, tiles of 8 columns): the kernel reads the unpadded 6x24
+// input and the pad goes away. Each tap row is clamped into the input (a
+// repeated row of the same window leaves a maximum unchanged); the middle
+// tile reads its segments as they are, in a loop; the edge tiles read
+// theirs inside the row and clamp their lanes by a shuffle.
+
+#in2 = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#win2 = affine_map<(n, c, oh, ow, kh, kw) -> (kh, kw)>
+#out2 = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh, ow)>
+// CHECK-LABEL: func.func @max_pool_padded
+// CHECK-SAME:    (%[[X:[a-z0-9]+]]: tensor<1x1x6x24xf32>
+// CHECK-NOT:     tensor.pad
+// CHECK:         scf.for %[[OH:.*]] =
+// CHECK:           %[[C5:.*]] = arith.constant 5 : index
+// CHECK:           arith.maxsi
+// CHECK:           arith.minsi %{{.*}}, %[[C5]]
+// CHECK:           vector.transfer_read %[[X]]{{.*}} : tensor<1x1x6x24xf32>, vector<8xf32>
+// CHECK-NEXT:      vector.shuffle {{.*}} [0, 0, 1, 2, 3, 4, 5, 6] : vector<8xf32>, vector<8xf32>
+// CHECK:           scf.for %{{.*}} = %c8{{.*}} to %c16{{.*}} step %c8
+// CHECK-COUNT-9:     vector.transfer_read %[[X]]{{.*}} : tensor<1x1x6x24xf32>, vector<8xf32>
+// CHECK-NOT:         vector.shuffle
+// CHECK:             scf.yield
+// CHECK:           vector.shuffle {{.*}} [1, 2, 3, 4, 5, 6, 7, 7] : vector<8xf32>, vector<8xf32>
+// CHECK-NOT:     linalg.generic
+func.func @max_pool_padded(%x: tensor<1x1x6x24xf32>) -> tensor<1x1x6x24xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %ninf : f32
+  } : tensor<1x1x6x24xf32> to tensor<1x1x8x26xf32>
+  %empty = tensor.empty() : tensor<1x1x6x24xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%empty : tensor<1x1x6x24xf32>) -> tensor<1x1x6x24xf32>
+  %window = tensor.empty() : tensor<3x3xf32>
+  %0 = linalg.generic {indexing_maps = [#in2, #win2, #out2],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%padded, %window : tensor<1x1x8x26xf32>, tensor<3x3xf32>) outs(%init : tensor<1x1x6x24xf32>) {
+  ^bb0(%a: f32, %unused: f32, %acc: f32):
+    %m = arith.maximumf %a, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<1x1x6x24xf32>
+  return %0 : tensor<1x1x6x24xf32>
+}
+
+// -----
+
+// A sum (average pooling) over a zero-padded input keeps reading the pad:
+// a clamped tap would count an element twice.
+
+#in3 = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#win3 = affine_map<(n, c, oh, ow, kh, kw) -> (kh, kw)>
+#out3 = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh, ow)>
+// CHECK-LABEL: func.func @sum_pool_padded
+// CHECK:         tensor.pad
+// CHECK:         vector.transfer_read {{.*}} : tensor<1x1x8x26xf32>, vector<8xf32>
+func.func @sum_pool_padded(%x: tensor<1x1x6x24xf32>, %init: tensor<1x1x6x24xf32>) -> tensor<1x1x6x24xf32> {
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x1x6x24xf32> to tensor<1x1x8x26xf32>
+  %window = tensor.empty() : tensor<3x3xf32>
+  %0 = linalg.generic {indexing_maps = [#in3, #win3, #out3],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%padded, %window : tensor<1x1x8x26xf32>, tensor<3x3xf32>) outs(%init : tensor<1x1x6x24xf32>) {
+  ^bb0(%a: f32, %unused: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1x6x24xf32>
+  return %0 : tensor<1x1x6x24xf32>
+}
