@@ -56,6 +56,9 @@ mlir::tessel::getOptimizationNames() {
       {"fuse-conv-epilogue",
        "start a convolution from its bias and run its consuming elementwise "
        "op on the tile in registers (codegen)"},
+      {"fuse-reductions",
+       "run the elementwise op consuming a reduction (and the reduction's "
+       "fill) in the reduction's loops (codegen)"},
   };
   return names;
 }
@@ -114,6 +117,7 @@ void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createTesselVectorizeWindowsPass(windows));
     TesselVectorizeGenericsPassOptions generics;
     generics.vectorWidth = options.vectorWidth;
+    generics.fuseReductions = options.enabled("fuse-reductions");
     pm.addNestedPass<func::FuncOp>(createTesselVectorizeGenericsPass(generics));
     pm.addNestedPass<func::FuncOp>(createTesselApproximateMathPass());
     pm.addPass(createCanonicalizerPass());

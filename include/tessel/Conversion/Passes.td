@@ -202,6 +202,14 @@ def TesselVectorizeGenericsPass
     Tiles divide loops exactly, so nothing is masked. Each op it vectorizes
     is recorded as one kernel for the compile report.
 
+    With `fuse-reductions` (the default), an elementwise generic that reads
+    a reduction with its identity map (the reduction having no other user
+    and starting from a `linalg.fill` with no other user) is tiled by the
+    reduction's tile sizes along the dimensions the reduction's result
+    keeps, when those tiles hold whole reductions; the fill and the
+    reduction are fused into its loops and all three tiles vectorized, one
+    kernel: global average pooling's sum and division, say.
+
     ```mlir
     // Before: softmax's row maximum over 4x128x128
     %m = linalg.generic {iterator_types = ["parallel", "parallel", "reduction"]} ...
@@ -216,6 +224,9 @@ def TesselVectorizeGenericsPass
     Option<"maxVectorElements", "max-vector-elements", "int64_t",
            /*default=*/"0",
            "elements of one tile (0: 8 vector registers)">,
+    Option<"fuseReductions", "fuse-reductions", "bool", /*default=*/"true",
+           "fuse a reduction and its fill into the loops of the elementwise "
+           "op that consumes it">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -95,6 +95,58 @@ SmallVector<int64_t> planTiles(linalg::LinalgOp op, int64_t budget,
   return tiles;
 }
 
+/// An elementwise consumer that absorbs the reduction it reads (with no
+/// other user, starting from a fill with no other user, its result read
+/// with the consumer's identity map): tiled along its loops by the
+/// reduction's tile sizes for the parallel dimensions its result follows,
+/// the fill and the reduction fused into its loops. Global average pooling's
+/// sum and division, say, become one loop nest.
+struct ReductionEpilogue {
+  linalg::LinalgOp reduction;
+  linalg::FillOp fill;
+  SmallVector<int64_t> sizes; ///< the consumer's tile sizes
+};
+
+std::optional<ReductionEpilogue>
+matchReductionEpilogue(linalg::LinalgOp consumer,
+                       const llvm::DenseSet<Operation *> &candidates,
+                       int64_t budget, int64_t lanes) {
+  if (consumer.getNumReductionLoops() != 0 || consumer.getNumDpsInits() != 1)
+    return std::nullopt;
+  for (OpOperand *operand : consumer.getDpsInputOperands()) {
+    auto reduction = operand->get().getDefiningOp<linalg::LinalgOp>();
+    if (!reduction || !candidates.contains(reduction) ||
+        reduction.getNumReductionLoops() == 0 || !reduction->hasOneUse() ||
+        reduction->getNumResults() != 1 ||
+        !consumer.getMatchingIndexingMap(operand).isIdentity())
+      continue;
+    auto fill = reduction.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+    AffineMap out =
+        reduction.getIndexingMapMatchingResult(reduction->getResult(0));
+    if (!fill || !fill->hasOneUse() || !out.isProjectedPermutation())
+      continue;
+    SmallVector<int64_t> ranges = reduction.getStaticLoopRanges();
+    SmallVector<int64_t> sizes = planTiles(reduction, budget, lanes);
+    if (sizes.empty())
+      sizes = ranges;
+    // The consumer needs whole reductions.
+    SmallVector<utils::IteratorType> iterators =
+        reduction.getIteratorTypesArray();
+    bool whole = true;
+    for (size_t d = 0; d < ranges.size(); ++d)
+      whole &= iterators[d] != utils::IteratorType::reduction ||
+               sizes[d] == ranges[d];
+    if (!whole)
+      continue;
+    ReductionEpilogue epilogue{reduction, fill, {}};
+    for (AffineExpr dim : out.getResults())
+      epilogue.sizes.push_back(
+          sizes[cast<AffineDimExpr>(dim).getPosition()]);
+    return epilogue;
+  }
+  return std::nullopt;
+}
+
 /// A name for the report: what kind of loop nest `op` became.
 StringRef kernelKind(linalg::LinalgOp op) {
   if (isa<linalg::FillOp>(op.getOperation()))
@@ -167,7 +219,26 @@ struct VectorizeGenericsPass
     });
 
     bool changed = false;
+    llvm::DenseSet<Operation *> pending;
+    for (linalg::LinalgOp op : candidates)
+      pending.insert(op);
+    if (fuseReductions) {
+      for (linalg::LinalgOp op : candidates) {
+        if (!pending.contains(op))
+          continue;
+        std::optional<ReductionEpilogue> epilogue =
+            matchReductionEpilogue(op, pending, budget, lanes);
+        if (epilogue && succeeded(fuseEpilogue(rewriter, op, *epilogue))) {
+          pending.erase(op);
+          pending.erase(epilogue->reduction);
+          pending.erase(epilogue->fill);
+          changed = true;
+        }
+      }
+    }
     for (linalg::LinalgOp op : candidates) {
+      if (!pending.contains(op))
+        continue;
       Location kernelLoc = op->getLoc();
       StringRef kind = kernelKind(op);
       SmallVector<Operation *> tiles = {op.getOperation()};
@@ -215,6 +286,66 @@ struct VectorizeGenericsPass
     }
     if (changed && failed(cpu::foldSubsetsAndCanonicalize(func)))
       signalPassFailure();
+  }
+
+  /// Tiles `consumer` by `epilogue.sizes`, fuses the reduction and its fill
+  /// into its loops, vectorizes the three tiles and records one kernel.
+  LogicalResult fuseEpilogue(RewriterBase &rewriter, linalg::LinalgOp consumer,
+                             const ReductionEpilogue &epilogue) {
+    MLIRContext *ctx = consumer.getContext();
+    linalg::LinalgOp reductionOp = epilogue.reduction;
+    Operation *reduction = reductionOp, *fill = epilogue.fill;
+    int64_t work = tessel::cpu::workOf(reductionOp.getStaticLoopRanges());
+    Location kernelLoc = FusedLoc::get(
+        ctx, {fill->getLoc(), reduction->getLoc(), consumer->getLoc()});
+    scf::SCFTilingOptions tiling;
+    tiling.setTileSizes(
+        getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>(epilogue.sizes)));
+    scf::SCFTileAndFuseOptions options;
+    options.setTilingOptions(tiling);
+    options.setFusionControlFn(
+        [&](tensor::ExtractSliceOp, OpResult producer, bool)
+            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+          if (producer.getOwner() == reduction || producer.getOwner() == fill)
+            return scf::SCFTileAndFuseOptions::ControlFnResult{};
+          return std::nullopt;
+        });
+    rewriter.setInsertionPoint(consumer);
+    FailureOr<scf::SCFTileAndFuseResult> fused =
+        scf::tileConsumerAndFuseProducersUsingSCF(
+            rewriter, cast<TilingInterface>(consumer.getOperation()), options);
+    if (failed(fused) || fused->tiledAndFusedOps.size() != 3)
+      return failure();
+    for (OpResult result : consumer->getResults()) {
+      Value replacement = fused->replacements.lookup(result);
+      if (!replacement)
+        return failure();
+      rewriter.replaceAllUsesWith(result, replacement);
+    }
+    SmallVector<int64_t> ranges = consumer.getStaticLoopRanges();
+    SmallVector<int64_t> order = llvm::to_vector(
+        llvm::seq<int64_t>(0, static_cast<int64_t>(ranges.size())));
+    if (std::optional<unsigned> at = firstParallelLoop(
+            order, epilogue.sizes, ranges, [](int64_t) { return true; });
+        at && *at < fused->loops.size())
+      tessel::cpu::markParallel(fused->loops[*at].getOperation(), work);
+    bool vectorizedAll = true;
+    for (Operation *tile : fused->tiledAndFusedOps) {
+      rewriter.setInsertionPoint(tile);
+      FailureOr<linalg::VectorizationResult> vectorized =
+          linalg::vectorize(rewriter, tile);
+      if (failed(vectorized)) {
+        vectorizedAll = false;
+        continue;
+      }
+      rewriter.replaceOp(tile, vectorized->replacements);
+    }
+    // A tile left scalar is still a structured op the report counts.
+    if (vectorizedAll)
+      tessel::cpu::recordKernel(getOperation(), "reduction", kernelLoc);
+    // The originals (and the slices tiling took of them) are dead now; the
+    // canonicalization after the pass erases them.
+    return success();
   }
 };
 
