@@ -11,7 +11,7 @@ kernel counts (tessel-compile --report), the channels removed, the p50s
 and B/A. Usage:
 
     python3 bench/ab.py [--models resnet18,resnet18_pruned,...]
-                        [--disable fold-batchnorm,drop-zero-channels,fuse-elementwise]
+                        [--disable fold-batchnorm,drop-zero-channels,fuse-elementwise,...]
 """
 
 import argparse
@@ -24,7 +24,7 @@ import sys
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ALL = "fold-batchnorm,drop-zero-channels,fuse-elementwise"
+ALL = "fold-batchnorm,drop-zero-channels,fuse-elementwise,fuse-conv-epilogue,fuse-reductions"
 
 
 def log(*args):
