@@ -52,6 +52,20 @@ CASES = [
      (1, 8, 14, 14), {"w": (24, 8, 3, 3), "b": (24,)}, ["x", "w", "b"]),
     ("conv_pad_wide", "Conv", dict(pads=[3, 4, 3, 4]), 17, (1, 2, 5, 6),
      {"w": (16, 2, 3, 3), "b": (16,)}, ["x", "w", "b"]),
+    # Zero-padded depthwise convolutions (tiles over columns), read
+    # unpadded: edge column tiles on both sides and a middle loop, stride 2
+    # (a strided segment), dilation with asymmetric pads, and rows that
+    # read only padding.
+    ("conv_dw_pad", "Conv", dict(group=8, pads=[1, 1, 1, 1]), 17,
+     (1, 8, 6, 70), {"w": (8, 1, 3, 3), "b": (8,)}, ["x", "w", "b"]),
+    ("conv_dw_pad_stride2", "Conv", dict(group=8, strides=[2, 2],
+                                         pads=[1, 1, 1, 1]), 17,
+     (1, 8, 15, 66), {"w": (8, 1, 3, 3), "b": (8,)}, ["x", "w", "b"]),
+    ("conv_dw_pad_dilated", "Conv", dict(group=4, dilations=[2, 2],
+                                         pads=[3, 2, 1, 2]), 17,
+     (2, 4, 7, 19), {"w": (8, 1, 3, 3)}, ["x", "w"]),
+    ("conv_dw_pad_wide", "Conv", dict(group=3, pads=[4, 1, 4, 1]), 17,
+     (1, 3, 4, 17), {"w": (3, 1, 3, 3), "b": (3,)}, ["x", "w", "b"]),
     # Max pooling over -inf padding, which the kernel reads unpadded (the
     # padded taps clamped to the nearest element of the same window): the
     # ResNet stem's 3x3 stride 2 with several column tiles, and asymmetric

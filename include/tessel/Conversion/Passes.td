@@ -296,6 +296,11 @@ def TesselVectorizeConvolutionsPass
       dividing the output width (two or one whole vectors where it can). Per
       tap, one input row segment per output row (a strided row is read whole
       and its lanes picked by a shuffle) and one broadcast weight per filter.
+      A zero-padded input is read unpadded here too: a tap row that reads
+      the padding in some row tiles reads a clamped row and selects 0
+      outside, and the column tiles whose segments leave the row are
+      emitted one by one, each segment read inside the row and its padded
+      lanes shuffled in from a zero vector.
 
     Filter tiles fill the accumulator budget (`accumulators` vector
     registers; at most 12 for kernels larger than 3x3, whose unrolled taps

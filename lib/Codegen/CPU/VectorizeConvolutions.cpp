@@ -301,7 +301,7 @@ struct VectorizeConvolutionsPass
       if (tile && matchPattern(op.getDpsInputs()[1], m_Constant(&weights)))
         rewriteOverFilters(op, conv, *tile, weights, filterLanes, padding);
       else
-        rewriteOverColumns(op, conv, lanes);
+        rewriteOverColumns(op, conv, lanes, padding);
     }
   }
 
@@ -627,9 +627,13 @@ struct VectorizeConvolutionsPass
 
   /// Output tiles of Fr filters x OHr rows x OWr columns, the columns
   /// vectorized: per channel and tap, one input row segment per row and
-  /// one broadcast weight per filter.
+  /// one broadcast weight per filter. With `padding`, the taps read the
+  /// unpadded input: a tap row that reads the padding in some tiles reads
+  /// a clamped row and selects 0 outside, and the column tiles whose
+  /// segments leave the row are emitted one by one, their segments read
+  /// inside the row and the padded lanes shuffled in as 0.
   void rewriteOverColumns(linalg::GenericOp op, const Conv2D &conv,
-                          int64_t lanes) {
+                          int64_t lanes, std::optional<Padding> padding) {
     // OWr columns (whole vectors where the width allows), then as many
     // filters x rows as the accumulators fit, filters first (each input
     // row segment is reused by every filter of the tile).
@@ -647,6 +651,12 @@ struct VectorizeConvolutionsPass
       if (f * h > fTile * ohTile || (f * h == fTile * ohTile && f > fTile))
         fTile = f, ohTile = h;
     }
+    int64_t readWidth = (owTile - 1) * conv.strideW + 1;
+    // An edge tile reads its segments inside the row: the row must hold one.
+    if (padding &&
+        readWidth > cast<RankedTensorType>(padding->source.getType())
+                        .getDimSize(3))
+      padding.reset();
 
     tessel::cpu::ConvPrologue prologue = prologueOf(op);
     std::optional<tessel::cpu::ConvEpilogue> epilogue = epilogueOf(op);
@@ -656,14 +666,154 @@ struct VectorizeConvolutionsPass
     e.loc = op.getLoc();
     OpBuilder &b = e.b;
     Location loc = e.loc;
-    Value input = op.getDpsInputs()[0], weight = op.getDpsInputs()[1];
+    Value input = padding ? padding->source : op.getDpsInputs()[0];
+    Value weight = op.getDpsInputs()[1];
+    auto inputType = cast<RankedTensorType>(input.getType());
+    int64_t top = padding ? padding->top : 0;
+    int64_t left = padding ? padding->left : 0;
+    int64_t inHeight = inputType.getDimSize(2);
+    int64_t inWidth = inputType.getDimSize(3);
     auto vecType = VectorType::get({owTile}, b.getF32Type());
-    int64_t readWidth = (owTile - 1) * conv.strideW + 1;
     auto readType = VectorType::get({readWidth}, b.getF32Type());
     SmallVector<bool> inBounds = {true};
     SmallVector<int64_t> lanesOfRead;
     for (int64_t i = 0; i < owTile; ++i)
       lanesOfRead.push_back(i * conv.strideW);
+    auto rowReach = [&](int64_t h, int64_t kh) {
+      if (!padding)
+        return Reach::Always;
+      return reachOf(conv.outHeight, ohTile, h, kh, conv.strideH,
+                     conv.dilationH, top, inHeight);
+    };
+    // The column tiles whose segments all lie inside the row: [first,
+    // last); the others are edge tiles.
+    SmallVector<int64_t> before, after;
+    int64_t first = 0, last = 0;
+    for (int64_t ow = 0; ow < conv.outWidth; ow += owTile) {
+      int64_t start = ow * conv.strideW - left;
+      bool inside = start >= 0 &&
+                    start + (conv.kernelWidth - 1) * conv.dilationW +
+                            readWidth <=
+                        inWidth;
+      if (inside) {
+        if (first == last)
+          first = ow;
+        last = ow + owTile;
+      } else {
+        (first == last ? before : after).push_back(ow);
+      }
+    }
+
+    // The tile at output columns ow0.. (`owAt` their value in an edge
+    // tile), written into `out`.
+    auto emitTile = [&](Value n, Value f0, Value channelBase, Value oh0,
+                        Value ow0, std::optional<int64_t> owAt,
+                        Value out) -> Value {
+      auto readAt = [&](Value tensor, int64_t r, int64_t h) -> Value {
+        return vector::TransferReadOp::create(
+            b, loc, vecType, tensor,
+            ValueRange{n, e.add(f0, r), e.add(oh0, h), ow0}, e.pad(),
+            inBounds);
+      };
+      SmallVector<Value> accs;
+      for (int64_t r = 0; r < fTile; ++r) {
+        // The filter's bias, 0, or (no prologue) the output.
+        Value start;
+        if (prologue.bias)
+          start = vector::BroadcastOp::create(
+              b, loc, vecType,
+              tensor::ExtractOp::create(b, loc, prologue.bias,
+                                        ValueRange{e.add(f0, r)}));
+        else if (prologue.zero)
+          start = e.zeroVector(vecType);
+        for (int64_t h = 0; h < ohTile; ++h)
+          accs.push_back(start ? start : readAt(out, r, h));
+      }
+      SmallVector<Value> summed = e.loop(
+          conv.channelsPerGroup, 1, accs, [&](Value c, ValueRange acc) {
+            SmallVector<Value> next(acc.begin(), acc.end());
+            Value ic = arith::AddIOp::create(b, loc, channelBase, c);
+            Value iw0 = e.add(e.mul(ow0, conv.strideW), -left);
+            for (int64_t kh = 0; kh < conv.kernelHeight; ++kh) {
+              for (int64_t kw = 0; kw < conv.kernelWidth; ++kw) {
+                // In an edge tile: the segment's read inside the row, and
+                // the lanes of the tile's columns in it (readWidth: a 0).
+                int64_t readFrom = 0;
+                SmallVector<int64_t> edgeLanes;
+                if (owAt) {
+                  int64_t start =
+                      *owAt * conv.strideW + kw * conv.dilationW - left;
+                  readFrom = std::clamp<int64_t>(start, 0, inWidth - readWidth);
+                  bool any = false;
+                  for (int64_t i = 0; i < owTile; ++i) {
+                    int64_t col = start + i * conv.strideW;
+                    bool in = col >= 0 && col < inWidth;
+                    any |= in;
+                    edgeLanes.push_back(in ? col - readFrom : readWidth);
+                  }
+                  if (!any)
+                    continue;
+                }
+                SmallVector<Value> weights;
+                for (int64_t r = 0; r < fTile; ++r) {
+                  Value w = tensor::ExtractOp::create(
+                      b, loc, weight,
+                      ValueRange{e.add(f0, r), c, e.idx(kh), e.idx(kw)});
+                  weights.push_back(
+                      vector::BroadcastOp::create(b, loc, vecType, w));
+                }
+                Value iw = owAt ? e.idx(readFrom)
+                                : e.add(iw0, kw * conv.dilationW);
+                for (int64_t h = 0; h < ohTile; ++h) {
+                  Reach reach = rowReach(h, kh);
+                  if (reach == Reach::Never)
+                    continue;
+                  Value ih = e.add(e.mul(e.add(oh0, h), conv.strideH),
+                                   kh * conv.dilationH - top);
+                  Value inside;
+                  if (reach == Reach::Sometimes) {
+                    Value clamped = arith::MinSIOp::create(
+                        b, loc, arith::MaxSIOp::create(b, loc, ih, e.idx(0)),
+                        e.idx(inHeight - 1));
+                    inside = arith::CmpIOp::create(
+                        b, loc, arith::CmpIPredicate::eq, ih, clamped);
+                    ih = clamped;
+                  }
+                  Value x = vector::TransferReadOp::create(
+                      b, loc, readType, input, ValueRange{n, ic, ih, iw},
+                      e.pad(), inBounds);
+                  if (owAt)
+                    x = vector::ShuffleOp::create(b, loc, x,
+                                                  e.zeroVector(readType),
+                                                  edgeLanes);
+                  else if (conv.strideW != 1)
+                    x = vector::ShuffleOp::create(b, loc, x, x, lanesOfRead);
+                  if (inside)
+                    x = arith::SelectOp::create(b, loc, inside, x,
+                                                e.zeroVector(vecType));
+                  for (int64_t r = 0; r < fTile; ++r) {
+                    Value &a = next[r * ohTile + h];
+                    a = vector::FMAOp::create(b, loc, weights[r], x, a);
+                  }
+                }
+              }
+            }
+            return next;
+          });
+      for (int64_t r = 0; r < fTile; ++r)
+        for (int64_t h = 0; h < ohTile; ++h) {
+          Value value = summed[r * ohTile + h];
+          if (epilogue)
+            value = tessel::cpu::applyEpilogue(
+                b, loc, *epilogue, value,
+                [&](Value tensor) { return readAt(tensor, r, h); });
+          out = vector::TransferWriteOp::create(
+                    b, loc, value, out,
+                    ValueRange{n, e.add(f0, r), e.add(oh0, h), ow0}, inBounds)
+                    .getResult();
+        }
+      return out;
+    };
 
     SmallVector<Value> results =
         e.loop(conv.batch, 1, prologue.init, [&](Value n, ValueRange a0) {
@@ -675,99 +825,22 @@ struct VectorizeConvolutionsPass
                 Value channelBase = e.mul(group, conv.channelsPerGroup);
                 return e.loop(
                     conv.outHeight, ohTile, a1, [&](Value oh0, ValueRange a2) {
-                      return e.loop(
-                          conv.outWidth, owTile, a2,
-                          [&](Value ow0, ValueRange a3) {
-                            Value out = a3[0];
-                            auto readAt = [&](Value tensor, int64_t r,
-                                              int64_t h) -> Value {
-                              return vector::TransferReadOp::create(
-                                  b, loc, vecType, tensor,
-                                  ValueRange{n, e.add(f0, r), e.add(oh0, h),
-                                             ow0},
-                                  e.pad(), inBounds);
-                            };
-                            SmallVector<Value> accs;
-                            for (int64_t r = 0; r < fTile; ++r) {
-                              // The filter's bias, 0, or (no prologue) the
-                              // output.
-                              Value start;
-                              if (prologue.bias)
-                                start = vector::BroadcastOp::create(
-                                    b, loc, vecType,
-                                    tensor::ExtractOp::create(
-                                        b, loc, prologue.bias,
-                                        ValueRange{e.add(f0, r)}));
-                              else if (prologue.zero)
-                                start = e.zeroVector(vecType);
-                              for (int64_t h = 0; h < ohTile; ++h)
-                                accs.push_back(start ? start
-                                                     : readAt(out, r, h));
-                            }
-                            SmallVector<Value> summed = e.loop(
-                                conv.channelsPerGroup, 1, accs,
-                                [&](Value c, ValueRange acc) {
-                                  SmallVector<Value> next(acc.begin(),
-                                                          acc.end());
-                                  Value ic = arith::AddIOp::create(
-                                      b, loc, channelBase, c);
-                                  Value iw0 = e.mul(ow0, conv.strideW);
-                                  for (int64_t kh = 0; kh < conv.kernelHeight;
-                                       ++kh) {
-                                    for (int64_t kw = 0; kw < conv.kernelWidth;
-                                         ++kw) {
-                                      SmallVector<Value> weights;
-                                      for (int64_t r = 0; r < fTile; ++r) {
-                                        Value w = tensor::ExtractOp::create(
-                                            b, loc, weight,
-                                            ValueRange{e.add(f0, r), c,
-                                                       e.idx(kh), e.idx(kw)});
-                                        weights.push_back(
-                                            vector::BroadcastOp::create(
-                                                b, loc, vecType, w));
-                                      }
-                                      Value iw =
-                                          e.add(iw0, kw * conv.dilationW);
-                                      for (int64_t h = 0; h < ohTile; ++h) {
-                                        Value ih = e.add(
-                                            e.mul(e.add(oh0, h), conv.strideH),
-                                            kh * conv.dilationH);
-                                        Value x =
-                                            vector::TransferReadOp::create(
-                                                b, loc, readType, input,
-                                                ValueRange{n, ic, ih, iw},
-                                                e.pad(), inBounds);
-                                        if (conv.strideW != 1)
-                                          x = vector::ShuffleOp::create(
-                                              b, loc, x, x, lanesOfRead);
-                                        for (int64_t r = 0; r < fTile; ++r) {
-                                          Value &a = next[r * ohTile + h];
-                                          a = vector::FMAOp::create(
-                                              b, loc, weights[r], x, a);
-                                        }
-                                      }
-                                    }
-                                  }
-                                  return next;
-                                });
-                            for (int64_t r = 0; r < fTile; ++r)
-                              for (int64_t h = 0; h < ohTile; ++h) {
-                                Value value = summed[r * ohTile + h];
-                                if (epilogue)
-                                  value = tessel::cpu::applyEpilogue(
-                                      b, loc, *epilogue, value,
-                                      [&](Value tensor) {
-                                        return readAt(tensor, r, h);
-                                      });
-                                out = vector::TransferWriteOp::create(
-                                          b, loc, value, out,
-                                          ValueRange{n, e.add(f0, r),
-                                                     e.add(oh0, h), ow0},
-                                          inBounds)
-                                          .getResult();
-                              }
-                            return SmallVector<Value>{out};
-                          });
+                      Value out = a2[0];
+                      for (int64_t ow : before)
+                        out = emitTile(n, f0, channelBase, oh0, e.idx(ow), ow,
+                                       out);
+                      if (first < last)
+                        out = e.loopOver(
+                            e.idx(first), e.idx(last), owTile, out,
+                            [&](Value ow0, ValueRange a3) {
+                              return SmallVector<Value>{
+                                  emitTile(n, f0, channelBase, oh0, ow0,
+                                           std::nullopt, a3[0])};
+                            })[0];
+                      for (int64_t ow : after)
+                        out = emitTile(n, f0, channelBase, oh0, e.idx(ow), ow,
+                                       out);
+                      return SmallVector<Value>{out};
                     });
               },
               workOf(conv));

@@ -304,3 +304,48 @@ func.func @padded_by_one(%x: tensor<1x2x12x8xf32>,
   } -> tensor<1x8x12x8xf32>
   return %0 : tensor<1x8x12x8xf32>
 }
+
+// -----
+
+// A zero-padded depthwise convolution (tiles over columns) reads the
+// unpadded 24x40 input: tiles are 8 columns x 12 rows. A tap row that reads
+// the padding in one of the two row tiles (the first row's top tap, the
+// last row's bottom tap) reads a clamped row and selects 0 in the other;
+// the first and last column tiles are emitted on their own, their segments
+// read inside the row and the padded lane shuffled in from a zero vector;
+// the columns 8..31 run in a loop.
+
+#in = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f + c, oh + kh, ow + kw)>
+#w = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
+#out = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
+// CHECK-LABEL: func.func @depthwise_padded
+// CHECK-SAME:    (%[[X:[a-z0-9]+]]: tensor<1x4x24x40xf32>
+// CHECK-NOT:     tensor.pad
+// CHECK:         scf.for %[[OH:.*]] = %{{.*}} to %{{.*}} step %c12
+// CHECK:           vector.transfer_read %[[X]]{{.*}} : tensor<1x4x24x40xf32>, vector<8xf32>
+// CHECK:           vector.shuffle %{{.*}}, %{{.*}} [8, 0, 1, 2, 3, 4, 5, 6] : vector<8xf32>, vector<8xf32>
+// CHECK:           arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK:           scf.for %{{.*}} = %c8{{.*}} to %c32{{.*}} step %c8
+// CHECK-NOT:         vector.shuffle
+// CHECK:             scf.yield
+// CHECK:           vector.shuffle %{{.*}}, %{{.*}} [1, 2, 3, 4, 5, 6, 7, 8] : vector<8xf32>, vector<8xf32>
+// CHECK-NOT:     linalg.generic
+func.func @depthwise_padded(%x: tensor<1x4x24x40xf32>, %w: tensor<4x1x3x3xf32>,
+                            %init: tensor<1x4x24x40xf32>) -> tensor<1x4x24x40xf32> {
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x24x40xf32> to tensor<1x4x26x42xf32>
+  %0 = linalg.generic {indexing_maps = [#in, #w, #out],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}
+      ins(%padded, %w : tensor<1x4x26x42xf32>, tensor<4x1x3x3xf32>)
+      outs(%init : tensor<1x4x24x40xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x24x40xf32>
+  return %0 : tensor<1x4x24x40xf32>
+}
