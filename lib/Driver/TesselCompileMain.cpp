@@ -98,7 +98,7 @@ cl::list<std::string> disabledOptimizations(
     "disable", cl::CommaSeparated, cl::value_desc("name,..."),
     cl::desc("Switch optimisations off, for A/B comparisons: fold-batchnorm, "
              "drop-zero-channels, fuse-elementwise, fuse-conv-epilogue, "
-             "fuse-reductions "
+             "fuse-product-epilogue, fuse-reductions "
              "(repeatable; --disable=help lists them)"),
     cl::cat(category));
 cl::opt<std::string> reportFile("report", cl::value_desc("file.json"),

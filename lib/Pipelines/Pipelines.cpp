@@ -56,6 +56,9 @@ mlir::tessel::getOptimizationNames() {
       {"fuse-conv-epilogue",
        "start a convolution from its bias and run its consuming elementwise "
        "op on the tile in registers (codegen)"},
+      {"fuse-product-epilogue",
+       "start a matrix product from its bias and run its consuming "
+       "elementwise op on each register tile (codegen)"},
       {"fuse-reductions",
        "run the elementwise op consuming a reduction (and the reduction's "
        "fill) in the reduction's loops (codegen)"},
@@ -110,6 +113,7 @@ void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
     vectorize.vectorWidth = options.vectorWidth;
     // AVX-512 has 32 vector registers, AVX2 16.
     vectorize.accumulators = options.vectorWidth >= 16 ? 16 : 12;
+    vectorize.fuseEpilogues = options.enabled("fuse-product-epilogue");
     pm.addNestedPass<func::FuncOp>(
         createTesselVectorizeContractionsPass(vectorize));
     TesselVectorizeWindowsPassOptions windows;

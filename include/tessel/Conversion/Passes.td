@@ -94,6 +94,17 @@ def TesselVectorizeContractionsPass
     `vector.contract` whose accumulator stays in registers across the
     reduction loop (hoisted out of it).
 
+    With `fuse-epilogues` (the default), a product without cache blocks
+    absorbs its neighbours: the one elementwise generic that consumes its
+    result with identity maps (a bias add, an activation, a residual add,
+    a scale) is tiled by the product's row and column tiles, and the
+    product (its whole reduction) and the fill or broadcast generic that
+    initialises its output are fused into those loops; the product's tile
+    is then tiled along the reduction. The bias, the product and the
+    activation are one kernel, the epilogue applied to the finished tile.
+    A product with cache blocks keeps its neighbours apart (the reduction
+    is blocked outside the tiles).
+
     A constant right-hand side stored transposed (ONNX `Gemm` with
     `transB = 1`, as torch exports `Linear`) is transposed once at compile
     time, so that every step loads a contiguous row of it.
@@ -118,6 +129,9 @@ def TesselVectorizeContractionsPass
            "f32 elements per vector register (8: AVX2, 16: AVX-512)">,
     Option<"accumulators", "accumulators", "int64_t", /*default=*/"12",
            "vector registers the output tile may occupy">,
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", /*default=*/"true",
+           "run the product's initialiser and its consuming elementwise op "
+           "in its register tiles">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -277,7 +291,9 @@ def TesselVectorizeConvolutionsPass
       image whose output plane (H*W) is a multiple of 4 vectors becomes the
       `linalg.generic` product `[F, C] x [C, H*W]` on collapsed views, which
       `tessel-vectorize-contractions` then tiles along the contiguous
-      planes. Its bias and consumer stay separate ops.
+      planes. With `fuse-neighbours`, its bias broadcast (or zero fill) and
+      its elementwise consumer are rebuilt on the `[F, H*W]` views, where
+      that pass fuses them into the product's tiles.
     - Over filters, when the weights are constant and a group's filters fill
       whole vectors (or, with 16 lanes, half vectors: 24 or 40 filters):
       tiles of 1-3 vectors of filters x `P` consecutive output

@@ -230,6 +230,22 @@ linalg::LinalgOp dropUnitLoops(RewriterBase &rewriter, linalg::LinalgOp op) {
   return result;
 }
 
+/// Whether every unit loop of contraction `op` is a row (m) loop and no
+/// row loop is longer: [1, K] x [K, N].
+bool hasOnlyUnitRows(linalg::LinalgOp op) {
+  if (!linalg::isaContractionOpInterface(op) || op.hasDynamicShape())
+    return false;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.empty())
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (unsigned d = 0; d < ranges.size(); ++d)
+    if ((ranges[d] == 1) != llvm::is_contained(dims->m, d))
+      return false;
+  return true;
+}
+
 /// Whether `op` indexes its operands as a plain (batch) matmul does:
 /// (m, k), (k, n) -> (m, n), with leading batch loops. LLVM 22's
 /// specialization turns other products (a transposed operand) into a
@@ -290,6 +306,70 @@ void markParallelLoop(scf::SCFTilingResult &tiling,
                               tessel::cpu::workOf(ranges));
 }
 
+/// The neighbours a product's register tiles absorb: the one elementwise
+/// generic consuming its result with identity maps (bias add, activation,
+/// residual add, a scale) and the fill or broadcast generic initialising its
+/// output, when each has no other user.
+struct ProductNeighbours {
+  linalg::GenericOp consumer;
+  Operation *init = nullptr;
+};
+
+/// Whether `op`'s body is arith/math on its arguments and the yield.
+bool isComputeOnly(linalg::LinalgOp op) {
+  for (Operation &nested : op.getBlock()->getOperations()) {
+    if (isa<linalg::YieldOp>(nested))
+      continue;
+    if (nested.getNumRegions() != 0 || !nested.getDialect() ||
+        !isa<arith::ArithDialect, math::MathDialect>(nested.getDialect()))
+      return false;
+  }
+  return true;
+}
+
+/// The consumer `op`'s register tiles can run: the one elementwise generic
+/// reading its result with the identity map.
+linalg::GenericOp consumerOf(linalg::LinalgOp op) {
+  Value result = op->getResult(0);
+  if (!result.hasOneUse())
+    return nullptr;
+  auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
+  if (!consumer || consumer->getNumResults() != 1 ||
+      consumer.getNumReductionLoops() != 0 ||
+      !consumer.hasPureTensorSemantics() ||
+      consumer->getResult(0).getType() != result.getType() ||
+      !isComputeOnly(consumer))
+    return nullptr;
+  for (OpOperand &operand : consumer->getOpOperands()) {
+    if (!getElementTypeOrSelf(operand.get().getType()).isF32())
+      return nullptr;
+    if (operand.get() == result &&
+        !consumer.getMatchingIndexingMap(&operand).isIdentity())
+      return nullptr;
+  }
+  if (!consumer.getIndexingMapMatchingResult(consumer->getResult(0))
+           .isIdentity())
+    return nullptr;
+  return consumer;
+}
+
+/// `op`'s neighbours: its consumer and its initialiser, either or both.
+std::optional<ProductNeighbours> neighboursOf(linalg::LinalgOp op) {
+  ProductNeighbours neighbours{consumerOf(op), nullptr};
+  Operation *init = op.getDpsInits()[0].getDefiningOp();
+  if (init && init->hasOneUse()) {
+    auto producer = dyn_cast<linalg::LinalgOp>(init);
+    if (producer && producer.getNumReductionLoops() == 0 &&
+        producer->getNumResults() == 1 &&
+        (isa<linalg::FillOp>(init) ||
+         (isa<linalg::GenericOp>(init) && isComputeOnly(producer))))
+      neighbours.init = init;
+  }
+  if (!neighbours.consumer && !neighbours.init)
+    return std::nullopt;
+  return neighbours;
+}
+
 bool isMarked(scf::SCFTilingResult &tiling) {
   return llvm::any_of(tiling.loops, [](LoopLikeOpInterface loop) {
     return loop->hasAttr(tessel::cpu::kParallelAttr);
@@ -311,7 +391,11 @@ struct VectorizeContractionsPass
     func.walk([&](linalg::LinalgOp op) { candidates.push_back(op); });
     bool changed = false;
     for (linalg::LinalgOp op : candidates) {
-      op = dropUnitLoops(rewriter, op);
+      // Unit loops are dropped (their reshapes would stand between the
+      // product and its neighbours) unless the product only has unit rows
+      // (a matrix-vector product: 1-row tiles either way) and neighbours.
+      if (!(fuseEpilogues && hasOnlyUnitRows(op) && neighboursOf(op)))
+        op = dropUnitLoops(rewriter, op);
       std::optional<TilePlan> plan = planTiles(op, lanes, accumulators);
       if (!plan) {
         // A right-hand side stored transposed may qualify once transposed.
@@ -327,58 +411,197 @@ struct VectorizeContractionsPass
       }
       // Same loops and maps: the plan holds for the named op too.
       op = specialize(rewriter, op);
-      Operation *target = op.getOperation();
-      Location kernelLoc = target->getLoc();
-      bool parallelMarked = false;
-      if (!plan->cacheTileSizes.empty()) {
-        scf::SCFTilingOptions blocks;
-        blocks.setTileSizes(getAsIndexOpFoldResult(
-            ctx, ArrayRef<int64_t>(plan->cacheTileSizes)));
-        blocks.setInterchange(plan->cacheInterchange);
-        rewriter.setInsertionPoint(target);
-        FailureOr<scf::SCFTilingResult> blocked =
-            scf::tileUsingSCF(rewriter, cast<TilingInterface>(target), blocks);
-        if (failed(blocked) || blocked->tiledOps.size() != 1)
-          continue;
-        markParallelLoop(*blocked, plan->cacheInterchange, plan->cacheTileSizes,
-                         op);
-        parallelMarked = isMarked(*blocked);
-        rewriter.replaceOp(target, blocked->replacements);
-        target = blocked->tiledOps.front();
+      if (fuseEpilogues)
+        if (std::optional<ProductNeighbours> neighbours = neighboursOf(op))
+          if (succeeded(fuseNeighbours(rewriter, op, *plan, *neighbours))) {
+            changed = true;
+            continue;
+          }
+      Location kernelLoc = op->getLoc();
+      if (succeeded(tileProduct(rewriter, op, *plan))) {
+        // The report counts the loop nest as one kernel (its structured op
+        // is vectorized away).
+        tessel::cpu::recordKernel(func, "contraction", kernelLoc);
         changed = true;
-      }
-      scf::SCFTilingOptions options;
-      options.setTileSizes(
-          getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>(plan->tileSizes)));
-      options.setInterchange(plan->interchange);
-      rewriter.setInsertionPoint(target);
-      FailureOr<scf::SCFTilingResult> tiled =
-          scf::tileUsingSCF(rewriter, cast<TilingInterface>(target), options);
-      if (failed(tiled))
-        continue;
-      if (!parallelMarked)
-        markParallelLoop(*tiled, plan->interchange, plan->tileSizes,
-                         cast<linalg::LinalgOp>(target));
-      rewriter.replaceOp(target, tiled->replacements);
-      changed = true;
-      // The report counts the loop nest as one kernel (its structured op
-      // is vectorized away below).
-      tessel::cpu::recordKernel(func, "contraction", kernelLoc);
-      for (Operation *tiledOp : tiled->tiledOps) {
-        rewriter.setInsertionPoint(tiledOp);
-        FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(
-            rewriter, tiledOp, /*inputVectorSizes=*/{},
-            /*inputScalableVecDims=*/{}, /*vectorizeNDExtract=*/false,
-            /*flatten1DDepthwiseConv=*/false,
-            /*assumeDynamicDimsMatchVecSizes=*/false,
-            /*createNamedContraction=*/true);
-        if (succeeded(vectorized))
-          rewriter.replaceOp(tiledOp, vectorized->replacements);
       }
     }
     if (!changed)
       return;
+    finishVectorization(func);
+  }
 
+  /// Tiles `op` by `plan` (cache blocks, then register tiles) and
+  /// vectorizes its tiles.
+  LogicalResult tileProduct(RewriterBase &rewriter, linalg::LinalgOp op,
+                            const TilePlan &plan) {
+    MLIRContext *ctx = op.getContext();
+    Operation *target = op.getOperation();
+    bool parallelMarked = false;
+    if (!plan.cacheTileSizes.empty()) {
+      scf::SCFTilingOptions blocks;
+      blocks.setTileSizes(
+          getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>(plan.cacheTileSizes)));
+      blocks.setInterchange(plan.cacheInterchange);
+      rewriter.setInsertionPoint(target);
+      FailureOr<scf::SCFTilingResult> blocked =
+          scf::tileUsingSCF(rewriter, cast<TilingInterface>(target), blocks);
+      if (failed(blocked) || blocked->tiledOps.size() != 1)
+        return failure();
+      markParallelLoop(*blocked, plan.cacheInterchange, plan.cacheTileSizes,
+                       op);
+      parallelMarked = isMarked(*blocked);
+      rewriter.replaceOp(target, blocked->replacements);
+      target = blocked->tiledOps.front();
+    }
+    scf::SCFTilingOptions options;
+    options.setTileSizes(
+        getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>(plan.tileSizes)));
+    options.setInterchange(plan.interchange);
+    rewriter.setInsertionPoint(target);
+    FailureOr<scf::SCFTilingResult> tiled =
+        scf::tileUsingSCF(rewriter, cast<TilingInterface>(target), options);
+    if (failed(tiled))
+      return failure();
+    if (!parallelMarked)
+      markParallelLoop(*tiled, plan.interchange, plan.tileSizes,
+                       cast<linalg::LinalgOp>(target));
+    rewriter.replaceOp(target, tiled->replacements);
+    for (Operation *tiledOp : tiled->tiledOps) {
+      rewriter.setInsertionPoint(tiledOp);
+      FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(
+          rewriter, tiledOp, /*inputVectorSizes=*/{},
+          /*inputScalableVecDims=*/{}, /*vectorizeNDExtract=*/false,
+          /*flatten1DDepthwiseConv=*/false,
+          /*assumeDynamicDimsMatchVecSizes=*/false,
+          /*createNamedContraction=*/true);
+      if (succeeded(vectorized))
+        rewriter.replaceOp(tiledOp, vectorized->replacements);
+    }
+    return success();
+  }
+
+  /// `op` runs its neighbours in its loops, one kernel: the consumer is
+  /// tiled along the product's register tiles (or, with cache blocks, its
+  /// blocks of columns: the reduction is blocked inside them), and the
+  /// product (whole reduction) and its initialiser are fused into those
+  /// loops; the product's tile is then tiled like any product, and the
+  /// initialiser's and consumer's tiles vectorized.
+  LogicalResult fuseNeighbours(RewriterBase &rewriter, linalg::LinalgOp op,
+                               const TilePlan &plan,
+                               const ProductNeighbours &neighbours) {
+    MLIRContext *ctx = op.getContext();
+    linalg::GenericOp consumer = neighbours.consumer;
+    AffineMap outMap = op.getIndexingMapMatchingResult(op->getResult(0));
+    if (!outMap.isProjectedPermutation())
+      return failure();
+    // The consumer's loops are the output's dimensions.
+    bool blocked = !plan.cacheTileSizes.empty();
+    ArrayRef<int64_t> opSizes = blocked ? plan.cacheTileSizes : plan.tileSizes;
+    ArrayRef<int64_t> opOrder = blocked ? plan.cacheInterchange : plan.interchange;
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    SmallVector<int64_t> opRanges = op.getStaticLoopRanges();
+    // The tiled root: the consumer (its loops are the output's
+    // dimensions), else the product itself (its reduction not tiled).
+    Operation *root = consumer ? consumer.getOperation() : op.getOperation();
+    auto tileOf = [&](unsigned d) -> int64_t {
+      // Blocked: whole rows (the row block is the innermost cache loop).
+      if (iterators[d] == utils::IteratorType::reduction ||
+          (blocked && d == unsigned(plan.cacheInterchange.back())))
+        return 0;
+      return opSizes[d];
+    };
+    SmallVector<int64_t> sizes, interchange;
+    if (consumer) {
+      for (AffineExpr dim : outMap.getResults())
+        sizes.push_back(tileOf(cast<AffineDimExpr>(dim).getPosition()));
+      for (int64_t d : opOrder)
+        if (std::optional<unsigned> at =
+                outMap.getResultPosition(getAffineDimExpr(d, ctx)))
+          interchange.push_back(*at);
+    } else {
+      for (unsigned d = 0; d < iterators.size(); ++d)
+        sizes.push_back(tileOf(d));
+      interchange.assign(opOrder.begin(), opOrder.end());
+    }
+    if (llvm::all_of(sizes, [](int64_t size) { return size == 0; }))
+      return failure();
+    SmallVector<Location> locs;
+    if (neighbours.init)
+      locs.push_back(neighbours.init->getLoc());
+    locs.push_back(op->getLoc());
+    if (consumer)
+      locs.push_back(consumer->getLoc());
+    Location kernelLoc = FusedLoc::get(ctx, locs);
+    Operation *product = op.getOperation(), *init = neighbours.init;
+    int64_t work = tessel::cpu::workOf(opRanges);
+
+    scf::SCFTilingOptions tiling;
+    tiling.setTileSizes(getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>(sizes)));
+    tiling.setInterchange(interchange);
+    scf::SCFTileAndFuseOptions options;
+    options.setTilingOptions(tiling);
+    options.setFusionControlFn(
+        [&](tensor::ExtractSliceOp, OpResult producer, bool)
+            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+          if (producer.getOwner() == product ||
+              (init && producer.getOwner() == init))
+            return scf::SCFTileAndFuseOptions::ControlFnResult{};
+          return std::nullopt;
+        });
+    rewriter.setInsertionPoint(root);
+    FailureOr<scf::SCFTileAndFuseResult> fused =
+        scf::tileConsumerAndFuseProducersUsingSCF(
+            rewriter, cast<TilingInterface>(root), options);
+    if (failed(fused))
+      return failure();
+    Value replacement = fused->replacements.lookup(root->getResult(0));
+    linalg::LinalgOp productTile;
+    for (Operation *tile : fused->tiledAndFusedOps)
+      if (auto linalgTile = dyn_cast<linalg::LinalgOp>(tile);
+          linalgTile && linalgTile.getNumReductionLoops() > 0)
+        productTile = linalgTile;
+    if (!replacement || !productTile)
+      return failure();
+    rewriter.replaceAllUsesWith(root->getResult(0), replacement);
+
+    // The product's tile, tiled like any product (its own plan: within a
+    // register tile, the reduction steps only), inside the fused loops.
+    SmallVector<Operation *> others;
+    for (Operation *tile : fused->tiledAndFusedOps)
+      if (tile != productTile.getOperation())
+        others.push_back(tile);
+    std::optional<TilePlan> tilePlan =
+        planTiles(productTile, std::max<int64_t>(1, vectorWidth), accumulators);
+    if (!tilePlan || failed(tileProduct(rewriter, productTile, *tilePlan)))
+      return failure();
+    // One parallel loop: the outermost fused loop, when it has the work.
+    if (!fused->loops.empty()) {
+      Operation *outer = fused->loops.front().getOperation();
+      outer->walk([](scf::ForOp loop) {
+        loop->removeAttr(tessel::cpu::kParallelAttr);
+      });
+      if (std::optional<unsigned> at = firstParallelLoop(
+              interchange, sizes,
+              cast<linalg::LinalgOp>(root).getStaticLoopRanges(),
+              [&](int64_t d) { return consumer || tileOf(d) != 0; });
+          at && *at < fused->loops.size())
+        tessel::cpu::markParallel(fused->loops[*at].getOperation(), work);
+    }
+    for (Operation *tile : others) {
+      rewriter.setInsertionPoint(tile);
+      FailureOr<linalg::VectorizationResult> vectorized =
+          linalg::vectorize(rewriter, tile);
+      if (succeeded(vectorized))
+        rewriter.replaceOp(tile, vectorized->replacements);
+    }
+    tessel::cpu::recordKernel(getOperation(), "contraction", kernelLoc);
+    // The originals are dead; the canonicalization erases them.
+    return success();
+  }
+
+  void finishVectorization(func::FuncOp func) {
+    MLIRContext *ctx = func.getContext();
+    IRRewriter rewriter(ctx);
     // Reads and writes of tensor slices become transfers of the whole
     // tensor; then the output tile moves out of the reduction loops.
     if (failed(cpu::foldSubsetsAndCanonicalize(func)))
@@ -399,8 +622,9 @@ struct VectorizeContractionsPass
       hoistLoopInvariantSubsets(rewriter, loop);
 
     // The tile's multiply-adds may contract into FMAs (one rounding, as
-    // BLAS libraries compute): vector arithmetic here comes only from the
-    // products just vectorized.
+    // BLAS libraries compute). Vector arithmetic here comes from the
+    // products just vectorized and the epilogues fused into them or into
+    // convolutions, whose multiply-adds may contract alike.
     func.walk([&](Operation *op) {
       if (!isa<arith::MulFOp, arith::AddFOp>(op) ||
           !isa<VectorType>(op->getResult(0).getType()))

@@ -18,6 +18,7 @@
 #include "TileSizes.h"
 
 #include "mlir/IR/AffineExprVisitor.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELVECTORIZECONVOLUTIONSPASS
@@ -323,20 +324,55 @@ struct VectorizeConvolutionsPass
 
   /// Rewrites a pointwise convolution into the product
   /// out[F, HW] = w[F, C] x in[C, HW] on collapsed views, for
-  /// tessel-vectorize-contractions; its bias and epilogue stay separate
-  /// ops.
-  static void rewriteAsProduct(linalg::GenericOp op) {
+  /// tessel-vectorize-contractions. With `fuse-neighbours`, its bias
+  /// broadcast (or zero fill) and its elementwise consumer are rebuilt on
+  /// the [F, HW] views too, so that the product absorbs them there (its
+  /// initialiser and epilogue, one kernel).
+  void rewriteAsProduct(linalg::GenericOp op) {
     OpBuilder b(op);
     Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
     SmallVector<ReassociationIndices> planes = {{0, 1}, {2, 3}};
     SmallVector<ReassociationIndices> filters = {{0}, {1, 2, 3}};
+    auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+    auto flatType = RankedTensorType::get(
+        {outType.getDimSize(0) * outType.getDimSize(1),
+         outType.getDimSize(2) * outType.getDimSize(3)},
+        outType.getElementType());
+    auto identity = AffineMap::getMultiDimIdentityMap(2, ctx);
+    tessel::cpu::ConvPrologue prologue = prologueOf(op);
+    std::optional<tessel::cpu::ConvEpilogue> epilogue = epilogueOf(op);
     Value input =
         tensor::CollapseShapeOp::create(b, loc, op.getDpsInputs()[0], planes);
     Value weights =
         tensor::CollapseShapeOp::create(b, loc, op.getDpsInputs()[1], filters);
-    Value init =
-        tensor::CollapseShapeOp::create(b, loc, op.getDpsInits()[0], planes);
-    MLIRContext *ctx = op.getContext();
+    // The initial output: the bias broadcast along the filters, 0, or the
+    // output's values.
+    Value init;
+    if (prologue.producer) {
+      Value empty = tensor::EmptyOp::create(b, loc, flatType.getShape(),
+                                            flatType.getElementType());
+      if (prologue.bias) {
+        SmallVector<AffineMap> maps = {
+            AffineMap::get(2, 0, getAffineDimExpr(0, ctx), ctx), identity};
+        init = linalg::GenericOp::create(
+                   b, prologue.producer->getLoc(), flatType,
+                   ValueRange{prologue.bias}, ValueRange{empty}, maps,
+                   SmallVector<utils::IteratorType>(
+                       2, utils::IteratorType::parallel),
+                   [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+                     linalg::YieldOp::create(nested, nestedLoc, args[0]);
+                   })
+                   ->getResult(0);
+      } else {
+        init = linalg::FillOp::create(b, prologue.producer->getLoc(),
+                                      ValueRange{e0(b, loc)}, ValueRange{empty})
+                   ->getResult(0);
+      }
+    } else {
+      init = tensor::CollapseShapeOp::create(b, loc, op.getDpsInits()[0],
+                                             planes);
+    }
     AffineExpr f = getAffineDimExpr(0, ctx), p = getAffineDimExpr(1, ctx),
                c = getAffineDimExpr(2, ctx);
     SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {f, c}, ctx),
@@ -346,19 +382,51 @@ struct VectorizeConvolutionsPass
         utils::IteratorType::parallel, utils::IteratorType::parallel,
         utils::IteratorType::reduction};
     auto product = linalg::GenericOp::create(
-        b, loc, init.getType(), ValueRange{weights, input}, ValueRange{init},
-        maps, iterators,
+        b, loc, flatType, ValueRange{weights, input}, ValueRange{init}, maps,
+        iterators,
         [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
           Value mul =
               arith::MulFOp::create(nested, nestedLoc, args[0], args[1]);
           Value sum = arith::AddFOp::create(nested, nestedLoc, args[2], mul);
           linalg::YieldOp::create(nested, nestedLoc, sum);
         });
-    auto outType = cast<RankedTensorType>(op->getResult(0).getType());
-    Value result = tensor::ExpandShapeOp::create(b, loc, outType,
-                                                 product->getResult(0), planes);
-    op->getResult(0).replaceAllUsesWith(result);
+    Value result = product->getResult(0);
+    Operation *replaced = op;
+    if (epilogue) {
+      // The consumer on the [F, HW] views: its other inputs collapsed, the
+      // same body.
+      linalg::GenericOp consumer = epilogue->op;
+      b.setInsertionPoint(consumer);
+      SmallVector<Value> inputs;
+      for (auto [i, v] : llvm::enumerate(consumer.getDpsInputs()))
+        inputs.push_back(i == epilogue->convInput
+                             ? result
+                             : tensor::CollapseShapeOp::create(b, loc, v,
+                                                               planes)
+                                   .getResult());
+      Value empty = tensor::EmptyOp::create(b, loc, flatType.getShape(),
+                                            flatType.getElementType());
+      auto flat = linalg::GenericOp::create(
+          b, consumer.getLoc(), flatType, inputs, ValueRange{empty},
+          SmallVector<AffineMap>(inputs.size() + 1, identity),
+          SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel));
+      IRMapping mapping;
+      consumer.getRegion().cloneInto(&flat.getRegion(), mapping);
+      result = flat->getResult(0);
+      replaced = consumer;
+    }
+    Value expanded =
+        tensor::ExpandShapeOp::create(b, loc, outType, result, planes);
+    replaced->getResult(0).replaceAllUsesWith(expanded);
+    if (epilogue)
+      epilogue->op->erase();
     op->erase();
+    if (prologue.producer && prologue.producer->use_empty())
+      prologue.producer->erase();
+  }
+
+  static Value e0(OpBuilder &b, Location loc) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   }
 
   /// The filter-vectorized tile, when the filters of a group fill whole

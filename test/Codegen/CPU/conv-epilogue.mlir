@@ -57,3 +57,56 @@ func.func @shared_result(%x: tensor<1x4x6x6xf32>, %w: tensor<8x4x3x3xf32>, %b: t
   %r = tessel.relu %y : tensor<1x8x4x4xf32>
   return %y, %r : tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>
 }
+
+// -----
+
+// A pointwise convolution that becomes a product keeps its neighbours on
+// the product's [F, H*W] views: the bias broadcast is rebuilt there (from
+// the 1-D bias, along the filters) as the product's initial output, and the
+// activation runs on the [F, H*W] result, so tessel-vectorize-contractions
+// fuses both into the product's tiles. One expand_shape at the end.
+
+#in_pw = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#w_pw = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
+#out_pw = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
+#bias_pw = affine_map<(n, f, h, w) -> (f)>
+#id_pw = affine_map<(n, f, h, w) -> (n, f, h, w)>
+// CHECK-LABEL: func.func @pointwise_bias_relu6
+// CHECK:         %[[INIT:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : tensor<16xf32>) outs(%{{.*}} : tensor<16x64xf32>)
+// CHECK:         %[[P:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x4xf32>, tensor<4x64xf32>) outs(%[[INIT]] : tensor<16x64xf32>)
+// CHECK:         %[[A:.*]] = linalg.generic {{.*}} ins(%[[P]] : tensor<16x64xf32>)
+// CHECK:           arith.minimumf
+// CHECK:         tensor.expand_shape %[[A]]
+// CHECK-NOT:     linalg.generic
+func.func @pointwise_bias_relu6(%x: tensor<1x4x8x8xf32>, %w: tensor<16x4x1x1xf32>,
+                                %bias: tensor<16xf32>) -> tensor<1x16x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %e0 = tensor.empty() : tensor<1x16x8x8xf32>
+  %init = linalg.generic {indexing_maps = [#bias_pw, #id_pw],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : tensor<16xf32>) outs(%e0 : tensor<1x16x8x8xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  } -> tensor<1x16x8x8xf32>
+  %conv = linalg.generic {indexing_maps = [#in_pw, #w_pw, #out_pw],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x4x8x8xf32>, tensor<16x4x1x1xf32>)
+      outs(%init : tensor<1x16x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x16x8x8xf32>
+  %e1 = tensor.empty() : tensor<1x16x8x8xf32>
+  %act = linalg.generic {indexing_maps = [#id_pw, #id_pw],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%conv : tensor<1x16x8x8xf32>) outs(%e1 : tensor<1x16x8x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %lo = arith.maximumf %v, %zero : f32
+    %hi = arith.minimumf %lo, %six : f32
+    linalg.yield %hi : f32
+  } -> tensor<1x16x8x8xf32>
+  return %act : tensor<1x16x8x8xf32>
+}

@@ -1,0 +1,88 @@
+// RUN: tessel-opt %s --split-input-file \
+// RUN:   --pass-pipeline="builtin.module(func.func(tessel-vectorize-contractions{vector-width=8}))" \
+// RUN:   | FileCheck %s
+// RUN: tessel-opt %s --split-input-file \
+// RUN:   --pass-pipeline="builtin.module(func.func(tessel-vectorize-contractions{vector-width=8 fuse-epilogues=false}))" \
+// RUN:   | FileCheck %s --check-prefix=OFF
+
+// A product starting from a bias broadcast, consumed by a ReLU: the ReLU is
+// tiled by the product's 4x16 register tiles (columns outer), the bias
+// broadcast and the product fused into its loops; per tile the bias is
+// read, the reduction runs in registers, the ReLU applies and the tile is
+// stored once. One kernel with the three locations.
+
+#bias = affine_map<(i, j) -> (j)>
+#id = affine_map<(i, j) -> (i, j)>
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (k, j)>
+#c = affine_map<(i, j, k) -> (i, j)>
+// CHECK-LABEL: func.func @matmul_bias_relu
+// CHECK-SAME:    tessel.kernels = [{kind = "contraction", loc = #[[LOC:.*]]}]
+// CHECK:         scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %c16
+// CHECK:           scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %c4
+// CHECK:             vector.transfer_read %{{.*}}[%[[J]]]{{.*}} : tensor<128xf32>, vector<4x16xf32>
+// CHECK:             scf.for %{{.*}} = %{{.*}} to %c32 step %c1 iter_args
+// CHECK:               vector.contract
+// CHECK:             arith.maximumf %{{.*}} : vector<4x16xf32>
+// CHECK:             vector.transfer_write %{{.*}}[%[[I]], %[[J]]]{{.*}} : vector<4x16xf32>, tensor<64x128xf32>
+// CHECK-NOT:     linalg.generic
+// OFF-LABEL:   func.func @matmul_bias_relu
+// OFF-SAME:      tessel.kernels = [{kind = "contraction", {{.*}}}]
+// OFF-COUNT-2:   linalg.generic
+func.func @matmul_bias_relu(%x: tensor<64x32xf32>, %w: tensor<32x128xf32>,
+                            %bias: tensor<128xf32>) -> tensor<64x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<64x128xf32>
+  %init = linalg.generic {indexing_maps = [#bias, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<128xf32>) outs(%e0 : tensor<64x128xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<64x128xf32>
+  %p = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<64x32xf32>, tensor<32x128xf32>) outs(%init : tensor<64x128xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %m = arith.mulf %l, %r : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x128xf32>
+  %e1 = tensor.empty() : tensor<64x128xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<64x128xf32>) outs(%e1 : tensor<64x128xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<64x128xf32>
+  return %relu : tensor<64x128xf32>
+}
+
+// -----
+
+// A consumer that also reads the product through a broadcast (or a product
+// with a second user) is no epilogue: the product stays on its own.
+
+#id2 = affine_map<(i, j) -> (i, j)>
+#a2 = affine_map<(i, j, k) -> (i, k)>
+#b2 = affine_map<(i, j, k) -> (k, j)>
+#c2 = affine_map<(i, j, k) -> (i, j)>
+// CHECK-LABEL: func.func @shared_product
+// CHECK:         scf.for
+// CHECK:         linalg.generic
+func.func @shared_product(%x: tensor<64x32xf32>, %w: tensor<32x128xf32>,
+                          %init: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor<64x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = linalg.generic {indexing_maps = [#a2, #b2, #c2], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<64x32xf32>, tensor<32x128xf32>) outs(%init : tensor<64x128xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %m = arith.mulf %l, %r : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x128xf32>
+  %e1 = tensor.empty() : tensor<64x128xf32>
+  %relu = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<64x128xf32>) outs(%e1 : tensor<64x128xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<64x128xf32>
+  return %relu, %p : tensor<64x128xf32>, tensor<64x128xf32>
+}
