@@ -563,6 +563,42 @@ struct VectorizeContractionsPass
     if (!replacement || !productTile)
       return failure();
     rewriter.replaceAllUsesWith(root->getResult(0), replacement);
+    // The initialiser's tile writes where the consumer's tile will: the
+    // consumer's slice of the loop's output (fusion took a slice of the
+    // initialiser's own tensor, which bufferization would have to copy
+    // when that is the output's tensor too).
+    if (consumer && init) {
+      auto consumerTile =
+          cast<DestinationStyleOpInterface>(fused->tiledAndFusedOps[0]);
+      auto target = consumerTile.getDpsInits()[0]
+                        .getDefiningOp<tensor::ExtractSliceOp>();
+      for (Operation *tile : fused->tiledAndFusedOps) {
+        auto initTile = dyn_cast<DestinationStyleOpInterface>(tile);
+        if (!target || !initTile || tile == consumerTile.getOperation() ||
+            tile == productTile.getOperation())
+          continue;
+        auto slice =
+            initTile.getDpsInits()[0].getDefiningOp<tensor::ExtractSliceOp>();
+        // The consumer's slice moves up to the initialiser (its operands,
+        // the loop's iteration values, dominate both).
+        bool movable = llvm::all_of(target->getOperands(), [&](Value v) {
+          Operation *def = v.getDefiningOp();
+          return !def || def->getBlock() != target->getBlock() ||
+                 def->isBeforeInBlock(tile);
+        });
+        if (slice && movable && slice.getType() == target.getType() &&
+            slice.getMixedOffsets() == target.getMixedOffsets() &&
+            slice.getMixedSizes() == target.getMixedSizes() &&
+            slice.getMixedStrides() == target.getMixedStrides() &&
+            target->getBlock() == tile->getBlock()) {
+          if (!target->isBeforeInBlock(tile))
+            rewriter.moveOpBefore(target, tile);
+          rewriter.modifyOpInPlace(tile, [&] {
+            initTile.getDpsInitsMutable()[0].set(target.getResult());
+          });
+        }
+      }
+    }
 
     // The product's tile, tiled like any product (its own plan: within a
     // register tile, the reduction steps only), inside the fused loops.

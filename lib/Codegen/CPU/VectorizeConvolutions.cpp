@@ -350,8 +350,13 @@ struct VectorizeConvolutionsPass
     // output's values.
     Value init;
     if (prologue.producer) {
-      Value empty = tensor::EmptyOp::create(b, loc, flatType.getShape(),
-                                            flatType.getElementType());
+      // Into the collapsed output the prologue wrote (the chain from the
+      // model's output back to its tensor.empty stays whole: bufferization
+      // then writes the output in place instead of copying it).
+      Value empty = tensor::CollapseShapeOp::create(
+          b, loc, cast<DestinationStyleOpInterface>(prologue.producer)
+                      .getDpsInits()[0],
+          planes);
       if (prologue.bias) {
         SmallVector<AffineMap> maps = {
             AffineMap::get(2, 0, getAffineDimExpr(0, ctx), ctx), identity};
@@ -404,8 +409,8 @@ struct VectorizeConvolutionsPass
                              : tensor::CollapseShapeOp::create(b, loc, v,
                                                                planes)
                                    .getResult());
-      Value empty = tensor::EmptyOp::create(b, loc, flatType.getShape(),
-                                            flatType.getElementType());
+      Value empty = tensor::CollapseShapeOp::create(
+          b, loc, consumer.getDpsInits()[0], planes);
       auto flat = linalg::GenericOp::create(
           b, consumer.getLoc(), flatType, inputs, ValueRange{empty},
           SmallVector<AffineMap>(inputs.size() + 1, identity),
