@@ -304,7 +304,9 @@ def TesselVectorizeConvolutionsPass
       dimension. When the input is a `tensor.pad` of the rows and columns by
       0, the kernel reads the unpadded input instead (no padded copy is
       made): the positions are then `P` columns of one output row, the tap
-      rows that read inside the input for that row are a loop's range, and
+      rows that read inside the input for that row are a loop's range (with
+      at most 14 output rows, the rows that read the padding are emitted on
+      their own instead, their tap rows unrolled), and
       a tap column that reads the padding in some tiles reads a clamped
       column and selects 0 outside (one that always does is left out).
     - Over columns otherwise (depthwise convolutions, weights computed at run

@@ -174,6 +174,10 @@ Reach reachOf(int64_t size, int64_t tile, int64_t q, int64_t k, int64_t stride,
   return !out ? Reach::Always : !in ? Reach::Never : Reach::Sometimes;
 }
 
+/// Output heights up to this emit their padded rows on their own (unrolled
+/// tap rows) instead of looping over a computed range of tap rows.
+constexpr int64_t kStaticRows = 14;
+
 /// Builds the loop nests: index constants once at the function's entry,
 /// scf.for loops with iteration arguments, index arithmetic.
 struct Emitter {
@@ -522,9 +526,15 @@ struct VectorizeConvolutionsPass
     // `out`. With padding, the tile's tap rows that read inside are a
     // loop's range, and a tap column that may read the padding reads a
     // clamped index and selects 0 outside.
+    // `khRange`: the tap rows that read inside, when known (a row emitted
+    // on its own, or an inner row); else a loop over the range computed
+    // from oh.
     auto emitTile = [&](Value n, Value f0, Value fBlock, Value channelBase,
                         ArrayRef<Value> start, ArrayRef<Value> oh,
-                        ArrayRef<Value> ow, Value out) -> Value {
+                        ArrayRef<Value> ow, Value out,
+                        std::optional<std::pair<int64_t, int64_t>> khRange =
+                            std::nullopt) -> Value {
+      bool dynamicRows = rowsReadPadding && !khRange;
       int64_t count = tile.positions;
       auto readAt = [&](Value tensor, int64_t j, int64_t v) -> Value {
         return vector::TransferReadOp::create(
@@ -540,7 +550,7 @@ struct VectorizeConvolutionsPass
       // The range of tap rows [khBegin, khEnd) that read inside the input
       // for the tile's row: input row oh * strideH - top + kh * dilationH.
       Value khBegin, khEnd;
-      if (rowsReadPadding) {
+      if (dynamicRows) {
         Value base = e.add(e.mul(oh[0], conv.strideH), -top);
         Value zeroIdx = e.idx(0);
         Value negBase = arith::SubIOp::create(b, loc, zeroIdx, base);
@@ -609,8 +619,11 @@ struct VectorizeConvolutionsPass
               return next;
             };
             SmallVector<Value> next(acc.begin(), acc.end());
-            if (!rowsReadPadding) {
-              for (int64_t kh = 0; kh < conv.kernelHeight; ++kh)
+            if (!dynamicRows) {
+              auto [first, last] =
+                  khRange.value_or(std::make_pair(int64_t(0),
+                                                  conv.kernelHeight));
+              for (int64_t kh = first; kh < last; ++kh)
                 next = tapRow(e.idx(kh), kh, next);
               return next;
             }
@@ -677,21 +690,63 @@ struct VectorizeConvolutionsPass
                       parallelPositions);
                 }
                 // Columns of one output row at a time.
-                return e.loop(
-                    conv.outHeight, 1, a1,
-                    [&](Value oh0, ValueRange a2) {
-                      return e.loop(
-                          conv.outWidth, tile.positions, a2,
-                          [&](Value ow0, ValueRange a3) {
-                            SmallVector<Value> oh(tile.positions, oh0), ow;
-                            for (int64_t j = 0; j < tile.positions; ++j)
-                              ow.push_back(e.add(ow0, j));
-                            return SmallVector<Value>{
-                                emitTile(n, f0, fBlock, channelBase, start, oh,
-                                         ow, a3[0])};
-                          });
-                    },
-                    parallelPositions);
+                auto rowAt = [&](Value oh0, ValueRange a2,
+                                 std::optional<std::pair<int64_t, int64_t>>
+                                     khRange) {
+                  return e.loop(
+                      conv.outWidth, tile.positions, a2,
+                      [&](Value ow0, ValueRange a3) {
+                        SmallVector<Value> oh(tile.positions, oh0), ow;
+                        for (int64_t j = 0; j < tile.positions; ++j)
+                          ow.push_back(e.add(ow0, j));
+                        return SmallVector<Value>{
+                            emitTile(n, f0, fBlock, channelBase, start, oh,
+                                     ow, a3[0], khRange)};
+                      });
+                };
+                if (!rowsReadPadding || conv.outHeight > kStaticRows)
+                  return e.loop(
+                      conv.outHeight, 1, a1,
+                      [&](Value oh0, ValueRange a2) {
+                        return rowAt(oh0, a2, std::nullopt);
+                      },
+                      parallelPositions);
+                // Few rows (7x7, 14x14): the rows whose tap rows read the
+                // padding are emitted on their own, each with its range of
+                // tap rows unrolled; the others in a loop, all unrolled.
+                // (A loop over the range measured 1.3x slower on
+                // ResNet-18's 7x7 layers.)
+                auto rangeAt = [&](int64_t row) {
+                  int64_t first = conv.kernelHeight, last = 0;
+                  for (int64_t kh = 0; kh < conv.kernelHeight; ++kh) {
+                    int64_t ih = row * conv.strideH + kh * conv.dilationH - top;
+                    if (ih >= 0 && ih < inHeight) {
+                      first = std::min(first, kh);
+                      last = kh + 1;
+                    }
+                  }
+                  return std::make_pair(std::min(first, last), last);
+                };
+                auto full = std::make_pair(int64_t(0), conv.kernelHeight);
+                int64_t innerBegin = 0, innerEnd = conv.outHeight;
+                while (innerBegin < innerEnd && rangeAt(innerBegin) != full)
+                  ++innerBegin;
+                while (innerEnd > innerBegin && rangeAt(innerEnd - 1) != full)
+                  --innerEnd;
+                SmallVector<Value> carried(a1.begin(), a1.end());
+                for (int64_t row = 0; row < conv.outHeight; ++row) {
+                  if (row == innerBegin && innerBegin < innerEnd) {
+                    carried = e.loopOver(
+                        e.idx(innerBegin), e.idx(innerEnd), 1, carried,
+                        [&](Value oh0, ValueRange a2) {
+                          return rowAt(oh0, a2, full);
+                        });
+                    row = innerEnd - 1;
+                    continue;
+                  }
+                  carried = rowAt(e.idx(row), carried, rangeAt(row));
+                }
+                return carried;
               },
               conv.filters == block ? 0 : workOf(conv));
         });

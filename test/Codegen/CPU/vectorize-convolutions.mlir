@@ -219,26 +219,26 @@ func.func @half_vectors(%x: tensor<1x2x3x3xf32>, %init: tensor<1x24x3x3xf32>) ->
 // -----
 
 // A zero-padded 3x3 convolution over filters (constant weights): the kernel
-// reads the unpadded 5x16 input and the pad goes away. Tiles are 8 columns
+// reads the unpadded 16x16 input and the pad goes away. Tiles are 8 columns
 // of one output row; the tap rows that read inside the input for that row
 // are the range of a loop (the bounds clamped to [0, 3)), and the two tap
 // columns that read the padding in some tiles (the first column's left tap,
 // the last column's right tap) read a clamped column and select 0 outside:
-// 24 FMAs per tap row, 2 of them on a select.
+// 24 FMAs per tap row, 2 of them on a select. (16 rows: more than emit
+// their padded rows on their own.)
 
 #in = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
 #w = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
 #out = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
 // CHECK-LABEL: func.func @padded_over_filters
-// CHECK-SAME:    (%[[X:[a-z0-9]+]]: tensor<1x2x5x16xf32>
+// CHECK-SAME:    (%[[X:[a-z0-9]+]]: tensor<1x2x16x16xf32>
 // CHECK-NOT:     tensor.pad
 // CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
-// CHECK-DAG:     %[[C5:.*]] = arith.constant 5 : index
 // CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
 // CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index
 // CHECK:         scf.for
 // CHECK:           scf.for
-// CHECK:             scf.for %[[OH:.*]] = %{{.*}} to %[[C5]] step %[[C1]]
+// CHECK:             scf.for %[[OH:.*]] = %{{.*}} to %[[C16]] step %[[C1]]
 // CHECK:               scf.for %[[OW:.*]] = %{{.*}} to %[[C16]] step %[[C8]]
 // CHECK:                 %[[LO:.*]] = arith.maxsi
 // CHECK:                 %[[HI:.*]] = arith.minsi
@@ -254,8 +254,57 @@ func.func @half_vectors(%x: tensor<1x2x3x3xf32>, %init: tensor<1x24x3x3xf32>) ->
 // CHECK-NOT:                 vector.fma
 // CHECK:                     scf.yield
 // CHECK-NOT:     linalg.generic
-func.func @padded_over_filters(%x: tensor<1x2x5x16xf32>,
-                               %init: tensor<1x8x5x16xf32>) -> tensor<1x8x5x16xf32> {
+func.func @padded_over_filters(%x: tensor<1x2x16x16xf32>,
+                               %init: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32> {
+  %w = arith.constant dense<0.5> : tensor<8x2x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x16x16xf32> to tensor<1x2x18x18xf32>
+  %0 = linalg.generic {indexing_maps = [#in, #w, #out],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}
+      ins(%padded, %w : tensor<1x2x18x18xf32>, tensor<8x2x3x3xf32>)
+      outs(%init : tensor<1x8x16x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x16x16xf32>
+  return %0 : tensor<1x8x16x16xf32>
+}
+
+// -----
+
+// Few output rows (5): the first and last rows, whose top and bottom tap
+// rows read the padding, are emitted on their own with 2 tap rows unrolled
+// (48 FMAs); rows 1..3 run in a loop with all 3 unrolled (72 FMAs).
+
+#in = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#w = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
+#out = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
+// CHECK-LABEL: func.func @padded_few_rows
+// CHECK-NOT:     tensor.pad
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c16{{.*}} step %c8
+// CHECK:           scf.for {{.*}} iter_args
+// CHECK-COUNT-48:    vector.fma
+// CHECK-NOT:         vector.fma
+// CHECK:             scf.yield
+// CHECK:         scf.for %{{.*}} = %c1{{.*}} to %c4{{.*}} step %c1
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %c16{{.*}} step %c8
+// CHECK:             scf.for {{.*}} iter_args
+// CHECK-COUNT-72:      vector.fma
+// CHECK-NOT:           vector.fma
+// CHECK:               scf.yield
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c16{{.*}} step %c8
+// CHECK:           scf.for {{.*}} iter_args
+// CHECK-COUNT-48:    vector.fma
+// CHECK-NOT:         vector.fma
+// CHECK:             scf.yield
+// CHECK-NOT:     linalg.generic
+func.func @padded_few_rows(%x: tensor<1x2x5x16xf32>,
+                           %init: tensor<1x8x5x16xf32>) -> tensor<1x8x5x16xf32> {
   %w = arith.constant dense<0.5> : tensor<8x2x3x3xf32>
   %zero = arith.constant 0.0 : f32
   %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
