@@ -102,8 +102,11 @@ def TesselVectorizeContractionsPass
     initialises its output are fused into those loops; the product's tile
     is then tiled along the reduction. The bias, the product and the
     activation are one kernel, the epilogue applied to the finished tile.
-    A product with cache blocks keeps its neighbours apart (the reduction
-    is blocked outside the tiles).
+    With cache blocks, the consumer is tiled by the product's blocks of
+    columns (whole rows) instead, the reduction blocked inside them; the
+    initialiser's and consumer's block tiles are left, marked
+    `tessel.in_kernel`, for `tessel-vectorize-generics` to tile into
+    registers without counting another kernel.
 
     A constant right-hand side stored transposed (ONNX `Gemm` with
     `transB = 1`, as torch exports `Linear`) is transposed once at compile
@@ -214,7 +217,8 @@ def TesselVectorizeGenericsPass
     vector ops of its shape (`vector.transfer_read`, arithmetic, a
     `vector.multi_reduction` for a reduced loop, `vector.transfer_write`).
     Tiles divide loops exactly, so nothing is masked. Each op it vectorizes
-    is recorded as one kernel for the compile report.
+    is recorded as one kernel for the compile report, except the ones
+    marked `tessel.in_kernel` (tiles of a kernel already recorded).
 
     With `fuse-reductions` (the default), an elementwise generic that reads
     a reduction with its identity map (the reduction having no other user

@@ -19,6 +19,11 @@ namespace mlir::tessel::cpu {
 
 inline constexpr llvm::StringLiteral kKernelsAttr = "tessel.kernels";
 
+/// On a structured op left inside a loop nest already recorded as a kernel
+/// (a fused tile too large to vectorize whole): tessel-vectorize-generics
+/// vectorizes it without recording another kernel.
+inline constexpr llvm::StringLiteral kInKernelAttr = "tessel.in_kernel";
+
 /// Appends a kernel of `kind` covering `loc` to `op` if it is a function,
 /// else to the function around it.
 inline void recordKernel(Operation *op, StringRef kind, Location loc) {

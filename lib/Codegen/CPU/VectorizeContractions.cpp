@@ -624,6 +624,13 @@ struct VectorizeContractionsPass
         tessel::cpu::markParallel(fused->loops[*at].getOperation(), work);
     }
     for (Operation *tile : others) {
+      // A block's tiles (whole rows x a block of columns) would be one huge
+      // vector: tessel-vectorize-generics tiles them into registers, as
+      // part of this kernel.
+      if (blocked) {
+        tile->setAttr(tessel::cpu::kInKernelAttr, UnitAttr::get(ctx));
+        continue;
+      }
       rewriter.setInsertionPoint(tile);
       FailureOr<linalg::VectorizationResult> vectorized =
           linalg::vectorize(rewriter, tile);

@@ -241,6 +241,8 @@ struct VectorizeGenericsPass
         continue;
       Location kernelLoc = op->getLoc();
       StringRef kind = kernelKind(op);
+      // A tile of a kernel already recorded (a fused product's block).
+      bool inKernel = op->hasAttr(tessel::cpu::kInKernelAttr);
       SmallVector<Operation *> tiles = {op.getOperation()};
       SmallVector<int64_t> sizes = planTiles(op, budget, lanes);
       if (!sizes.empty()) {
@@ -281,7 +283,7 @@ struct VectorizeGenericsPass
       }
       changed = true;
       // A tile left scalar is still a structured op the report counts.
-      if (vectorizedAll)
+      if (vectorizedAll && !inKernel)
         tessel::cpu::recordKernel(func, kind, kernelLoc);
     }
     if (changed && failed(cpu::foldSubsetsAndCanonicalize(func)))

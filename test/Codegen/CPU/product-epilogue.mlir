@@ -86,3 +86,25 @@ func.func @shared_product(%x: tensor<64x32xf32>, %w: tensor<32x128xf32>,
   } -> tensor<64x128xf32>
   return %relu, %p : tensor<64x128xf32>, tensor<64x128xf32>
 }
+
+// -----
+
+// With cache blocks (1024 columns: blocks of 256), the fill is fused per
+// block of columns (whole rows): its 1024x256 tile would be one huge vector,
+// so it is left, marked as part of this kernel, for
+// tessel-vectorize-generics to tile into registers.
+
+// CHECK-LABEL: func.func @blocked_fill
+// CHECK-SAME:    tessel.kernels = [{kind = "contraction", {{.*}}}]
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c1024{{.*}} step %c256
+// CHECK:           linalg.fill {tessel.in_kernel} {{.*}} -> tensor<1024x256xf32>
+// CHECK:           scf.for
+// CHECK:             vector.contract
+// CHECK-NOT:     linalg.fill
+func.func @blocked_fill(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1024x1024xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %p = linalg.matmul ins(%a, %b : tensor<1024x1024xf32>, tensor<1024x1024xf32>) outs(%f : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  return %p : tensor<1024x1024xf32>
+}
