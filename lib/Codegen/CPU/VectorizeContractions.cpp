@@ -494,10 +494,11 @@ struct VectorizeContractionsPass
     AffineMap outMap = op.getIndexingMapMatchingResult(op->getResult(0));
     if (!outMap.isProjectedPermutation())
       return failure();
-    // The consumer's loops are the output's dimensions.
+    // Register tiles, or with cache blocks the blocks of columns.
     bool blocked = !plan.cacheTileSizes.empty();
     ArrayRef<int64_t> opSizes = blocked ? plan.cacheTileSizes : plan.tileSizes;
-    ArrayRef<int64_t> opOrder = blocked ? plan.cacheInterchange : plan.interchange;
+    ArrayRef<int64_t> opOrder =
+        blocked ? plan.cacheInterchange : plan.interchange;
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     SmallVector<int64_t> opRanges = op.getStaticLoopRanges();
     // The tiled root: the consumer (its loops are the output's
@@ -570,8 +571,8 @@ struct VectorizeContractionsPass
     if (consumer && init) {
       auto consumerTile =
           cast<DestinationStyleOpInterface>(fused->tiledAndFusedOps[0]);
-      auto target = consumerTile.getDpsInits()[0]
-                        .getDefiningOp<tensor::ExtractSliceOp>();
+      auto target =
+          consumerTile.getDpsInits()[0].getDefiningOp<tensor::ExtractSliceOp>();
       for (Operation *tile : fused->tiledAndFusedOps) {
         auto initTile = dyn_cast<DestinationStyleOpInterface>(tile);
         if (!target || !initTile || tile == consumerTile.getOperation() ||

@@ -339,10 +339,10 @@ struct VectorizeConvolutionsPass
     SmallVector<ReassociationIndices> planes = {{0, 1}, {2, 3}};
     SmallVector<ReassociationIndices> filters = {{0}, {1, 2, 3}};
     auto outType = cast<RankedTensorType>(op->getResult(0).getType());
-    auto flatType = RankedTensorType::get(
-        {outType.getDimSize(0) * outType.getDimSize(1),
-         outType.getDimSize(2) * outType.getDimSize(3)},
-        outType.getElementType());
+    auto flatType =
+        RankedTensorType::get({outType.getDimSize(0) * outType.getDimSize(1),
+                               outType.getDimSize(2) * outType.getDimSize(3)},
+                              outType.getElementType());
     auto identity = AffineMap::getMultiDimIdentityMap(2, ctx);
     tessel::cpu::ConvPrologue prologue = prologueOf(op);
     std::optional<tessel::cpu::ConvEpilogue> epilogue = epilogueOf(op);
@@ -358,8 +358,8 @@ struct VectorizeConvolutionsPass
       // model's output back to its tensor.empty stays whole: bufferization
       // then writes the output in place instead of copying it).
       Value empty = tensor::CollapseShapeOp::create(
-          b, loc, cast<DestinationStyleOpInterface>(prologue.producer)
-                      .getDpsInits()[0],
+          b, loc,
+          cast<DestinationStyleOpInterface>(prologue.producer).getDpsInits()[0],
           planes);
       if (prologue.bias) {
         SmallVector<AffineMap> maps = {
@@ -379,8 +379,8 @@ struct VectorizeConvolutionsPass
                    ->getResult(0);
       }
     } else {
-      init = tensor::CollapseShapeOp::create(b, loc, op.getDpsInits()[0],
-                                             planes);
+      init =
+          tensor::CollapseShapeOp::create(b, loc, op.getDpsInits()[0], planes);
     }
     AffineExpr f = getAffineDimExpr(0, ctx), p = getAffineDimExpr(1, ctx),
                c = getAffineDimExpr(2, ctx);
@@ -392,8 +392,7 @@ struct VectorizeConvolutionsPass
         utils::IteratorType::reduction};
     auto product = linalg::GenericOp::create(
         b, loc, flatType, ValueRange{weights, input}, ValueRange{init}, maps,
-        iterators,
-        [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        iterators, [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
           Value mul =
               arith::MulFOp::create(nested, nestedLoc, args[0], args[1]);
           Value sum = arith::AddFOp::create(nested, nestedLoc, args[2], mul);
@@ -408,11 +407,11 @@ struct VectorizeConvolutionsPass
       b.setInsertionPoint(consumer);
       SmallVector<Value> inputs;
       for (auto [i, v] : llvm::enumerate(consumer.getDpsInputs()))
-        inputs.push_back(i == epilogue->convInput
-                             ? result
-                             : tensor::CollapseShapeOp::create(b, loc, v,
-                                                               planes)
-                                   .getResult());
+        inputs.push_back(
+            i == epilogue->convInput
+                ? result
+                : tensor::CollapseShapeOp::create(b, loc, v, planes)
+                      .getResult());
       Value empty = tensor::CollapseShapeOp::create(
           b, loc, consumer.getDpsInits()[0], planes);
       auto flat = linalg::GenericOp::create(
@@ -519,8 +518,8 @@ struct VectorizeConvolutionsPass
     if (tile.rowSegment)
       for (int64_t kh = 0; kh < conv.kernelHeight; ++kh)
         rowsReadPadding |=
-            reachOf(conv.outHeight, 1, 0, kh, conv.strideH, conv.dilationH,
-                    top, inHeight) != Reach::Always;
+            reachOf(conv.outHeight, 1, 0, kh, conv.strideH, conv.dilationH, top,
+                    inHeight) != Reach::Always;
 
     // The tile of filters f0.. at positions (oh[j], ow[j]), written into
     // `out`. With padding, the tile's tap rows that read inside are a
@@ -558,15 +557,15 @@ struct VectorizeConvolutionsPass
         if (conv.dilationH != 1) {
           negBase = arith::CeilDivSIOp::create(b, loc, negBase,
                                                e.idx(conv.dilationH));
-          last = arith::FloorDivSIOp::create(b, loc, last,
-                                             e.idx(conv.dilationH));
+          last =
+              arith::FloorDivSIOp::create(b, loc, last, e.idx(conv.dilationH));
         }
         khBegin = arith::MaxSIOp::create(b, loc, negBase, zeroIdx);
         khEnd = arith::MinSIOp::create(b, loc, e.add(last, 1),
                                        e.idx(conv.kernelHeight));
       }
-      SmallVector<Value> summed = e.loop(
-          conv.channelsPerGroup, 1, accs, [&](Value c, ValueRange acc) {
+      SmallVector<Value> summed =
+          e.loop(conv.channelsPerGroup, 1, accs, [&](Value c, ValueRange acc) {
             Value ic = arith::AddIOp::create(b, loc, channelBase, c);
             // The FMAs of tap row kh (its index value, and kh itself when
             // it is a constant).
@@ -577,8 +576,7 @@ struct VectorizeConvolutionsPass
                 for (int64_t v = 0; v < tile.filterVectors; ++v)
                   w.push_back(vector::TransferReadOp::create(
                       b, loc, vecType, packed,
-                      ValueRange{fBlock, c, khIdx, e.idx(kw),
-                                 e.idx(v * lanes)},
+                      ValueRange{fBlock, c, khIdx, e.idx(kw), e.idx(v * lanes)},
                       e.pad(), inBounds));
                 for (int64_t j = 0; j < count; ++j) {
                   Reach along = colReach(j, kw);
@@ -620,18 +618,16 @@ struct VectorizeConvolutionsPass
             };
             SmallVector<Value> next(acc.begin(), acc.end());
             if (!dynamicRows) {
-              auto [first, last] =
-                  khRange.value_or(std::make_pair(int64_t(0),
-                                                  conv.kernelHeight));
+              auto [first, last] = khRange.value_or(
+                  std::make_pair(int64_t(0), conv.kernelHeight));
               for (int64_t kh = first; kh < last; ++kh)
                 next = tapRow(e.idx(kh), kh, next);
               return next;
             }
-            return e.loopOver(khBegin, khEnd, 1, next,
-                              [&](Value kh, ValueRange a) {
-                                return tapRow(kh, std::nullopt,
-                                              SmallVector<Value>(a));
-                              });
+            return e.loopOver(
+                khBegin, khEnd, 1, next, [&](Value kh, ValueRange a) {
+                  return tapRow(kh, std::nullopt, SmallVector<Value>(a));
+                });
           });
       for (int64_t j = 0; j < count; ++j)
         for (int64_t v = 0; v < tile.filterVectors; ++v) {
@@ -690,20 +686,20 @@ struct VectorizeConvolutionsPass
                       parallelPositions);
                 }
                 // Columns of one output row at a time.
-                auto rowAt = [&](Value oh0, ValueRange a2,
-                                 std::optional<std::pair<int64_t, int64_t>>
-                                     khRange) {
-                  return e.loop(
-                      conv.outWidth, tile.positions, a2,
-                      [&](Value ow0, ValueRange a3) {
-                        SmallVector<Value> oh(tile.positions, oh0), ow;
-                        for (int64_t j = 0; j < tile.positions; ++j)
-                          ow.push_back(e.add(ow0, j));
-                        return SmallVector<Value>{
-                            emitTile(n, f0, fBlock, channelBase, start, oh,
-                                     ow, a3[0], khRange)};
-                      });
-                };
+                auto rowAt =
+                    [&](Value oh0, ValueRange a2,
+                        std::optional<std::pair<int64_t, int64_t>> khRange) {
+                      return e.loop(
+                          conv.outWidth, tile.positions, a2,
+                          [&](Value ow0, ValueRange a3) {
+                            SmallVector<Value> oh(tile.positions, oh0), ow;
+                            for (int64_t j = 0; j < tile.positions; ++j)
+                              ow.push_back(e.add(ow0, j));
+                            return SmallVector<Value>{
+                                emitTile(n, f0, fBlock, channelBase, start, oh,
+                                         ow, a3[0], khRange)};
+                          });
+                    };
                 if (!rowsReadPadding || conv.outHeight > kStaticRows)
                   return e.loop(
                       conv.outHeight, 1, a1,
@@ -736,11 +732,11 @@ struct VectorizeConvolutionsPass
                 SmallVector<Value> carried(a1.begin(), a1.end());
                 for (int64_t row = 0; row < conv.outHeight; ++row) {
                   if (row == innerBegin && innerBegin < innerEnd) {
-                    carried = e.loopOver(
-                        e.idx(innerBegin), e.idx(innerEnd), 1, carried,
-                        [&](Value oh0, ValueRange a2) {
-                          return rowAt(oh0, a2, full);
-                        });
+                    carried =
+                        e.loopOver(e.idx(innerBegin), e.idx(innerEnd), 1,
+                                   carried, [&](Value oh0, ValueRange a2) {
+                                     return rowAt(oh0, a2, full);
+                                   });
                     row = innerEnd - 1;
                     continue;
                   }
@@ -782,8 +778,8 @@ struct VectorizeConvolutionsPass
     int64_t readWidth = (owTile - 1) * conv.strideW + 1;
     // An edge tile reads its segments inside the row: the row must hold one.
     if (padding &&
-        readWidth > cast<RankedTensorType>(padding->source.getType())
-                        .getDimSize(3))
+        readWidth >
+            cast<RankedTensorType>(padding->source.getType()).getDimSize(3))
       padding.reset();
 
     tessel::cpu::ConvPrologue prologue = prologueOf(op);
@@ -819,10 +815,10 @@ struct VectorizeConvolutionsPass
     int64_t first = 0, last = 0;
     for (int64_t ow = 0; ow < conv.outWidth; ow += owTile) {
       int64_t start = ow * conv.strideW - left;
-      bool inside = start >= 0 &&
-                    start + (conv.kernelWidth - 1) * conv.dilationW +
-                            readWidth <=
-                        inWidth;
+      bool inside =
+          start >= 0 &&
+          start + (conv.kernelWidth - 1) * conv.dilationW + readWidth <=
+              inWidth;
       if (inside) {
         if (first == last)
           first = ow;
@@ -840,8 +836,7 @@ struct VectorizeConvolutionsPass
       auto readAt = [&](Value tensor, int64_t r, int64_t h) -> Value {
         return vector::TransferReadOp::create(
             b, loc, vecType, tensor,
-            ValueRange{n, e.add(f0, r), e.add(oh0, h), ow0}, e.pad(),
-            inBounds);
+            ValueRange{n, e.add(f0, r), e.add(oh0, h), ow0}, e.pad(), inBounds);
       };
       SmallVector<Value> accs;
       for (int64_t r = 0; r < fTile; ++r) {
@@ -857,8 +852,8 @@ struct VectorizeConvolutionsPass
         for (int64_t h = 0; h < ohTile; ++h)
           accs.push_back(start ? start : readAt(out, r, h));
       }
-      SmallVector<Value> summed = e.loop(
-          conv.channelsPerGroup, 1, accs, [&](Value c, ValueRange acc) {
+      SmallVector<Value> summed =
+          e.loop(conv.channelsPerGroup, 1, accs, [&](Value c, ValueRange acc) {
             SmallVector<Value> next(acc.begin(), acc.end());
             Value ic = arith::AddIOp::create(b, loc, channelBase, c);
             Value iw0 = e.add(e.mul(ow0, conv.strideW), -left);
@@ -890,8 +885,8 @@ struct VectorizeConvolutionsPass
                   weights.push_back(
                       vector::BroadcastOp::create(b, loc, vecType, w));
                 }
-                Value iw = owAt ? e.idx(readFrom)
-                                : e.add(iw0, kw * conv.dilationW);
+                Value iw =
+                    owAt ? e.idx(readFrom) : e.add(iw0, kw * conv.dilationW);
                 for (int64_t h = 0; h < ohTile; ++h) {
                   Reach reach = rowReach(h, kh);
                   if (reach == Reach::Never)
@@ -911,9 +906,8 @@ struct VectorizeConvolutionsPass
                       b, loc, readType, input, ValueRange{n, ic, ih, iw},
                       e.pad(), inBounds);
                   if (owAt)
-                    x = vector::ShuffleOp::create(b, loc, x,
-                                                  e.zeroVector(readType),
-                                                  edgeLanes);
+                    x = vector::ShuffleOp::create(
+                        b, loc, x, e.zeroVector(readType), edgeLanes);
                   else if (conv.strideW != 1)
                     x = vector::ShuffleOp::create(b, loc, x, x, lanesOfRead);
                   if (inside)
@@ -958,13 +952,12 @@ struct VectorizeConvolutionsPass
                         out = emitTile(n, f0, channelBase, oh0, e.idx(ow), ow,
                                        out);
                       if (first < last)
-                        out = e.loopOver(
-                            e.idx(first), e.idx(last), owTile, out,
-                            [&](Value ow0, ValueRange a3) {
-                              return SmallVector<Value>{
-                                  emitTile(n, f0, channelBase, oh0, ow0,
-                                           std::nullopt, a3[0])};
-                            })[0];
+                        out = e.loopOver(e.idx(first), e.idx(last), owTile, out,
+                                         [&](Value ow0, ValueRange a3) {
+                                           return SmallVector<Value>{emitTile(
+                                               n, f0, channelBase, oh0, ow0,
+                                               std::nullopt, a3[0])};
+                                         })[0];
                       for (int64_t ow : after)
                         out = emitTile(n, f0, channelBase, oh0, e.idx(ow), ow,
                                        out);

@@ -140,8 +140,7 @@ matchReductionEpilogue(linalg::LinalgOp consumer,
       continue;
     ReductionEpilogue epilogue{reduction, fill, {}};
     for (AffineExpr dim : out.getResults())
-      epilogue.sizes.push_back(
-          sizes[cast<AffineDimExpr>(dim).getPosition()]);
+      epilogue.sizes.push_back(sizes[cast<AffineDimExpr>(dim).getPosition()]);
     return epilogue;
   }
   return std::nullopt;

@@ -126,8 +126,8 @@ Source sourceOf(linalg::GenericOp op, const Window2D &w) {
   Source source;
   source.tensor = op.getDpsInputs()[0];
   auto pad = source.tensor.getDefiningOp<tensor::PadOp>();
-  if (!pad || !isExactCombination(op) || w.dilationH != 1 ||
-      w.dilationW != 1 || !pad.getSourceType().hasStaticShape())
+  if (!pad || !isExactCombination(op) || w.dilationH != 1 || w.dilationW != 1 ||
+      !pad.getSourceType().hasStaticShape())
     return source;
   FloatAttr value;
   if (!pad.getConstantPaddingValue() ||
@@ -262,8 +262,8 @@ Value emitTile(OpBuilder &b, Location loc, linalg::GenericOp op,
       if (!owAt) {
         Value col = affine(b, loc, colBase, 1, kw * w.dilationW);
         segments.push_back(vector::TransferReadOp::create(
-            b, loc, tile.segmentType, source.tensor,
-            ValueRange{n, c, row, col}, tile.pad, inBounds));
+            b, loc, tile.segmentType, source.tensor, ValueRange{n, c, row, col},
+            tile.pad, inBounds));
         continue;
       }
       // An edge tile: the segment read inside the row, each lane the
@@ -276,8 +276,8 @@ Value emitTile(OpBuilder &b, Location loc, linalg::GenericOp op,
       SmallVector<int64_t> lanes;
       bool identity = true;
       for (int64_t l = 0; l < span; ++l) {
-        lanes.push_back(
-            std::clamp<int64_t>(start + l, 0, source.width - 1) - readAt);
+        lanes.push_back(std::clamp<int64_t>(start + l, 0, source.width - 1) -
+                        readAt);
         identity &= lanes.back() == l;
       }
       if (!identity)
@@ -389,28 +389,27 @@ struct VectorizeWindowsPass
           return loop(
               bn, w.channels, 1, outN,
               [&](OpBuilder &bc, Value c, Value outC) {
-                return loop(
-                    bc, w.outHeight, 1, outC,
-                    [&](OpBuilder &bh, Value oh, Value outH) {
-                      auto edge = [&](int64_t ow, Value out) {
-                        return emitTile(bh, loc, op, w, tile, source,
-                                        {n, c, oh, index(bh, loc, ow)}, ow,
-                                        out);
-                      };
-                      for (int64_t ow : before)
-                        outH = edge(ow, outH);
-                      if (first < last)
-                        outH = loopFrom(
-                            bh, first, last, tile.width, outH,
-                            [&](OpBuilder &bw, Value ow, Value out) {
-                              return emitTile(bw, loc, op, w, tile, source,
-                                              {n, c, oh, ow}, std::nullopt,
-                                              out);
+                return loop(bc, w.outHeight, 1, outC,
+                            [&](OpBuilder &bh, Value oh, Value outH) {
+                              auto edge = [&](int64_t ow, Value out) {
+                                return emitTile(bh, loc, op, w, tile, source,
+                                                {n, c, oh, index(bh, loc, ow)},
+                                                ow, out);
+                              };
+                              for (int64_t ow : before)
+                                outH = edge(ow, outH);
+                              if (first < last)
+                                outH = loopFrom(
+                                    bh, first, last, tile.width, outH,
+                                    [&](OpBuilder &bw, Value ow, Value out) {
+                                      return emitTile(bw, loc, op, w, tile,
+                                                      source, {n, c, oh, ow},
+                                                      std::nullopt, out);
+                                    });
+                              for (int64_t ow : after)
+                                outH = edge(ow, outH);
+                              return outH;
                             });
-                      for (int64_t ow : after)
-                        outH = edge(ow, outH);
-                      return outH;
-                    });
               },
               work);
         });
