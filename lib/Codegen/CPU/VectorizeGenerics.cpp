@@ -146,6 +146,23 @@ matchReductionEpilogue(linalg::LinalgOp consumer,
   return std::nullopt;
 }
 
+/// Vectorizes each of `tiles` in place; whether all of them were (a tile
+/// left scalar stays a structured op).
+bool vectorizeAll(RewriterBase &rewriter, ArrayRef<Operation *> tiles) {
+  bool all = true;
+  for (Operation *tile : tiles) {
+    rewriter.setInsertionPoint(tile);
+    FailureOr<linalg::VectorizationResult> vectorized =
+        linalg::vectorize(rewriter, tile);
+    if (failed(vectorized)) {
+      all = false;
+      continue;
+    }
+    rewriter.replaceOp(tile, vectorized->replacements);
+  }
+  return all;
+}
+
 /// A name for the report: what kind of loop nest `op` became.
 StringRef kernelKind(linalg::LinalgOp op) {
   if (isa<linalg::FillOp>(op.getOperation()))
@@ -269,17 +286,7 @@ struct VectorizeGenericsPass
         rewriter.replaceOp(op, tiled->replacements);
         tiles.assign(tiled->tiledOps.begin(), tiled->tiledOps.end());
       }
-      bool vectorizedAll = true;
-      for (Operation *tile : tiles) {
-        rewriter.setInsertionPoint(tile);
-        FailureOr<linalg::VectorizationResult> vectorized =
-            linalg::vectorize(rewriter, tile);
-        if (failed(vectorized)) {
-          vectorizedAll = false;
-          continue;
-        }
-        rewriter.replaceOp(tile, vectorized->replacements);
-      }
+      bool vectorizedAll = vectorizeAll(rewriter, tiles);
       changed = true;
       // A tile left scalar is still a structured op the report counts.
       if (vectorizedAll && !inKernel)
@@ -330,17 +337,8 @@ struct VectorizeGenericsPass
             order, epilogue.sizes, ranges, [](int64_t) { return true; });
         at && *at < fused->loops.size())
       tessel::cpu::markParallel(fused->loops[*at].getOperation(), work);
-    bool vectorizedAll = true;
-    for (Operation *tile : fused->tiledAndFusedOps) {
-      rewriter.setInsertionPoint(tile);
-      FailureOr<linalg::VectorizationResult> vectorized =
-          linalg::vectorize(rewriter, tile);
-      if (failed(vectorized)) {
-        vectorizedAll = false;
-        continue;
-      }
-      rewriter.replaceOp(tile, vectorized->replacements);
-    }
+    bool vectorizedAll =
+        vectorizeAll(rewriter, fused->tiledAndFusedOps.getArrayRef());
     // A tile left scalar is still a structured op the report counts.
     if (vectorizedAll)
       tessel::cpu::recordKernel(getOperation(), "reduction", kernelLoc);
