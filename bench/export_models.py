@@ -65,6 +65,22 @@ def mlp():
         torch.nn.Linear(512, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10))
 
 
+class Normalized(torch.nn.Module):
+    """ImageNet input normalisation, (x - mean) / std per channel, in front
+    of a network: exported as Sub and Div by [1, 3, 1, 1] constants."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+        self.register_buffer(
+            "mean", torch.tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1))
+        self.register_buffer(
+            "std", torch.tensor([0.229, 0.224, 0.225]).view(1, 3, 1, 1))
+
+    def forward(self, x):
+        return self.net((x - self.mean) / self.std)
+
+
 def conv_flops(model, example):
     """2 * MACs of every Conv2d and Linear, counted with forward hooks."""
     total = [0]
@@ -173,7 +189,9 @@ def main():
     parser.add_argument("--gemm-sizes", default="256,512,1024,2048")
     parser.add_argument("--models", default="resnet18,mobilenet_v2,bert,mlp",
                         help="also: resnet18_pruned (30%% of every conv's "
-                             "output channels zeroed, for the sparsity run)")
+                             "output channels zeroed, for the sparsity run), "
+                             "resnet18_normalized (an ImageNet input "
+                             "normaliser, Sub and Div, in front of ResNet-18)")
     args = parser.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
     wanted = args.models.split(",")
@@ -189,6 +207,13 @@ def main():
         x = torch.randn(1, 3, 224, 224)
         export(model, (x,), name, args.out_dir, ["input"], ["logits"],
                conv_flops(model, (x,)))
+    if "resnet18_normalized" in wanted:
+        torch.manual_seed(0)
+        model = Normalized(torchvision.models.resnet18(pretrained=False))
+        fill_batchnorm_statistics(model, (4, 3, 224, 224))
+        x = torch.rand(1, 3, 224, 224)
+        export(model, (x,), "resnet18_normalized", args.out_dir, ["input"],
+               ["logits"], conv_flops(model, (x,)))
     if "resnet18_pruned" in wanted:
         torch.manual_seed(0)
         model = torchvision.models.resnet18(pretrained=False)

@@ -49,6 +49,9 @@ mlir::tessel::getOptimizationNames() {
   static const std::pair<llvm::StringRef, llvm::StringRef> names[] = {
       {"fold-batchnorm",
        "fold BatchNormalization into the preceding Conv or Gemm (graph)"},
+      {"fold-input-normalization",
+       "fold a per-channel (x - mean) / std on a graph input into the first "
+       "Conv or Gemm (graph)"},
       {"drop-zero-channels",
        "remove conv output channels whose weights are all zero (graph)"},
       {"fuse-elementwise",
@@ -72,6 +75,10 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   if (options.enabled("fold-batchnorm")) {
     pm.addNestedPass<func::FuncOp>(createTesselFoldBatchNormPass());
+    pm.addPass(createCanonicalizerPass());
+  }
+  if (options.enabled("fold-input-normalization")) {
+    pm.addNestedPass<func::FuncOp>(createTesselFoldInputNormalizationPass());
     pm.addPass(createCanonicalizerPass());
   }
   // After BatchNorm folding: a pruned channel's folded bias is what decides

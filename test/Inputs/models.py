@@ -6,7 +6,7 @@ For each model it writes, into --out:
   <name>.input_<i>.npy       inputs
   <name>.expected_<i>.npy    outputs computed by onnxruntime, not by Tessel
 
-Usage: models.py {mlp,cnn,cnn_bn} --out DIR
+Usage: models.py {mlp,cnn,cnn_bn,parallel,stem_cnn,...} --out DIR
 """
 import argparse
 import os
@@ -129,6 +129,82 @@ def cnn_bn(rng):
     return graph, inputs
 
 
+def _stem_cnn(rng, normalizer):
+    """A 7x7 stride-2 stem Conv padded by 3 (ResNet's), Relu, a padded 3x3
+    Conv, GlobalAveragePool, Flatten and Gemm on [0, 1) pixels; with
+    `normalizer`, (x - mean) / std per channel in front (ImageNet's values),
+    as exporters write the input normalisation."""
+    inits = [
+        _init("conv1.weight", rng.standard_normal((16, 3, 7, 7)) * 0.2),
+        _init("conv1.bias", rng.standard_normal(16) * 0.1),
+        _init("conv2.weight", rng.standard_normal((16, 16, 3, 3)) * 0.2),
+        _init("conv2.bias", rng.standard_normal(16) * 0.1),
+        _init("fc.weight", rng.standard_normal((10, 16)) * 0.5),
+        _init("fc.bias", rng.standard_normal(10) * 0.1),
+    ]
+    nodes = []
+    first = "x"
+    if normalizer:
+        inits += [_init("mean", np.array([0.485, 0.456, 0.406]).reshape(1, 3, 1, 1)),
+                  _init("std", np.array([0.229, 0.224, 0.225]).reshape(1, 3, 1, 1))]
+        nodes += [helper.make_node("Sub", ["x", "mean"], ["centred"], name="sub_mean"),
+                  helper.make_node("Div", ["centred", "std"], ["normalized"], name="div_std")]
+        first = "normalized"
+    nodes += [
+        helper.make_node("Conv", [first, "conv1.weight", "conv1.bias"], ["c1"], name="conv1",
+                         strides=[2, 2], pads=[3, 3, 3, 3]),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "conv2.weight", "conv2.bias"], ["c2"], name="conv2",
+                         pads=[1, 1, 1, 1]),
+        helper.make_node("GlobalAveragePool", ["c2"], ["g"], name="gap"),
+        helper.make_node("Flatten", ["g"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", "fc.weight", "fc.bias"], ["logits"], name="fc",
+                         transB=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "stem_cnn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 32, 32])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 10])],
+        inits)
+    inputs = [rng.uniform(0.0, 1.0, (1, 3, 32, 32)).astype(np.float32)]
+    return graph, inputs
+
+
+def stem_cnn(rng):
+    return _stem_cnn(rng, normalizer=False)
+
+
+def stem_cnn_normalized(rng):
+    return _stem_cnn(rng, normalizer=True)
+
+
+def mlp_normalized(rng):
+    """x * scale + shift per feature (Mul, Add) in front of Gemm (transB),
+    Relu, Gemm."""
+    inits = [
+        _init("scale", rng.uniform(0.5, 2.0, 16)),
+        _init("shift", rng.standard_normal(16)),
+        _init("fc1.weight", rng.standard_normal((32, 16)) * 0.3),
+        _init("fc1.bias", rng.standard_normal(32) * 0.1),
+        _init("fc2.weight", rng.standard_normal((32, 4)) * 0.3),
+    ]
+    nodes = [
+        helper.make_node("Mul", ["x", "scale"], ["scaled"], name="mul_scale"),
+        helper.make_node("Add", ["scaled", "shift"], ["normalized"], name="add_shift"),
+        helper.make_node("Gemm", ["normalized", "fc1.weight", "fc1.bias"], ["h"],
+                         name="fc1", transB=1),
+        helper.make_node("Relu", ["h"], ["r"], name="relu"),
+        helper.make_node("Gemm", ["r", "fc2.weight"], ["y"], name="fc2"),
+    ]
+    graph = helper.make_graph(
+        nodes, "mlp_normalized",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])],
+        inits)
+    inputs = [rng.standard_normal((3, 16)).astype(np.float32)]
+    return graph, inputs
+
+
 def parallel(rng):
     """Kernels large enough (>= 2^24 multiply-adds or elements) for
     tessel-parallelize-loops to split: a 3x3 conv (filter tiles), a 1x1 conv
@@ -163,7 +239,9 @@ def parallel(rng):
     return graph, inputs
 
 
-MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel}
+MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
+          "stem_cnn": stem_cnn, "stem_cnn_normalized": stem_cnn_normalized,
+          "mlp_normalized": mlp_normalized}
 
 
 def main():

@@ -130,14 +130,72 @@ int64_t workOf(const Conv2D &conv) {
 /// The zero padding of a convolution's input: the kernel reads `source`
 /// directly (output row 0 reads from row -`top`, column 0 from column
 /// -`left`) and skips the taps that fall outside it, instead of reading a
-/// padded copy.
+/// padded copy. With `shift` (one value per input channel), what is padded
+/// is `source + shift[c]` (the shift a folded input normaliser leaves,
+/// `shiftOp`), and the kernel adds it as it reads.
 struct Padding {
   Value source;
   int64_t top = 0, left = 0;
+  SmallVector<float> shift;
+  Operation *shiftOp = nullptr;
 };
 
+/// The per-channel shift of `generic` when it is `x + k` with `k` a
+/// constant that varies along dimension 1 at most and `generic` has no
+/// other user; sets `x` to the shifted value.
+std::optional<SmallVector<float>> channelShiftOf(linalg::GenericOp generic,
+                                                 Value &x) {
+  if (!generic || !generic->hasOneUse() || generic.getNumDpsInputs() != 2 ||
+      generic.getNumDpsInits() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      generic.getNumLoops() != 4)
+    return std::nullopt;
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  DenseElementsAttr constant;
+  if (!maps[0].isIdentity() || !maps[2].isIdentity() ||
+      !matchPattern(generic.getDpsInputs()[1], m_Constant(&constant)) ||
+      !constant.getElementType().isF32())
+    return std::nullopt;
+  Block &body = generic.getRegion().front();
+  auto add = dyn_cast<arith::AddFOp>(&body.front());
+  if (!add || add->getNextNode() != body.getTerminator() ||
+      body.getTerminator()->getOperand(0) != add.getResult() ||
+      !((add.getLhs() == body.getArgument(0) &&
+         add.getRhs() == body.getArgument(1)) ||
+        (add.getLhs() == body.getArgument(1) &&
+         add.getRhs() == body.getArgument(0))))
+    return std::nullopt;
+  // The constant is read at the channel (d1) or at 0 along each of its
+  // dimensions (a constant 0, or any loop along an extent of 1).
+  auto type = cast<RankedTensorType>(constant.getType());
+  ArrayRef<AffineExpr> results = maps[1].getResults();
+  SmallVector<bool> alongChannels;
+  for (auto [i, expr] : llvm::enumerate(results)) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    auto zero = dyn_cast<AffineConstantExpr>(expr);
+    bool channel = dim && dim.getPosition() == 1;
+    bool atZero = (zero && zero.getValue() == 0) ||
+                  (dim && !channel && type.getDimSize(i) == 1);
+    if (!channel && !atZero)
+      return std::nullopt;
+    alongChannels.push_back(channel);
+  }
+  int64_t channels = generic.getStaticLoopRanges()[1];
+  auto values = constant.getValues<float>();
+  SmallVector<float> shift;
+  for (int64_t c = 0; c < channels; ++c) {
+    int64_t flat = 0;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      flat = flat * type.getDimSize(i) + (alongChannels[i] ? c : 0);
+    shift.push_back(values[flat]);
+  }
+  x = generic.getDpsInputs()[0];
+  return shift;
+}
+
 /// The padding of `conv`'s input when that is a static `tensor.pad` of the
-/// rows and columns by 0; std::nullopt otherwise.
+/// rows and columns by 0 (of a per-channel shift of `source`, or of
+/// `source`); std::nullopt otherwise.
 std::optional<Padding> paddingOf(linalg::GenericOp conv) {
   auto pad = conv.getDpsInputs()[0].getDefiningOp<tensor::PadOp>();
   if (!pad || !pad.getSourceType().hasStaticShape() ||
@@ -155,6 +213,12 @@ std::optional<Padding> paddingOf(linalg::GenericOp conv) {
   padding.source = pad.getSource();
   padding.top = low[2];
   padding.left = low[3];
+  auto shifted = padding.source.getDefiningOp<linalg::GenericOp>();
+  if (std::optional<SmallVector<float>> shift =
+          channelShiftOf(shifted, padding.source)) {
+    padding.shift = std::move(*shift);
+    padding.shiftOp = shifted;
+  }
   return padding;
 }
 
@@ -499,6 +563,15 @@ struct VectorizeConvolutionsPass
     int64_t inWidth = inputType.getDimSize(3);
     auto vecType = VectorType::get({lanes}, b.getF32Type());
     SmallVector<bool> inBounds = {true};
+    // The per-channel shift the input is read through, if any.
+    Value shifts;
+    if (padding && !padding->shift.empty()) {
+      auto shiftType = RankedTensorType::get({int64_t(padding->shift.size())},
+                                             b.getF32Type());
+      shifts = arith::ConstantOp::create(
+          e.entry, loc,
+          DenseElementsAttr::get(shiftType, ArrayRef<float>(padding->shift)));
+    }
     // The output (and bias) vectors run along the filter dimension.
     auto alongFilters = AffineMapAttr::get(
         AffineMap::get(4, 0, getAffineDimExpr(1, b.getContext())));
@@ -567,6 +640,17 @@ struct VectorizeConvolutionsPass
       SmallVector<Value> summed =
           e.loop(conv.channelsPerGroup, 1, accs, [&](Value c, ValueRange acc) {
             Value ic = arith::AddIOp::create(b, loc, channelBase, c);
+            Value shift =
+                shifts
+                    ? tensor::ExtractOp::create(b, loc, shifts, ic).getResult()
+                    : Value();
+            // The input at (ih, iw), shifted.
+            auto readInput = [&](Value ih, Value iw) -> Value {
+              Value x = tensor::ExtractOp::create(b, loc, input,
+                                                  ValueRange{n, ic, ih, iw});
+              return shift ? arith::AddFOp::create(b, loc, x, shift).getResult()
+                           : x;
+            };
             // The FMAs of tap row kh (its index value, and kh itself when
             // it is a constant).
             auto tapRow = [&](Value khIdx, std::optional<int64_t> khAt,
@@ -593,19 +677,15 @@ struct VectorizeConvolutionsPass
                                    kw * conv.dilationW - left);
                   Value x;
                   if (along == Reach::Always) {
-                    x = tensor::ExtractOp::create(b, loc, input,
-                                                  ValueRange{n, ic, ih, iw});
+                    x = readInput(ih, iw);
                   } else {
                     Value clamped = arith::MinSIOp::create(
                         b, loc, arith::MaxSIOp::create(b, loc, iw, e.idx(0)),
                         e.idx(inWidth - 1));
                     Value inside = arith::CmpIOp::create(
                         b, loc, arith::CmpIPredicate::eq, iw, clamped);
-                    x = arith::SelectOp::create(
-                        b, loc, inside,
-                        tensor::ExtractOp::create(
-                            b, loc, input, ValueRange{n, ic, ih, clamped}),
-                        zero);
+                    x = arith::SelectOp::create(b, loc, inside,
+                                                readInput(ih, clamped), zero);
                   }
                   Value xs = vector::BroadcastOp::create(b, loc, vecType, x);
                   for (int64_t v = 0; v < tile.filterVectors; ++v) {
@@ -776,10 +856,12 @@ struct VectorizeConvolutionsPass
         fTile = f, ohTile = h;
     }
     int64_t readWidth = (owTile - 1) * conv.strideW + 1;
+    // A shifted input is read padded (the shift stays its own loop nest).
     // An edge tile reads its segments inside the row: the row must hold one.
     if (padding &&
-        readWidth >
-            cast<RankedTensorType>(padding->source.getType()).getDimSize(3))
+        (!padding->shift.empty() ||
+         readWidth >
+             cast<RankedTensorType>(padding->source.getType()).getDimSize(3)))
       padding.reset();
 
     tessel::cpu::ConvPrologue prologue = prologueOf(op);
@@ -997,13 +1079,21 @@ struct VectorizeConvolutionsPass
     } else {
       op.getResult(0).replaceAllUsesWith(result);
     }
-    tessel::cpu::recordKernel(result.getDefiningOp(), "convolution",
-                              FusedLoc::get(op.getContext(), locs));
+    MLIRContext *ctx = op.getContext();
     auto pad = op.getDpsInputs()[0].getDefiningOp<tensor::PadOp>();
     op.erase();
-    // A padding the kernel read through.
-    if (pad && pad->use_empty())
+    // A padding (and the shift under it) the kernel read through: the
+    // shift's ONNX nodes are the kernel's too.
+    if (pad && pad->use_empty()) {
+      auto shift = pad.getSource().getDefiningOp<linalg::GenericOp>();
       pad.erase();
+      if (shift && shift->use_empty()) {
+        locs.insert(locs.begin(), shift.getLoc());
+        shift.erase();
+      }
+    }
+    tessel::cpu::recordKernel(result.getDefiningOp(), "convolution",
+                              FusedLoc::get(ctx, locs));
     if (prologue.producer)
       prologue.producer->erase();
   }

@@ -398,3 +398,104 @@ func.func @depthwise_padded(%x: tensor<1x4x24x40xf32>, %w: tensor<4x1x3x3xf32>,
   } -> tensor<1x4x24x40xf32>
   return %0 : tensor<1x4x24x40xf32>
 }
+
+// -----
+
+// A zero padding of x + shift[c] (the shift a folded input normaliser
+// leaves, read at (n, c, 0, 0) as tessel-convert-tessel-to-linalg writes
+// it): the filter tiles read x unpadded and add the channel's shift to each
+// value they read, before the select that zeroes the padded taps; the
+// shift's loop nest goes away with the padding.
+
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#channel = affine_map<(n, c, h, w) -> (n, c, 0, 0)>
+#in = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#w = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
+#out = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
+// CHECK-LABEL: func.func @shifted_padded_over_filters
+// CHECK-SAME:    (%[[X:[a-z0-9]+]]: tensor<1x2x16x16xf32>
+// CHECK-DAG:     %[[SHIFTS:.*]] = arith.constant dense<[-1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK-NOT:     tensor.pad
+// CHECK:         scf.for %[[C:[a-z0-9]+]] = %{{.*}} to %c2 step
+// CHECK:           %[[IC:.*]] = arith.addi %{{.*}}, %[[C]]
+// CHECK:           %[[SHIFT:.*]] = tensor.extract %[[SHIFTS]][%[[IC]]]
+// CHECK:           scf.for
+// CHECK:             %[[V:.*]] = tensor.extract %[[X]]
+// CHECK:             %[[S:.*]] = arith.addf %[[V]], %[[SHIFT]]
+// CHECK:             arith.select %{{.*}}, %[[S]], %{{.*}} : f32
+// CHECK-NOT:     linalg.generic
+func.func @shifted_padded_over_filters(%x: tensor<1x2x16x16xf32>,
+                                       %init: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32> {
+  %shift = arith.constant dense<[[[[-1.0]], [[2.0]]]]> : tensor<1x2x1x1xf32>
+  %w = arith.constant dense<0.5> : tensor<8x2x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x16x16xf32>
+  %shifted = linalg.generic {indexing_maps = [#id, #channel, #id],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %shift : tensor<1x2x16x16xf32>, tensor<1x2x1x1xf32>)
+      outs(%e : tensor<1x2x16x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x16x16xf32>
+  %padded = tensor.pad %shifted low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x16x16xf32> to tensor<1x2x18x18xf32>
+  %0 = linalg.generic {indexing_maps = [#in, #w, #out],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}
+      ins(%padded, %w : tensor<1x2x18x18xf32>, tensor<8x2x3x3xf32>)
+      outs(%init : tensor<1x8x16x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x16x16xf32>
+  return %0 : tensor<1x8x16x16xf32>
+}
+
+// -----
+
+// Tiles over columns do not read through a shift: the shift stays its own
+// loop nest and the tiles read the padded tensor.
+
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#channel = affine_map<(n, c, h, w) -> (0, c, 0, 0)>
+#in = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f + c, oh + kh, ow + kw)>
+#w = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
+#out = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
+// CHECK-LABEL: func.func @shifted_depthwise_kept
+// CHECK:         linalg.generic
+// CHECK:           arith.addf
+// CHECK:         %[[P:.*]] = tensor.pad
+// CHECK:         vector.transfer_read %[[P]]
+func.func @shifted_depthwise_kept(%x: tensor<1x4x24x40xf32>, %w: tensor<4x1x3x3xf32>,
+                                  %init: tensor<1x4x24x40xf32>) -> tensor<1x4x24x40xf32> {
+  %shift = arith.constant dense<[[[[-1.0]], [[2.0]], [[3.0]], [[4.0]]]]> : tensor<1x4x1x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x24x40xf32>
+  %shifted = linalg.generic {indexing_maps = [#id, #channel, #id],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %shift : tensor<1x4x24x40xf32>, tensor<1x4x1x1xf32>)
+      outs(%e : tensor<1x4x24x40xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x24x40xf32>
+  %padded = tensor.pad %shifted low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x24x40xf32> to tensor<1x4x26x42xf32>
+  %0 = linalg.generic {indexing_maps = [#in, #w, #out],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}
+      ins(%padded, %w : tensor<1x4x26x42xf32>, tensor<4x1x3x3xf32>)
+      outs(%init : tensor<1x4x24x40xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x24x40xf32>
+  return %0 : tensor<1x4x24x40xf32>
+}

@@ -8,9 +8,9 @@
 
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
-#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "FoldingUtils.h"
 
-#include "mlir/IR/Matchers.h"
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
 
 #include <cmath>
 
@@ -24,22 +24,6 @@ using namespace mlir::tessel;
 
 namespace {
 
-/// The f32 values of a constant tensor, or nothing.
-std::optional<std::vector<float>> constantValues(Value value) {
-  DenseElementsAttr attr;
-  if (!value || !matchPattern(value, m_Constant(&attr)) ||
-      !attr.getElementType().isF32())
-    return std::nullopt;
-  auto values = attr.getValues<float>();
-  return std::vector<float>(values.begin(), values.end());
-}
-
-Value makeConstant(OpBuilder &builder, Location loc, ArrayRef<int64_t> shape,
-                   ArrayRef<float> values) {
-  auto type = RankedTensorType::get(shape, builder.getF32Type());
-  return ConstantOp::create(builder, loc, DenseElementsAttr::get(type, values));
-}
-
 /// The batch norm's per-channel factor k and shift (beta - mean * k), for
 /// `channels` channels; nothing when its vectors are not f32 constants of
 /// that extent.
@@ -47,10 +31,10 @@ struct Affine {
   std::vector<float> k, mean, beta;
 };
 std::optional<Affine> foldedAffine(BatchNormOp bn, int64_t channels) {
-  auto scale = constantValues(bn.getScale());
-  auto beta = constantValues(bn.getBias());
-  auto mean = constantValues(bn.getMean());
-  auto var = constantValues(bn.getVar());
+  auto scale = getConstantF32Values(bn.getScale());
+  auto beta = getConstantF32Values(bn.getBias());
+  auto mean = getConstantF32Values(bn.getMean());
+  auto var = getConstantF32Values(bn.getVar());
   if (!scale || !beta || !mean || !var)
     return std::nullopt;
   for (auto *v : {&*scale, &*beta, &*mean, &*var})
@@ -66,25 +50,16 @@ std::optional<Affine> foldedAffine(BatchNormOp bn, int64_t channels) {
   return affine;
 }
 
-bool allF32(Operation *op) {
-  for (Type type : op->getOperandTypes())
-    if (!cast<RankedTensorType>(type).getElementType().isF32())
-      return false;
-  return cast<RankedTensorType>(op->getResult(0).getType())
-      .getElementType()
-      .isF32();
-}
-
 /// conv -> batch_norm.
 LogicalResult foldIntoConv(BatchNormOp bn, ConvOp conv) {
   auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
   int64_t channels = weightType.getDimSize(0);
-  auto weight = constantValues(conv.getWeight());
-  if (!weight || !allF32(conv))
+  auto weight = getConstantF32Values(conv.getWeight());
+  if (!weight || !hasOnlyF32Tensors(conv))
     return failure();
   std::optional<std::vector<float>> bias;
   if (conv.getBias()) {
-    bias = constantValues(conv.getBias());
+    bias = getConstantF32Values(conv.getBias());
     if (!bias || int64_t(bias->size()) != channels)
       return failure();
   }
@@ -103,8 +78,8 @@ LogicalResult foldIntoConv(BatchNormOp bn, ConvOp conv) {
 
   OpBuilder builder(bn);
   Location loc = builder.getFusedLoc({conv.getLoc(), bn.getLoc()});
-  Value w = makeConstant(builder, loc, weightType.getShape(), *weight);
-  Value b = makeConstant(builder, loc, {channels}, newBias);
+  Value w = createF32Constant(builder, loc, weightType.getShape(), *weight);
+  Value b = createF32Constant(builder, loc, {channels}, newBias);
   auto folded = ConvOp::create(builder, loc, bn.getType(), conv.getInput(), w,
                                b, conv.getStridesAttr(), conv.getPadsAttr(),
                                conv.getDilationsAttr(), conv.getGroupAttr());
@@ -117,11 +92,11 @@ LogicalResult foldIntoConv(BatchNormOp bn, ConvOp conv) {
 /// rank-2 gemm -> batch_norm: channels are the output's columns.
 LogicalResult foldIntoGemm(BatchNormOp bn, GemmOp gemm) {
   auto resultType = cast<RankedTensorType>(gemm.getType());
-  if (resultType.getRank() != 2 || !allF32(gemm))
+  if (resultType.getRank() != 2 || !hasOnlyF32Tensors(gemm))
     return failure();
   int64_t rows = resultType.getDimSize(0), channels = resultType.getDimSize(1);
   auto bType = cast<RankedTensorType>(gemm.getB().getType());
-  auto b = constantValues(gemm.getB());
+  auto b = getConstantF32Values(gemm.getB());
   if (!b)
     return failure();
   // C broadcasts to [rows, channels]; the folded bias is per channel unless C
@@ -129,7 +104,7 @@ LogicalResult foldIntoGemm(BatchNormOp bn, GemmOp gemm) {
   std::vector<float> c(size_t(rows * channels), 0.0f);
   bool perRow = false;
   if (gemm.getC()) {
-    auto cValues = constantValues(gemm.getC());
+    auto cValues = getConstantF32Values(gemm.getC());
     if (!cValues)
       return failure();
     auto cType = cast<RankedTensorType>(gemm.getC().getType());
@@ -164,9 +139,9 @@ LogicalResult foldIntoGemm(BatchNormOp bn, GemmOp gemm) {
 
   OpBuilder builder(bn);
   Location loc = builder.getFusedLoc({gemm.getLoc(), bn.getLoc()});
-  Value newB = makeConstant(builder, loc, bType.getShape(), *b);
-  Value newC = perRow ? makeConstant(builder, loc, {rows, channels}, bias)
-                      : makeConstant(builder, loc, {channels}, bias);
+  Value newB = createF32Constant(builder, loc, bType.getShape(), *b);
+  Value newC = perRow ? createF32Constant(builder, loc, {rows, channels}, bias)
+                      : createF32Constant(builder, loc, {channels}, bias);
   auto folded =
       GemmOp::create(builder, loc, bn.getType(), gemm.getA(), newB, newC,
                      gemm.getAlphaAttr(), builder.getF32FloatAttr(1.0f),
@@ -186,7 +161,7 @@ struct TesselFoldBatchNormPass
     for (BatchNormOp bn : norms) {
       Operation *producer = bn.getInput().getDefiningOp();
       // A producer with other users would have to be kept as well.
-      if (!producer || !producer->hasOneUse() || !allF32(bn))
+      if (!producer || !producer->hasOneUse() || !hasOnlyF32Tensors(bn))
         continue;
       if (auto conv = dyn_cast<ConvOp>(producer))
         (void)foldIntoConv(bn, conv);

@@ -38,6 +38,46 @@ def TesselFoldBatchNormPass
   }];
 }
 
+def TesselFoldInputNormalizationPass
+    : Pass<"tessel-fold-input-normalization", "func::FuncOp"> {
+  let summary = "Folds a per-channel affine normaliser of a graph input into the first conv or gemm";
+  let description = [{
+    Image models often start with `(x - mean) / std` (or `x * a + b`) by
+    per-channel constants on the graph input. The chain of `add`, `sub`,
+    `mul` and `div` by constants that broadcast along dimension 1 (the
+    channels of an NCHW image, the features of a `[rows, features]` gemm
+    input) is the affine map `a[c] * x + b[c]`; when it feeds a conv (as its
+    input) or a gemm (as `A`, not transposed) whose weights are f32
+    constants, the scale moves into the weights:
+
+    - conv: `W'[o, i, ...] = W[o, i, ...] * a[c]` (`c` the input channel
+      that `i` reads in `o`'s group) and
+      `bias'[o] = bias[o] + sum_{i, k} W[o, i, k] * b[c]`;
+    - gemm: `B'[k, n] = B[k, n] * a[k]` and
+      `C'[n] = beta * C[n] + alpha * sum_k B[k, n] * b[k]` (then `beta = 1`).
+
+    A padded conv pads the normalised input with zeros, that is the raw
+    value `-b / a`, not 0: folding `b` into the bias would be wrong on the
+    border. There the shift stays as `tessel.add %x, (b / a)` on the input
+    (the conv kernels read through it, so it is no kernel of its own) and
+    only the scale moves into the weights; a zero `a` leaves the chain as
+    it is.
+
+    It folds only what is the same computation: each op of the chain has one
+    user and keeps the input's shape, the constants broadcast per channel,
+    and everything is f32. The folded op keeps the locations of the chain's
+    ops and of the conv or gemm.
+
+    ```mlir
+    %0 = tessel.sub %x, %mean : (tensor<1x3x224x224xf32>, tensor<1x3x1x1xf32>) -> ...
+    %1 = tessel.div %0, %std : ...
+    %y = tessel.conv %1, %w, %b {pads = array<i64: 0, 0, 0, 0>, ...}
+    // becomes
+    %y = tessel.conv %x, %w_folded, %b_folded {...}
+    ```
+  }];
+}
+
 def TesselDropZeroChannelsPass
     : Pass<"tessel-drop-zero-channels", "ModuleOp"> {
   let summary = "Removes conv output channels whose weights and bias are all zero";
