@@ -108,6 +108,14 @@ def TesselVectorizeContractionsPass
     `tessel.in_kernel`, for `tessel-vectorize-generics` to tile into
     registers without counting another kernel.
 
+    Unit loops and neighbours: when the product drops unit loops (a batch-1
+    MatMul of a `[1, seq, d]` activation, torch's `[seq, 1, d]` attention
+    projections), its initialiser and consumer drop the same unit loops, so
+    that no reshape stands between them and the product. A product whose
+    result reaches its consumer through an `expand_shape` that only adds
+    unit dimensions (a Gemm's `[M, N]` reshaped to `[1, M, N]` before a
+    residual add) has the consumer drop those unit loops, and absorbs it.
+
     A constant right-hand side stored transposed (ONNX `Gemm` with
     `transB = 1`, as torch exports `Linear`) is transposed once at compile
     time, so that every step loads a contiguous row of it.

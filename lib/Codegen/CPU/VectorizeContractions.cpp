@@ -196,11 +196,80 @@ bool transposeConstantRhs(RewriterBase &rewriter, linalg::GenericOp op) {
   return true;
 }
 
+/// Makes `operand` read past a collapse of an expand that restores its
+/// type (the reshapes between two ops that both dropped the same unit
+/// dimensions), and erases the reshapes once unused.
+void skipReshapePair(RewriterBase &rewriter, OpOperand &operand) {
+  auto collapse = operand.get().getDefiningOp<tensor::CollapseShapeOp>();
+  auto expand = collapse
+                    ? collapse.getSrc().getDefiningOp<tensor::ExpandShapeOp>()
+                    : nullptr;
+  if (!expand || expand.getSrcType() != collapse.getResultType() ||
+      expand.getReassociationIndices() != collapse.getReassociationIndices())
+    return;
+  rewriter.modifyOpInPlace(operand.getOwner(),
+                           [&] { operand.set(expand.getSrc()); });
+  if (collapse->use_empty())
+    rewriter.eraseOp(collapse);
+  if (expand->use_empty())
+    rewriter.eraseOp(expand);
+}
+
+/// Drops the unit loops of `generic`, an elementwise neighbour of a product
+/// whose unit loops were dropped, and reads the product's (or feeds it) its
+/// values without the reshapes in between.
+void dropNeighbourUnitLoops(RewriterBase &rewriter, linalg::GenericOp generic) {
+  rewriter.setInsertionPoint(generic);
+  linalg::ControlDropUnitDims control;
+  FailureOr<linalg::DropUnitDimsResult> dropped =
+      linalg::dropUnitDims(rewriter, generic, control);
+  if (failed(dropped))
+    return;
+  rewriter.replaceOp(generic, dropped->replacements);
+  for (OpOperand &operand : dropped->resultOp->getOpOperands())
+    skipReshapePair(rewriter, operand);
+}
+
+/// The product's initialiser without the unit dimensions the product
+/// dropped: a fill of them is a fill of the collapsed tensor, a generic
+/// drops them too.
+void dropInitUnitLoops(RewriterBase &rewriter, linalg::LinalgOp product) {
+  OpOperand &init = product.getDpsInitsMutable()[0];
+  auto collapse = init.get().getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapse || !collapse->hasOneUse())
+    return;
+  Operation *producer = collapse.getSrc().getDefiningOp();
+  if (!producer || !producer->hasOneUse())
+    return;
+  if (auto fill = dyn_cast<linalg::FillOp>(producer)) {
+    rewriter.setInsertionPoint(collapse);
+    Value empty = tensor::EmptyOp::create(
+        rewriter, fill.getLoc(), collapse.getResultType().getShape(),
+        collapse.getResultType().getElementType());
+    Value filled = linalg::FillOp::create(rewriter, fill.getLoc(),
+                                          fill.getInputs()[0], empty)
+                       .getResult(0);
+    rewriter.modifyOpInPlace(product, [&] { init.set(filled); });
+    rewriter.eraseOp(collapse);
+    rewriter.eraseOp(fill);
+    return;
+  }
+  if (auto generic = dyn_cast<linalg::GenericOp>(producer)) {
+    dropNeighbourUnitLoops(rewriter, generic);
+    skipReshapePair(rewriter, init);
+  }
+}
+
 /// Drops the unit loops of a generic contraction (torch's attention
 /// projections multiply [seq, 1, d] by [d, 3d]): the row loop is then the
 /// long one, not the unit batch dimension, and the register tile gets its
-/// rows. Returns the op to vectorize (`op` itself when nothing dropped).
-linalg::LinalgOp dropUnitLoops(RewriterBase &rewriter, linalg::LinalgOp op) {
+/// rows. With `neighbours` (its initialiser and elementwise consumer, which
+/// the product's tiles are to absorb), they drop the same unit loops, so
+/// that no reshape stands between them and the product. Returns the op to
+/// vectorize (`op` itself when nothing dropped).
+linalg::LinalgOp dropUnitLoops(RewriterBase &rewriter, linalg::LinalgOp op,
+                               linalg::GenericOp consumer = nullptr,
+                               bool withInit = false) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
   auto isF32 = [](Value v) { return getElementTypeOrSelf(v).isF32(); };
   if (!generic || !linalg::isaContractionOpInterface(op) ||
@@ -227,6 +296,10 @@ linalg::LinalgOp dropUnitLoops(RewriterBase &rewriter, linalg::LinalgOp op) {
     return op;
   }
   rewriter.replaceOp(generic, dropped->replacements);
+  if (withInit)
+    dropInitUnitLoops(rewriter, result);
+  if (consumer)
+    dropNeighbourUnitLoops(rewriter, consumer);
   return result;
 }
 
@@ -327,10 +400,9 @@ bool isComputeOnly(linalg::LinalgOp op) {
   return true;
 }
 
-/// The consumer `op`'s register tiles can run: the one elementwise generic
-/// reading its result with the identity map.
-linalg::GenericOp consumerOf(linalg::LinalgOp op) {
-  Value result = op->getResult(0);
+/// The one user of `result` when it is an elementwise f32 generic reading
+/// it with the identity map into a result of the same type.
+linalg::GenericOp elementwiseUserOf(Value result) {
   if (!result.hasOneUse())
     return nullptr;
   auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
@@ -351,6 +423,33 @@ linalg::GenericOp consumerOf(linalg::LinalgOp op) {
            .isIdentity())
     return nullptr;
   return consumer;
+}
+
+/// The consumer `op`'s register tiles can run: the one elementwise generic
+/// reading its result with the identity map.
+linalg::GenericOp consumerOf(linalg::LinalgOp op) {
+  return elementwiseUserOf(op->getResult(0));
+}
+
+/// When the result of `op` (with no unit dimensions) reaches its one
+/// elementwise consumer through an expand_shape that only adds unit
+/// dimensions (a Gemm's [M, N] reshaped to [1, M, N] before a residual
+/// add), the consumer drops those unit loops and reads the result directly.
+void absorbUnitExpand(RewriterBase &rewriter, linalg::LinalgOp op) {
+  Value result = op->getResult(0);
+  if (!result.hasOneUse())
+    return;
+  auto expand = dyn_cast<tensor::ExpandShapeOp>(*result.getUsers().begin());
+  if (!expand)
+    return;
+  auto isUnit = [](int64_t extent) { return extent == 1; };
+  ArrayRef<int64_t> from = expand.getSrcType().getShape(),
+                    to = expand.getResultType().getShape();
+  if (llvm::any_of(from, isUnit) ||
+      int64_t(to.size()) - llvm::count_if(to, isUnit) != int64_t(from.size()))
+    return;
+  if (linalg::GenericOp consumer = elementwiseUserOf(expand.getResult()))
+    dropNeighbourUnitLoops(rewriter, consumer);
 }
 
 /// `op`'s neighbours: its consumer and its initialiser, either or both.
@@ -387,15 +486,27 @@ struct VectorizeContractionsPass
     IRRewriter rewriter(ctx);
     int64_t lanes = std::max<int64_t>(1, vectorWidth);
 
+    // Only contractions: the rewrites below erase the elementwise ops
+    // around them.
     SmallVector<linalg::LinalgOp> candidates;
-    func.walk([&](linalg::LinalgOp op) { candidates.push_back(op); });
+    func.walk([&](linalg::LinalgOp op) {
+      if (linalg::isaContractionOpInterface(op))
+        candidates.push_back(op);
+    });
     bool changed = false;
     for (linalg::LinalgOp op : candidates) {
       // Unit loops are dropped (their reshapes would stand between the
       // product and its neighbours) unless the product only has unit rows
       // (a matrix-vector product: 1-row tiles either way) and neighbours.
-      if (!(fuseEpilogues && hasOnlyUnitRows(op) && neighboursOf(op)))
-        op = dropUnitLoops(rewriter, op);
+      // With epilogue fusion the neighbours drop the same unit loops.
+      if (fuseEpilogues)
+        absorbUnitExpand(rewriter, op);
+      std::optional<ProductNeighbours> around =
+          fuseEpilogues ? neighboursOf(op) : std::nullopt;
+      if (!(around && hasOnlyUnitRows(op)))
+        op = around ? dropUnitLoops(rewriter, op, around->consumer,
+                                    around->init != nullptr)
+                    : dropUnitLoops(rewriter, op);
       std::optional<TilePlan> plan = planTiles(op, lanes, accumulators);
       if (!plan) {
         // A right-hand side stored transposed may qualify once transposed.

@@ -49,8 +49,28 @@ struct ReshapeLowering : OpRewritePattern<ReshapeOp> {
             op, resultType, op.getInput(), *reassociation);
       return success();
     }
-    auto shapeType = RankedTensorType::get({resultType.getRank()},
-                                           rewriter.getI64Type());
+    // Shapes that differ in unit dimensions only (moved, added, removed):
+    // a collapse to the common shape without them, then an expand.
+    SmallVector<int64_t> common;
+    for (int64_t extent : sourceType.getShape())
+      if (extent != 1)
+        common.push_back(extent);
+    auto commonType =
+        RankedTensorType::get(common, sourceType.getElementType());
+    std::optional<SmallVector<ReassociationIndices>> down =
+        getReassociationIndicesForReshape(sourceType, commonType);
+    std::optional<SmallVector<ReassociationIndices>> up =
+        getReassociationIndicesForReshape(commonType, resultType);
+    if (sourceType.hasStaticShape() && resultType.hasStaticShape() &&
+        !common.empty() && down && up) {
+      Value collapsed = tensor::CollapseShapeOp::create(
+          rewriter, op.getLoc(), commonType, op.getInput(), *down);
+      rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, resultType,
+                                                         collapsed, *up);
+      return success();
+    }
+    auto shapeType =
+        RankedTensorType::get({resultType.getRank()}, rewriter.getI64Type());
     Value shape = arith::ConstantOp::create(
         rewriter, op.getLoc(),
         DenseIntElementsAttr::get(shapeType, resultType.getShape()));
@@ -66,9 +86,9 @@ struct TransposeLowering : OpRewritePattern<TransposeOp> {
   LogicalResult matchAndRewrite(TransposeOp op,
                                 PatternRewriter &rewriter) const override {
     auto resultType = cast<RankedTensorType>(op.getType());
-    Value init = tensor::EmptyOp::create(rewriter, op.getLoc(),
-                                         resultType.getShape(),
-                                         resultType.getElementType());
+    Value init =
+        tensor::EmptyOp::create(rewriter, op.getLoc(), resultType.getShape(),
+                                resultType.getElementType());
     rewriter.replaceOp(op, linalg::TransposeOp::create(rewriter, op.getLoc(),
                                                        op.getInput(), init,
                                                        op.getPerm())

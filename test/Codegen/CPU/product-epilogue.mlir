@@ -108,3 +108,88 @@ func.func @blocked_fill(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) ->
   %p = linalg.matmul ins(%a, %b : tensor<1024x1024xf32>, tensor<1024x1024xf32>) outs(%f : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
   return %p : tensor<1024x1024xf32>
 }
+
+// -----
+
+// A batch-1 product [1, 64, 32] x [32, 128] (torch's MatMul on a
+// [batch, seq, d] activation) with a fill and a bias add: the product drops
+// its unit batch loop, and its fill and bias add drop the same loop, so no
+// reshape stands between them: one kernel, tiled over the 64 rows, and the
+// result expanded back to [1, 64, 128] once at the end.
+
+#bias3 = affine_map<(b, i, j) -> (j)>
+#id3 = affine_map<(b, i, j) -> (b, i, j)>
+#a3 = affine_map<(b, i, j, k) -> (b, i, k)>
+#w3 = affine_map<(b, i, j, k) -> (k, j)>
+#c3 = affine_map<(b, i, j, k) -> (b, i, j)>
+// CHECK-LABEL: func.func @unit_batch_matmul_bias
+// CHECK-SAME:    tessel.kernels = [{kind = "contraction", loc = #{{.*}}}]
+// CHECK:         %[[R:.*]] = scf.for %{{.*}} = %{{.*}} to %c128 step %c16
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %c64 step %c4
+// CHECK:             vector.contract
+// CHECK:             arith.addf %{{.*}} : vector<4x16xf32>
+// CHECK:             vector.transfer_write %{{.*}} : vector<4x16xf32>, tensor<64x128xf32>
+// CHECK:         %[[E:.*]] = tensor.expand_shape %[[R]] {{\[}}[0, 1], [2]] output_shape [1, 64, 128]
+// CHECK:         return %[[E]]
+// CHECK-NOT:     linalg.
+// OFF-LABEL:   func.func @unit_batch_matmul_bias
+// OFF-COUNT-2:   linalg.
+func.func @unit_batch_matmul_bias(%x: tensor<1x64x32xf32>, %w: tensor<32x128xf32>,
+                                  %bias: tensor<128xf32>) -> tensor<1x64x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<1x64x128xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e0 : tensor<1x64x128xf32>) -> tensor<1x64x128xf32>
+  %p = linalg.generic {indexing_maps = [#a3, #w3, #c3], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<1x64x32xf32>, tensor<32x128xf32>) outs(%init : tensor<1x64x128xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %m = arith.mulf %l, %r : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x64x128xf32>
+  %e1 = tensor.empty() : tensor<1x64x128xf32>
+  %out = linalg.generic {indexing_maps = [#id3, #bias3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p, %bias : tensor<1x64x128xf32>, tensor<128xf32>) outs(%e1 : tensor<1x64x128xf32>) {
+  ^bb0(%v: f32, %b: f32, %o: f32):
+    %r = arith.addf %v, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<1x64x128xf32>
+  return %out : tensor<1x64x128xf32>
+}
+
+// -----
+
+// A [64, 128] product reshaped to [1, 64, 128] (unit dimensions added
+// only) before a residual add: the add drops its unit loop and reads the
+// product directly, so it runs in the product's register tiles.
+
+#id4 = affine_map<(b, i, j) -> (b, i, j)>
+#a4 = affine_map<(i, j, k) -> (i, k)>
+#w4 = affine_map<(i, j, k) -> (k, j)>
+#c4 = affine_map<(i, j, k) -> (i, j)>
+// CHECK-LABEL: func.func @expanded_product_residual
+// CHECK-SAME:    tessel.kernels = [{kind = "contraction", loc = #{{.*}}}]
+// CHECK:         %[[R:.*]] = scf.for
+// CHECK:             vector.contract
+// CHECK:             arith.addf %{{.*}} : vector<4x16xf32>
+// CHECK:         tensor.expand_shape %[[R]] {{\[}}[0, 1], [2]] output_shape [1, 64, 128]
+// CHECK-NOT:     linalg.
+func.func @expanded_product_residual(%x: tensor<64x32xf32>, %w: tensor<32x128xf32>,
+                                     %init: tensor<64x128xf32>,
+                                     %res: tensor<1x64x128xf32>) -> tensor<1x64x128xf32> {
+  %p = linalg.generic {indexing_maps = [#a4, #w4, #c4], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<64x32xf32>, tensor<32x128xf32>) outs(%init : tensor<64x128xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %m = arith.mulf %l, %r : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x128xf32>
+  %ex = tensor.expand_shape %p [[0, 1], [2]] output_shape [1, 64, 128] : tensor<64x128xf32> into tensor<1x64x128xf32>
+  %e1 = tensor.empty() : tensor<1x64x128xf32>
+  %out = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ex, %res : tensor<1x64x128xf32>, tensor<1x64x128xf32>) outs(%e1 : tensor<1x64x128xf32>) {
+  ^bb0(%v: f32, %r: f32, %o: f32):
+    %s = arith.addf %v, %r : f32
+    linalg.yield %s : f32
+  } -> tensor<1x64x128xf32>
+  return %out : tensor<1x64x128xf32>
+}

@@ -36,6 +36,20 @@ func.func @reshape_general(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
 
 // -----
 
+// Shapes that differ in unit dimensions only: a collapse to the shape
+// without them, then an expand (no tensor.reshape, which would stand
+// between producers and consumers that drop unit loops).
+// CHECK-LABEL: func.func @reshape_unit_dims
+// CHECK-SAME: (%[[X:.+]]: tensor<1x128x64xf32>)
+// CHECK: %[[C:.+]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<1x128x64xf32> into tensor<128x64xf32>
+// CHECK: tensor.expand_shape %[[C]] {{\[}}[0], [1, 2]] output_shape [128, 1, 64] : tensor<128x64xf32> into tensor<128x1x64xf32>
+func.func @reshape_unit_dims(%x: tensor<1x128x64xf32>) -> tensor<128x1x64xf32> {
+  %0 = tessel.reshape %x {shape = array<i64: 128, 1, 64>} : (tensor<1x128x64xf32>) -> tensor<128x1x64xf32>
+  return %0 : tensor<128x1x64xf32>
+}
+
+// -----
+
 // A reshape to its own shape folds away.
 // CHECK-LABEL: func.func @reshape_identity
 // CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>)

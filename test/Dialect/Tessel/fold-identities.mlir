@@ -60,3 +60,20 @@ func.func @transposes(%x: tensor<1x2x3x4xf32>) -> (tensor<1x2x3x4xf32>, tensor<1
   %id = tessel.transpose %back {perm = array<i64: 0, 1, 2, 3>} : (tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
   return %id, %b : tensor<1x2x3x4xf32>, tensor<1x4x2x3xf32>
 }
+
+// -----
+
+// A transpose that moves only unit dimensions keeps the elements in order:
+// it is a reshape. One that swaps two non-unit dimensions stays.
+// CHECK-LABEL: func.func @unit_dim_transposes
+// CHECK:         %[[R:.*]] = tessel.reshape %arg0 {shape = array<i64: 128, 1, 64>} : (tensor<1x128x64xf32>) -> tensor<128x1x64xf32>
+// CHECK:         %[[S:.*]] = tessel.reshape %arg1 {shape = array<i64: 4, 1, 1, 8>} : (tensor<1x4x8x1xf32>) -> tensor<4x1x1x8xf32>
+// CHECK:         %[[T:.*]] = tessel.transpose %arg0 {perm = array<i64: 0, 2, 1>}
+// CHECK:         return %[[R]], %[[S]], %[[T]]
+func.func @unit_dim_transposes(%x: tensor<1x128x64xf32>, %y: tensor<1x4x8x1xf32>)
+    -> (tensor<128x1x64xf32>, tensor<4x1x1x8xf32>, tensor<1x64x128xf32>) {
+  %a = tessel.transpose %x {perm = array<i64: 1, 0, 2>} : (tensor<1x128x64xf32>) -> tensor<128x1x64xf32>
+  %b = tessel.transpose %y {perm = array<i64: 1, 3, 0, 2>} : (tensor<1x4x8x1xf32>) -> tensor<4x1x1x8xf32>
+  %c = tessel.transpose %x {perm = array<i64: 0, 2, 1>} : (tensor<1x128x64xf32>) -> tensor<1x64x128xf32>
+  return %a, %b, %c : tensor<128x1x64xf32>, tensor<4x1x1x8xf32>, tensor<1x64x128xf32>
+}

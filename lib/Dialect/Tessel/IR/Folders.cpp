@@ -78,6 +78,28 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
+LogicalResult TransposeOp::canonicalize(TransposeOp op,
+                                        PatternRewriter &rewriter) {
+  // Moving only unit dimensions keeps the elements in order: the non-unit
+  // dimensions appear in the result in the input's order.
+  auto inputType = cast<RankedTensorType>(op.getInput().getType());
+  if (!inputType.hasStaticShape())
+    return failure();
+  int64_t last = -1;
+  for (int64_t d : op.getPerm()) {
+    if (inputType.getDimSize(d) == 1)
+      continue;
+    if (d < last)
+      return failure();
+    last = d;
+  }
+  rewriter.replaceOpWithNewOp<ReshapeOp>(
+      op, op.getType(), op.getInput(),
+      rewriter.getDenseI64ArrayAttr(
+          cast<RankedTensorType>(op.getType()).getShape()));
+  return success();
+}
+
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
@@ -164,14 +186,13 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   auto inputType = cast<RankedTensorType>(getInput().getType());
   SmallVector<int64_t> strides = getStrides(inputType.getShape());
   ArrayRef<int64_t> starts = getStarts(), steps = getSteps();
-  return gatherElements(data, cast<RankedTensorType>(getType()),
-                        [&](ArrayRef<int64_t> idx) {
-                          int64_t linear = 0;
-                          for (size_t d = 0; d < idx.size(); ++d)
-                            linear += (starts[d] + idx[d] * steps[d]) *
-                                      strides[d];
-                          return linear;
-                        });
+  return gatherElements(
+      data, cast<RankedTensorType>(getType()), [&](ArrayRef<int64_t> idx) {
+        int64_t linear = 0;
+        for (size_t d = 0; d < idx.size(); ++d)
+          linear += (starts[d] + idx[d] * steps[d]) * strides[d];
+        return linear;
+      });
 }
 
 OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
@@ -231,8 +252,8 @@ static DenseElementsAttr foldIntegerBinary(
   if (!lhs || !rhs || !type || type.getNumElements() > kMaxFoldElements)
     return {};
   auto element = dyn_cast<IntegerType>(type.getElementType());
-  if (!element || element.getWidth() == 1 ||
-      lhs.getElementType() != element || rhs.getElementType() != element)
+  if (!element || element.getWidth() == 1 || lhs.getElementType() != element ||
+      rhs.getElementType() != element)
     return {};
   bool isUnsigned = element.isUnsigned();
   SmallVector<APInt> lhsValues(lhs.getValues<APInt>()),
@@ -243,12 +264,12 @@ static DenseElementsAttr foldIntegerBinary(
   result.reserve(type.getNumElements());
   SmallVector<int64_t> idx(type.getRank(), 0);
   for (int64_t n = 0; n < type.getNumElements(); ++n) {
-    const APInt &a =
-        lhs.isSplat() ? lhsValues[0]
-                      : lhsValues[broadcastLinearIndex(idx, lhsShape)];
-    const APInt &b =
-        rhs.isSplat() ? rhsValues[0]
-                      : rhsValues[broadcastLinearIndex(idx, rhsShape)];
+    const APInt &a = lhs.isSplat()
+                         ? lhsValues[0]
+                         : lhsValues[broadcastLinearIndex(idx, lhsShape)];
+    const APInt &b = rhs.isSplat()
+                         ? rhsValues[0]
+                         : rhsValues[broadcastLinearIndex(idx, rhsShape)];
     std::optional<APInt> value = fn(a, b, isUnsigned);
     if (!value)
       return {};
@@ -341,18 +362,17 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
     return x;
   // Truncating division, as the lowering; the most negative value divided
   // by -1 overflows and is left to run time, as division by zero is.
-  return foldIntegerBinary(
-      adaptor.getLhs(), adaptor.getRhs(), getType(),
-      [](const APInt &a, const APInt &b,
-         bool isUnsigned) -> std::optional<APInt> {
-        if (b.isZero())
-          return std::nullopt;
-        if (isUnsigned)
-          return a.udiv(b);
-        if (a.isMinSignedValue() && b.isAllOnes())
-          return std::nullopt;
-        return a.sdiv(b);
-      });
+  return foldIntegerBinary(adaptor.getLhs(), adaptor.getRhs(), getType(),
+                           [](const APInt &a, const APInt &b,
+                              bool isUnsigned) -> std::optional<APInt> {
+                             if (b.isZero())
+                               return std::nullopt;
+                             if (isUnsigned)
+                               return a.udiv(b);
+                             if (a.isMinSignedValue() && b.isAllOnes())
+                               return std::nullopt;
+                             return a.sdiv(b);
+                           });
 }
 
 OpFoldResult MinOp::fold(FoldAdaptor adaptor) {

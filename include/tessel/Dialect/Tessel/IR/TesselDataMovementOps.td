@@ -60,6 +60,8 @@ def Tessel_TransposeOp : Tessel_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
   let arguments = (ins Tessel_Tensor:$input, DenseI64ArrayAttr:$perm);
   let results = (outs Tessel_Tensor:$result);
   let hasFolder = 1;
+  // A transpose that only moves unit dimensions is a reshape.
+  let hasCanonicalizeMethod = 1;
   let assemblyFormat =
       "$input attr-dict `:` functional-type(operands, results)";
 }
