@@ -64,7 +64,8 @@ mlir::tessel::getOptimizationNames() {
        "elementwise op on each register tile (codegen)"},
       {"fuse-reductions",
        "run the elementwise op consuming a reduction (and the reduction's "
-       "fill) in the reduction's loops (codegen)"},
+       "fill) in the reduction's loops, softmax and layer norm row by row "
+       "in one loop nest (codegen)"},
   };
   return names;
 }

@@ -236,6 +236,19 @@ def TesselVectorizeGenericsPass
     reduction are fused into its loops and all three tiles vectorized, one
     kernel: global average pooling's sum and division, say.
 
+    Row groups (also `fuse-reductions`): an elementwise consumer that reads
+    a reduction broadcast along the innermost dimension (softmax's division
+    by the row sum, layer norm's final scale), together with every
+    elementwise op, reduction and fill it reads, transitively, whose users
+    are all in the group, is tiled by rows: the dimensions it reads some
+    group member without (the reduced ones, the innermost among them) are
+    whole, the others 1. Each member fuses into the row's loop and works on
+    whole rows (a reduction over the row's elements per row, an elementwise
+    op per element or per row: nothing is computed twice across rows); a
+    row of at most 4 x `max-vector-elements` elements. Softmax (two fills,
+    max, exp, sum, division) and layer norm (mean, variance, scale) are one
+    kernel each.
+
     ```mlir
     // Before: softmax's row maximum over 4x128x128
     %m = linalg.generic {iterator_types = ["parallel", "parallel", "reduction"]} ...

@@ -263,8 +263,8 @@ void dropInitUnitLoops(RewriterBase &rewriter, linalg::LinalgOp product) {
 /// Drops the unit loops of a generic contraction (torch's attention
 /// projections multiply [seq, 1, d] by [d, 3d]): the row loop is then the
 /// long one, not the unit batch dimension, and the register tile gets its
-/// rows. With `neighbours` (its initialiser and elementwise consumer, which
-/// the product's tiles are to absorb), they drop the same unit loops, so
+/// rows. The neighbours the product's tiles are to absorb (its elementwise
+/// `consumer`, its initialiser `withInit`) drop the same unit loops, so
 /// that no reshape stands between them and the product. Returns the op to
 /// vectorize (`op` itself when nothing dropped).
 linalg::LinalgOp dropUnitLoops(RewriterBase &rewriter, linalg::LinalgOp op,

@@ -146,6 +146,101 @@ matchReductionEpilogue(linalg::LinalgOp consumer,
   return std::nullopt;
 }
 
+/// A row-wise group (softmax, layer norm): an elementwise consumer, and the
+/// elementwise ops, reductions and fills it reads (transitively) whose
+/// every user is in the group, at least one reduction among them read
+/// broadcast along the dimensions it reduced. The consumer is tiled with
+/// those dimensions whole and the others by 1, and the group is fused into
+/// its loops: per row, the reductions run over the row and the consumer
+/// writes it, one kernel.
+struct RowGroup {
+  SmallVector<Operation *> members; ///< without the consumer
+  SmallVector<int64_t> sizes;       ///< the consumer's tile sizes
+};
+
+std::optional<RowGroup>
+matchRowGroup(linalg::LinalgOp consumer,
+              const llvm::DenseSet<Operation *> &candidates,
+              int64_t maxRowElements) {
+  if (consumer.getNumReductionLoops() != 0 || consumer.getNumDpsInits() != 1 ||
+      consumer->getNumResults() != 1 ||
+      !isa<linalg::GenericOp>(consumer.getOperation()))
+    return std::nullopt;
+  // Grow the group to a fixed point: a producer joins once all its users
+  // are in it.
+  llvm::SetVector<Operation *> group;
+  group.insert(consumer);
+  bool grew = true;
+  while (grew) {
+    grew = false;
+    for (size_t i = 0; i < group.size(); ++i) {
+      auto op = cast<linalg::LinalgOp>(group[i]);
+      for (OpOperand &operand : op->getOpOperands()) {
+        Operation *producer = operand.get().getDefiningOp();
+        if (!producer || group.contains(producer) ||
+            !candidates.contains(producer) || producer->getNumResults() != 1 ||
+            !llvm::all_of(producer->getUsers(), [&](Operation *user) {
+              return group.contains(user);
+            }))
+          continue;
+        group.insert(producer);
+        grew = true;
+      }
+    }
+  }
+  // The consumer's dimensions some group operand is read without: the
+  // reduced ones, taken whole.
+  SmallVector<int64_t> ranges = consumer.getStaticLoopRanges();
+  SmallVector<bool> whole(ranges.size(), false);
+  bool broadcastReduction = false;
+  for (OpOperand *operand : consumer.getDpsInputOperands()) {
+    Operation *producer = operand->get().getDefiningOp();
+    if (!producer || !group.contains(producer))
+      continue;
+    AffineMap map = consumer.getMatchingIndexingMap(operand);
+    for (unsigned d = 0; d < ranges.size(); ++d)
+      if (!map.isFunctionOfDim(d)) {
+        whole[d] = true;
+        broadcastReduction = true;
+      }
+  }
+  bool hasReduction = llvm::any_of(group, [](Operation *op) {
+    return cast<linalg::LinalgOp>(op).getNumReductionLoops() > 0;
+  });
+  // Rows along the innermost (contiguous) dimension only: a reduction
+  // across it would make each tile a strided column.
+  if (!broadcastReduction || !hasReduction || !whole.back())
+    return std::nullopt;
+  RowGroup row;
+  int64_t elements = 1, rows = 1;
+  for (unsigned d = 0; d < ranges.size(); ++d) {
+    row.sizes.push_back(whole[d] ? ranges[d] : 1);
+    elements *= row.sizes.back();
+    rows *= whole[d] ? 1 : ranges[d];
+  }
+  if (elements > maxRowElements)
+    return std::nullopt;
+  // Each member works on whole rows (a reduction over the row's elements
+  // for each row, an elementwise op per element or per row), so that
+  // fusing it into a row's tile computes nothing twice across tiles (a
+  // reduction over the rows would be recomputed in every tile).
+  for (Operation *member : group) {
+    auto op = cast<linalg::LinalgOp>(member);
+    int64_t reduced = 1, kept = 1;
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    for (auto [range, iterator] :
+         llvm::zip(op.getStaticLoopRanges(), iterators))
+      (iterator == utils::IteratorType::reduction ? reduced : kept) *= range;
+    bool fits = op.getNumReductionLoops() > 0
+                    ? reduced == elements && kept == rows
+                    : kept == rows * elements || kept == rows;
+    if (!fits)
+      return std::nullopt;
+  }
+  row.members.assign(group.begin() + 1, group.end());
+  return row;
+}
+
 /// Vectorizes each of `tiles` in place; whether all of them were (a tile
 /// left scalar stays a structured op).
 bool vectorizeAll(RewriterBase &rewriter, ArrayRef<Operation *> tiles) {
@@ -239,6 +334,20 @@ struct VectorizeGenericsPass
     for (linalg::LinalgOp op : candidates)
       pending.insert(op);
     if (fuseReductions) {
+      // Row groups first, from the last consumer: a layer norm's mean
+      // division would otherwise fuse into its sum alone.
+      for (linalg::LinalgOp op : llvm::reverse(candidates)) {
+        if (!pending.contains(op))
+          continue;
+        std::optional<RowGroup> row =
+            matchRowGroup(op, pending, /*maxRowElements=*/4 * budget);
+        if (row && succeeded(fuseRowGroup(rewriter, op, *row))) {
+          pending.erase(op);
+          for (Operation *member : row->members)
+            pending.erase(member);
+          changed = true;
+        }
+      }
       for (linalg::LinalgOp op : candidates) {
         if (!pending.contains(op))
           continue;
@@ -294,6 +403,57 @@ struct VectorizeGenericsPass
     }
     if (changed && failed(cpu::foldSubsetsAndCanonicalize(func)))
       signalPassFailure();
+  }
+
+  /// Tiles `consumer` by `row.sizes`, fuses the group's members into its
+  /// loops, vectorizes the tiles and records one kernel.
+  LogicalResult fuseRowGroup(RewriterBase &rewriter, linalg::LinalgOp consumer,
+                             const RowGroup &row) {
+    MLIRContext *ctx = consumer.getContext();
+    llvm::DenseSet<Operation *> members(row.members.begin(), row.members.end());
+    SmallVector<Location> locs;
+    for (Operation *member : llvm::reverse(row.members))
+      locs.push_back(member->getLoc());
+    locs.push_back(consumer->getLoc());
+    Location kernelLoc = FusedLoc::get(ctx, locs);
+    scf::SCFTilingOptions tiling;
+    tiling.setTileSizes(
+        getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>(row.sizes)));
+    scf::SCFTileAndFuseOptions options;
+    options.setTilingOptions(tiling);
+    options.setFusionControlFn(
+        [&](tensor::ExtractSliceOp, OpResult producer, bool)
+            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+          if (members.contains(producer.getOwner()))
+            return scf::SCFTileAndFuseOptions::ControlFnResult{};
+          return std::nullopt;
+        });
+    rewriter.setInsertionPoint(consumer);
+    FailureOr<scf::SCFTileAndFuseResult> fused =
+        scf::tileConsumerAndFuseProducersUsingSCF(
+            rewriter, cast<TilingInterface>(consumer.getOperation()), options);
+    if (failed(fused))
+      return failure();
+    for (OpResult result : consumer->getResults()) {
+      Value replacement = fused->replacements.lookup(result);
+      if (!replacement)
+        return failure();
+      rewriter.replaceAllUsesWith(result, replacement);
+    }
+    SmallVector<int64_t> ranges = consumer.getStaticLoopRanges();
+    SmallVector<int64_t> order = llvm::to_vector(
+        llvm::seq<int64_t>(0, static_cast<int64_t>(ranges.size())));
+    if (std::optional<unsigned> at = firstParallelLoop(
+            order, row.sizes, ranges, [](int64_t) { return true; });
+        at && *at < fused->loops.size())
+      tessel::cpu::markParallel(fused->loops[*at].getOperation(),
+                                tessel::cpu::workOf(ranges));
+    bool vectorizedAll =
+        vectorizeAll(rewriter, fused->tiledAndFusedOps.getArrayRef());
+    // A tile left scalar is still a structured op the report counts.
+    if (vectorizedAll)
+      tessel::cpu::recordKernel(getOperation(), "reduction", kernelLoc);
+    return success();
   }
 
   /// Tiles `consumer` by `epilogue.sizes`, fuses the reduction and its fill

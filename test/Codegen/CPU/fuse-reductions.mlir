@@ -81,14 +81,24 @@ func.func @shared_sum(%x: tensor<1x512x7x7xf32>) -> (tensor<1x512xf32>, tensor<1
 
 // -----
 
-// A consumer that broadcasts the reduction (softmax's division by the row
-// sum) reads it with a map that is not the identity: not fused, as the sum
-// tile would be recomputed for every element of the row.
+// A consumer that broadcasts the reduction (a division by the row sum) is
+// a row group: it is tiled by rows (1 x the whole 128) and the fill and the
+// sum run in the row's loop, one kernel; the row is read once for the sum
+// and once for the division, both from the same tile.
 
 #x2 = affine_map<(i, j) -> (i, j)>
 #r2 = affine_map<(i, j) -> (i)>
 // CHECK-LABEL: func.func @broadcast_consumer
-// CHECK-SAME:    tessel.kernels = [{kind = "fill", {{.*}}}, {kind = "reduction", {{.*}}}, {kind = "elementwise", {{.*}}}]
+// CHECK-SAME:    tessel.kernels = [{kind = "reduction", loc = #{{.*}}}]
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %c64 step %c1 iter_args
+// CHECK:           vector.transfer_read %{{.*}}[%[[I]], %{{.*}}]{{.*}} : tensor<64x128xf32>, vector<1x128xf32>
+// CHECK:           %[[S:.*]] = vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<1x128xf32> to vector<1xf32>
+// CHECK:           %[[B:.*]] = vector.broadcast %[[S]]
+// CHECK:           arith.divf %{{.*}}, %{{.*}} : vector<1x128xf32>
+// CHECK-NOT:     scf.for
+// CHECK-NOT:     linalg.
+// OFF-LABEL:   func.func @broadcast_consumer
+// OFF-SAME:      tessel.kernels = [{kind = "fill", {{.*}}}, {kind = "reduction", {{.*}}}, {kind = "elementwise", {{.*}}}]
 func.func @broadcast_consumer(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
   %zero = arith.constant 0.0 : f32
   %e0 = tensor.empty() : tensor<64xf32>
@@ -107,4 +117,114 @@ func.func @broadcast_consumer(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
     linalg.yield %d : f32
   } -> tensor<64x128xf32>
   return %div : tensor<64x128xf32>
+}
+
+// -----
+
+// Softmax along the rows of 4x128: max from -inf, exp(x - max), sum from 0,
+// division. The division is the row group's consumer; the max, the exp
+// (read by the sum and by the division), the sum and both fills run in its
+// row loop: one kernel naming the whole chain.
+
+#sx = affine_map<(i, j) -> (i, j)>
+#sr = affine_map<(i, j) -> (i)>
+// CHECK-LABEL: func.func @softmax_rows
+// CHECK-SAME:    tessel.kernels = [{kind = "reduction", loc = #{{.*}}}]
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c4 step %c1 iter_args
+// CHECK:           vector.multi_reduction <maximumf>
+// CHECK:           math.exp
+// CHECK:           vector.multi_reduction <add>
+// CHECK:           arith.divf
+// CHECK-NOT:     scf.for
+// CHECK-NOT:     linalg.
+// OFF-LABEL:   func.func @softmax_rows
+// OFF-SAME:      tessel.kernels = [{kind = "fill", {{.*}}}, {kind = "reduction", {{.*}}}, {kind = "elementwise", {{.*}}}, {kind = "fill", {{.*}}}, {kind = "reduction", {{.*}}}, {kind = "elementwise", {{.*}}}]
+func.func @softmax_rows(%x: tensor<4x128xf32>) -> tensor<4x128xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<4xf32>
+  %f0 = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<4xf32>) -> tensor<4xf32>
+  %max = linalg.generic {indexing_maps = [#sx, #sr], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x128xf32>) outs(%f0 : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maximumf %acc, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<4xf32>
+  %e1 = tensor.empty() : tensor<4x128xf32>
+  %exp = linalg.generic {indexing_maps = [#sx, #sr, #sx], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max : tensor<4x128xf32>, tensor<4xf32>) outs(%e1 : tensor<4x128xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %e = math.exp %d : f32
+    linalg.yield %e : f32
+  } -> tensor<4x128xf32>
+  %e2 = tensor.empty() : tensor<4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#sx, #sr], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<4x128xf32>) outs(%f1 : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %e3 = tensor.empty() : tensor<4x128xf32>
+  %div = linalg.generic {indexing_maps = [#sx, #sr, #sx], iterator_types = ["parallel", "parallel"]}
+      ins(%exp, %sum : tensor<4x128xf32>, tensor<4xf32>) outs(%e3 : tensor<4x128xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %d = arith.divf %a, %s : f32
+    linalg.yield %d : f32
+  } -> tensor<4x128xf32>
+  return %div : tensor<4x128xf32>
+}
+
+// -----
+
+// Not a row group: a sum over the 64 rows (a column sum, whose tiles would
+// be strided columns), and rows longer than 4 x 8 vectors (512 elements
+// with 16 lanes: too long for one tile). Both stay three kernels.
+
+#cx = affine_map<(i, j) -> (i, j)>
+#cr = affine_map<(i, j) -> (j)>
+#lr = affine_map<(i, j) -> (i)>
+// CHECK-LABEL: func.func @column_sum
+// CHECK-SAME:    tessel.kernels = [{kind = "fill", {{.*}}}, {kind = "reduction", {{.*}}}, {kind = "elementwise", {{.*}}}]
+// CHECK-LABEL: func.func @long_rows
+// CHECK-SAME:    tessel.kernels = [{kind = "fill", {{.*}}}, {kind = "reduction", {{.*}}}, {kind = "elementwise", {{.*}}}]
+func.func @column_sum(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<128xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e0 : tensor<128xf32>) -> tensor<128xf32>
+  %sum = linalg.generic {indexing_maps = [#cx, #cr], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<64x128xf32>) outs(%fill : tensor<128xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<128xf32>
+  %e1 = tensor.empty() : tensor<64x128xf32>
+  %div = linalg.generic {indexing_maps = [#cx, #cr, #cx], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : tensor<64x128xf32>, tensor<128xf32>) outs(%e1 : tensor<64x128xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %d = arith.divf %a, %s : f32
+    linalg.yield %d : f32
+  } -> tensor<64x128xf32>
+  return %div : tensor<64x128xf32>
+}
+
+func.func @long_rows(%x: tensor<4x4096xf32>) -> tensor<4x4096xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<4xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#cx, #lr], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x4096xf32>) outs(%fill : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %e1 = tensor.empty() : tensor<4x4096xf32>
+  %div = linalg.generic {indexing_maps = [#cx, #lr, #cx], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : tensor<4x4096xf32>, tensor<4xf32>) outs(%e1 : tensor<4x4096xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %d = arith.divf %a, %s : f32
+    linalg.yield %d : f32
+  } -> tensor<4x4096xf32>
+  return %div : tensor<4x4096xf32>
 }
