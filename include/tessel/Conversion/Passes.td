@@ -387,7 +387,10 @@ def TesselFuseElementwisePass
     bias add -> ReLU -> residual add becomes one loop nest that reads each
     input once and writes one result. Two rules keep it a win:
 
-    - the producer has no other user (otherwise it would be computed twice),
+    - the producer has no user but the consumer (otherwise it would be
+      computed twice); the consumer may read it more than once (GELU's
+      `x * (1 + erf(x / sqrt(2))) / 2` reads its input twice: each read
+      fuses, and the body computes the producer's value for each),
       and the consumer reads it without broadcasting (a permutation map;
       a broadcast would compute it once per broadcast element);
     - the consumer has no reduction loop: fusing into a convolution or a

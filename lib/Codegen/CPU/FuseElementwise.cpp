@@ -1,7 +1,7 @@
 //===- FuseElementwise.cpp - Fuse chains of elementwise generics ----------===//
 //
 // Upstream's elementwise fusion (linalg::fuseElementwiseOps), restricted to
-// all-parallel consumers and single-use producers (see the pass
+// all-parallel consumers and producers that only they use (see the pass
 // description).
 //
 //===----------------------------------------------------------------------===//
@@ -21,9 +21,10 @@ using namespace mlir;
 
 namespace {
 
-/// Fuses an all-parallel, single-use generic producer into an all-parallel
-/// generic consumer (upstream's FuseElementwiseOps with our rules), and
-/// gives the fused op both ops' locations, so reports name every ONNX node.
+/// Fuses an all-parallel generic producer used by nothing else into an
+/// all-parallel generic consumer (upstream's FuseElementwiseOps with our
+/// rules), and gives the fused op both ops' locations, so reports name
+/// every ONNX node.
 struct FuseIntoParallelConsumer : public OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -35,7 +36,11 @@ struct FuseIntoParallelConsumer : public OpRewritePattern<linalg::GenericOp> {
       Operation *producer = operand.get().getDefiningOp();
       // A broadcast (non-permutation) read would recompute the producer
       // once per element of the broadcast dimensions.
-      if (!producer || !producer->hasOneUse() ||
+      // Every use of the producer is this consumer's (GELU reads its input
+      // twice): after the fusion no one else needs it computed.
+      if (!producer ||
+          !llvm::all_of(producer->getUsers(),
+                        [&](Operation *user) { return user == consumer; }) ||
           !consumer.getMatchingIndexingMap(&operand).isPermutation() ||
           !linalg::areElementwiseOpsFusable(&operand))
         continue;
@@ -64,6 +69,9 @@ struct TesselFuseElementwisePass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FuseIntoParallelConsumer>(&getContext());
+    // A producer read twice leaves its inputs twice in the fused op: one
+    // operand each, so that the op's producers have one use per value.
+    linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -60,6 +60,42 @@ func.func @shared_producer(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8x
 
 // -----
 
+#gid = affine_map<(i, j) -> (i, j)>
+#gb = affine_map<(i, j) -> (j)>
+
+// A producer that its one consumer reads twice (a bias add in front of
+// GELU, which reads its input twice) fuses: nothing else needs it, and the
+// fused body computes it for each read (CSE merges the two later). Its
+// inputs are read once each.
+// CHECK-LABEL: func.func @read_twice
+// CHECK:         %[[G:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<8x16xf32>, tensor<16xf32>)
+// CHECK:           arith.addf
+// CHECK:           arith.addf
+// CHECK:           math.erf
+// CHECK:           arith.mulf
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[G]]
+func.func @read_twice(%x: tensor<8x16xf32>, %bias: tensor<16xf32>) -> tensor<8x16xf32> {
+  %e0 = tensor.empty() : tensor<8x16xf32>
+  %y = linalg.generic {indexing_maps = [#gid, #gb, #gid], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %bias : tensor<8x16xf32>, tensor<16xf32>) outs(%e0 : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %e1 = tensor.empty() : tensor<8x16xf32>
+  %g = linalg.generic {indexing_maps = [#gid, #gid, #gid], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %y : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e1 : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %a2: f32, %o: f32):
+    %e = math.erf %a : f32
+    %m = arith.mulf %a2, %e : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16xf32>
+  return %g : tensor<8x16xf32>
+}
+
+// -----
+
 #a = affine_map<(m, n, k) -> (m, k)>
 #b = affine_map<(m, n, k) -> (k, n)>
 #c = affine_map<(m, n, k) -> (m, n)>
