@@ -89,7 +89,8 @@ def TesselVectorizeContractionsPass
     (batch) matmul maps becomes `linalg.matmul`/`linalg.batch_matmul`. Each
     one is tiled into an `MR x NR` register tile of the output (`NR` 4, 2 or
     1 whole vectors, a power of two, the widest that leaves `accumulators`
-    room for 4 rows; `MR` as many rows as the accumulators fit), with loops
+    room for 4 rows; half vectors when no whole vector divides the columns,
+    as a classifier's 1000; `MR` as many rows as the accumulators fit), with loops
     ordered columns, rows, then the reduction innermost; the tile becomes a
     `vector.contract` whose accumulator stays in registers across the
     reduction loop (hoisted out of it).
