@@ -52,6 +52,9 @@ mlir::tessel::getOptimizationNames() {
       {"fold-input-normalization",
        "fold a per-channel (x - mean) / std on a graph input into the first "
        "Conv or Gemm (graph)"},
+      {"sink-product-scales",
+       "scale a MatMul's result instead of its operand by a scalar constant, "
+       "so the product's epilogue runs it (graph)"},
       {"drop-zero-channels",
        "remove conv output channels whose weights are all zero (graph)"},
       {"fuse-elementwise",
@@ -80,6 +83,10 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
   }
   if (options.enabled("fold-input-normalization")) {
     pm.addNestedPass<func::FuncOp>(createTesselFoldInputNormalizationPass());
+    pm.addPass(createCanonicalizerPass());
+  }
+  if (options.enabled("sink-product-scales")) {
+    pm.addNestedPass<func::FuncOp>(createTesselSinkProductScalesPass());
     pm.addPass(createCanonicalizerPass());
   }
   // After BatchNorm folding: a pruned channel's folded bias is what decides

@@ -78,6 +78,33 @@ def TesselFoldInputNormalizationPass
   }];
 }
 
+def TesselSinkProductScalesPass
+    : Pass<"tessel-sink-product-scales", "func::FuncOp"> {
+  let summary = "Moves a scalar scale of a matmul operand to its result";
+  let description = [{
+    `matmul(x * c, y)` and `matmul(x / c, y)` (or the same on `y`), with `c`
+    an f32 constant holding one finite, non-zero value, become
+    `matmul(x, y) * c` and `matmul(x, y) / c`. Attention scales its queries
+    by `1 / sqrt(d)` this way; after the move the scale is the product's
+    elementwise consumer, which its register tiles run (one kernel fewer
+    per attention layer), instead of a pass of its own over the queries.
+
+    The result is the same up to rounding (the scale applies to the sums
+    instead of to each term), so this is a pass with its own switch
+    (`--disable=sink-product-scales`), not a canonicalization. It applies
+    when the scaling op has no other user, does not broadcast `x` (its
+    result has `x`'s type) and everything is f32.
+
+    ```mlir
+    %q = tessel.div %x, %c : (tensor<4x128x32xf32>, tensor<f32>) -> tensor<4x128x32xf32>
+    %s = tessel.matmul %q, %k : ...
+    // becomes
+    %p = tessel.matmul %x, %k : ...
+    %s = tessel.div %p, %c : ...
+    ```
+  }];
+}
+
 def TesselDropZeroChannelsPass
     : Pass<"tessel-drop-zero-channels", "ModuleOp"> {
   let summary = "Removes conv output channels whose weights and bias are all zero";
