@@ -164,7 +164,8 @@ matchRowGroup(linalg::LinalgOp consumer,
               int64_t maxRowElements) {
   if (consumer.getNumReductionLoops() != 0 || consumer.getNumDpsInits() != 1 ||
       consumer->getNumResults() != 1 ||
-      !isa<linalg::GenericOp>(consumer.getOperation()))
+      !isa<linalg::GenericOp>(consumer.getOperation()) ||
+      consumer->hasAttr(tessel::cpu::kInKernelAttr))
     return std::nullopt;
   // Grow the group to a fixed point: a producer joins once all its users
   // are in it.
@@ -179,6 +180,7 @@ matchRowGroup(linalg::LinalgOp consumer,
         Operation *producer = operand.get().getDefiningOp();
         if (!producer || group.contains(producer) ||
             !candidates.contains(producer) || producer->getNumResults() != 1 ||
+            producer->hasAttr(tessel::cpu::kInKernelAttr) ||
             !llvm::all_of(producer->getUsers(), [&](Operation *user) {
               return group.contains(user);
             }))
@@ -341,12 +343,16 @@ struct VectorizeGenericsPass
           continue;
         std::optional<RowGroup> row =
             matchRowGroup(op, pending, /*maxRowElements=*/4 * budget);
-        if (row && succeeded(fuseRowGroup(rewriter, op, *row))) {
-          pending.erase(op);
-          for (Operation *member : row->members)
-            pending.erase(member);
-          changed = true;
-        }
+        if (!row)
+          continue;
+        FailureOr<SmallVector<Operation *>> fusedMembers =
+            fuseRowGroup(rewriter, op, *row);
+        if (failed(fusedMembers))
+          continue;
+        pending.erase(op);
+        for (Operation *member : *fusedMembers)
+          pending.erase(member);
+        changed = true;
       }
       for (linalg::LinalgOp op : candidates) {
         if (!pending.contains(op))
@@ -406,9 +412,11 @@ struct VectorizeGenericsPass
   }
 
   /// Tiles `consumer` by `row.sizes`, fuses the group's members into its
-  /// loops, vectorizes the tiles and records one kernel.
-  LogicalResult fuseRowGroup(RewriterBase &rewriter, linalg::LinalgOp consumer,
-                             const RowGroup &row) {
+  /// loops, vectorizes the tiles and records one kernel. Returns the members
+  /// it fused (the originals, dead now).
+  FailureOr<SmallVector<Operation *>> fuseRowGroup(RewriterBase &rewriter,
+                                                   linalg::LinalgOp consumer,
+                                                   const RowGroup &row) {
     MLIRContext *ctx = consumer.getContext();
     llvm::DenseSet<Operation *> members(row.members.begin(), row.members.end());
     SmallVector<Location> locs;
@@ -453,7 +461,8 @@ struct VectorizeGenericsPass
     // A tile left scalar is still a structured op the report counts.
     if (vectorizedAll)
       tessel::cpu::recordKernel(getOperation(), "reduction", kernelLoc);
-    return success();
+    return SmallVector<Operation *>(fused->fusedProducers.begin(),
+                                    fused->fusedProducers.end());
   }
 
   /// Tiles `consumer` by `epilogue.sizes`, fuses the reduction and its fill
