@@ -343,16 +343,12 @@ struct VectorizeGenericsPass
           continue;
         std::optional<RowGroup> row =
             matchRowGroup(op, pending, /*maxRowElements=*/4 * budget);
-        if (!row)
-          continue;
-        FailureOr<SmallVector<Operation *>> fusedMembers =
-            fuseRowGroup(rewriter, op, *row);
-        if (failed(fusedMembers))
-          continue;
-        pending.erase(op);
-        for (Operation *member : *fusedMembers)
-          pending.erase(member);
-        changed = true;
+        if (row && succeeded(fuseRowGroup(rewriter, op, *row))) {
+          pending.erase(op);
+          for (Operation *member : row->members)
+            pending.erase(member);
+          changed = true;
+        }
       }
       for (linalg::LinalgOp op : candidates) {
         if (!pending.contains(op))
@@ -412,78 +408,53 @@ struct VectorizeGenericsPass
   }
 
   /// Tiles `consumer` by `row.sizes`, fuses the group's members into its
-  /// loops, vectorizes the tiles and records one kernel. Returns the members
-  /// it fused (the originals, dead now).
-  FailureOr<SmallVector<Operation *>> fuseRowGroup(RewriterBase &rewriter,
-                                                   linalg::LinalgOp consumer,
-                                                   const RowGroup &row) {
-    MLIRContext *ctx = consumer.getContext();
-    llvm::DenseSet<Operation *> members(row.members.begin(), row.members.end());
-    SmallVector<Location> locs;
-    for (Operation *member : llvm::reverse(row.members))
-      locs.push_back(member->getLoc());
-    locs.push_back(consumer->getLoc());
-    Location kernelLoc = FusedLoc::get(ctx, locs);
-    scf::SCFTilingOptions tiling;
-    tiling.setTileSizes(
-        getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>(row.sizes)));
-    scf::SCFTileAndFuseOptions options;
-    options.setTilingOptions(tiling);
-    options.setFusionControlFn(
-        [&](tensor::ExtractSliceOp, OpResult producer, bool)
-            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-          if (members.contains(producer.getOwner()))
-            return scf::SCFTileAndFuseOptions::ControlFnResult{};
-          return std::nullopt;
-        });
-    rewriter.setInsertionPoint(consumer);
-    FailureOr<scf::SCFTileAndFuseResult> fused =
-        scf::tileConsumerAndFuseProducersUsingSCF(
-            rewriter, cast<TilingInterface>(consumer.getOperation()), options);
-    if (failed(fused))
-      return failure();
-    for (OpResult result : consumer->getResults()) {
-      Value replacement = fused->replacements.lookup(result);
-      if (!replacement)
-        return failure();
-      rewriter.replaceAllUsesWith(result, replacement);
-    }
-    SmallVector<int64_t> ranges = consumer.getStaticLoopRanges();
-    SmallVector<int64_t> order = llvm::to_vector(
-        llvm::seq<int64_t>(0, static_cast<int64_t>(ranges.size())));
-    if (std::optional<unsigned> at = firstParallelLoop(
-            order, row.sizes, ranges, [](int64_t) { return true; });
-        at && *at < fused->loops.size())
-      tessel::cpu::markParallel(fused->loops[*at].getOperation(),
-                                tessel::cpu::workOf(ranges));
-    bool vectorizedAll =
-        vectorizeAll(rewriter, fused->tiledAndFusedOps.getArrayRef());
-    // A tile left scalar is still a structured op the report counts.
-    if (vectorizedAll)
-      tessel::cpu::recordKernel(getOperation(), "reduction", kernelLoc);
-    return SmallVector<Operation *>(fused->fusedProducers.begin(),
-                                    fused->fusedProducers.end());
+  /// loops, vectorizes the tiles and records one kernel.
+  LogicalResult fuseRowGroup(RewriterBase &rewriter, linalg::LinalgOp consumer,
+                             const RowGroup &row) {
+    SmallVector<Operation *> producers(llvm::reverse(row.members));
+    return fuseIntoConsumer(
+        rewriter, consumer, row.sizes, producers,
+        tessel::cpu::workOf(consumer.getStaticLoopRanges()));
   }
 
   /// Tiles `consumer` by `epilogue.sizes`, fuses the reduction and its fill
   /// into its loops, vectorizes the three tiles and records one kernel.
   LogicalResult fuseEpilogue(RewriterBase &rewriter, linalg::LinalgOp consumer,
                              const ReductionEpilogue &epilogue) {
+    linalg::LinalgOp reduction = epilogue.reduction;
+    linalg::FillOp fill = epilogue.fill;
+    return fuseIntoConsumer(
+        rewriter, consumer, epilogue.sizes,
+        {fill.getOperation(), reduction.getOperation()},
+        tessel::cpu::workOf(reduction.getStaticLoopRanges()));
+  }
+
+  /// Tiles `consumer` by `sizes` and fuses every one of `producers` into its
+  /// loops (or fails), marks the outermost loop parallel for `work`,
+  /// vectorizes the tiles and records one "reduction" kernel with the
+  /// producers' and the consumer's locations. The originals (and the slices
+  /// tiling took of them) are dead afterwards; the canonicalization after
+  /// the pass erases them.
+  LogicalResult fuseIntoConsumer(RewriterBase &rewriter,
+                                 linalg::LinalgOp consumer,
+                                 ArrayRef<int64_t> sizes,
+                                 ArrayRef<Operation *> producers,
+                                 int64_t work) {
     MLIRContext *ctx = consumer.getContext();
-    linalg::LinalgOp reductionOp = epilogue.reduction;
-    Operation *reduction = reductionOp, *fill = epilogue.fill;
-    int64_t work = tessel::cpu::workOf(reductionOp.getStaticLoopRanges());
-    Location kernelLoc = FusedLoc::get(
-        ctx, {fill->getLoc(), reduction->getLoc(), consumer->getLoc()});
+    llvm::DenseSet<Operation *> fusable(producers.begin(), producers.end());
+    SmallVector<Location> locs;
+    for (Operation *producer : producers)
+      locs.push_back(producer->getLoc());
+    locs.push_back(consumer->getLoc());
+    Location kernelLoc = FusedLoc::get(ctx, locs);
     scf::SCFTilingOptions tiling;
-    tiling.setTileSizes(
-        getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>(epilogue.sizes)));
+    tiling.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
     scf::SCFTileAndFuseOptions options;
     options.setTilingOptions(tiling);
     options.setFusionControlFn(
         [&](tensor::ExtractSliceOp, OpResult producer, bool)
             -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-          if (producer.getOwner() == reduction || producer.getOwner() == fill)
+          if (fusable.contains(producer.getOwner()))
             return scf::SCFTileAndFuseOptions::ControlFnResult{};
           return std::nullopt;
         });
@@ -491,7 +462,7 @@ struct VectorizeGenericsPass
     FailureOr<scf::SCFTileAndFuseResult> fused =
         scf::tileConsumerAndFuseProducersUsingSCF(
             rewriter, cast<TilingInterface>(consumer.getOperation()), options);
-    if (failed(fused) || fused->tiledAndFusedOps.size() != 3)
+    if (failed(fused) || fused->fusedProducers.size() != producers.size())
       return failure();
     for (OpResult result : consumer->getResults()) {
       Value replacement = fused->replacements.lookup(result);
@@ -503,7 +474,7 @@ struct VectorizeGenericsPass
     SmallVector<int64_t> order = llvm::to_vector(
         llvm::seq<int64_t>(0, static_cast<int64_t>(ranges.size())));
     if (std::optional<unsigned> at = firstParallelLoop(
-            order, epilogue.sizes, ranges, [](int64_t) { return true; });
+            order, sizes, ranges, [](int64_t) { return true; });
         at && *at < fused->loops.size())
       tessel::cpu::markParallel(fused->loops[*at].getOperation(), work);
     bool vectorizedAll =
@@ -511,8 +482,6 @@ struct VectorizeGenericsPass
     // A tile left scalar is still a structured op the report counts.
     if (vectorizedAll)
       tessel::cpu::recordKernel(getOperation(), "reduction", kernelLoc);
-    // The originals (and the slices tiling took of them) are dead now; the
-    // canonicalization after the pass erases them.
     return success();
   }
 };
