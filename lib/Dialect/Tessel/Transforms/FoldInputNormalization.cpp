@@ -64,7 +64,7 @@ std::optional<std::vector<float>> perChannel(Value value,
 /// Extends `norm` by `op` when `op` is an add, sub, mul or div of the chain's
 /// value by a per-channel constant; false otherwise.
 bool extend(Normalizer &norm, Operation *op, Value current) {
-  if (op->getNumOperands() != 2 ||
+  if (op->getNumOperands() != 2 || op->getNumResults() != 1 ||
       op->getResult(0).getType() != norm.input.getType())
     return false;
   auto type = cast<RankedTensorType>(norm.input.getType());

@@ -253,3 +253,13 @@ func.func @not_on_an_input(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32> {
       : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x3x3xf32>
   return %y : tensor<1x2x3x3xf32>
 }
+
+// -----
+
+// Negative: the input's one user is the return (two operands, no result):
+// nothing to fold, and nothing read past the op's results.
+// CHECK-LABEL: func.func @returned_input
+// CHECK:         return %arg0, %arg1
+func.func @returned_input(%x: tensor<1x2x3x3xf32>, %y: tensor<1x2x3x3xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) {
+  return %x, %y : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>
+}
