@@ -65,7 +65,7 @@ func.func @shared_producer(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8x
 
 // A producer that its one consumer reads twice (a bias add in front of
 // GELU, which reads its input twice) fuses: nothing else needs it, and the
-// fused body computes it for each read (CSE merges the two later). Its
+// fused body computes it for each read (the copies are left to CSE). Its
 // inputs are read once each.
 // CHECK-LABEL: func.func @read_twice
 // CHECK:         %[[G:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<8x16xf32>, tensor<16xf32>)
