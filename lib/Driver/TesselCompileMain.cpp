@@ -97,8 +97,9 @@ cl::opt<bool> checkOnly(
 cl::list<std::string> disabledOptimizations(
     "disable", cl::CommaSeparated, cl::value_desc("name,..."),
     cl::desc("Switch optimisations off, for A/B comparisons: fold-batchnorm, "
+             "fold-input-normalization, sink-product-scales, "
              "drop-zero-channels, fuse-elementwise, fuse-conv-epilogue, "
-             "fuse-product-epilogue, fuse-reductions "
+             "fuse-product-epilogue, fuse-reductions, fuse-attention "
              "(repeatable; --disable=help lists them)"),
     cl::cat(category));
 cl::opt<std::string> reportFile("report", cl::value_desc("file.json"),

@@ -69,6 +69,9 @@ mlir::tessel::getOptimizationNames() {
        "run the elementwise op consuming a reduction (and the reduction's "
        "fill) in the reduction's loops, softmax and layer norm row by row "
        "in one loop nest (codegen)"},
+      {"fuse-attention",
+       "run an attention block (scores product, softmax, value product and "
+       "the head transposes) as one loop over its heads (codegen)"},
   };
   return names;
 }
@@ -124,6 +127,10 @@ void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
     convolutions.accumulators = options.vectorWidth >= 16 ? 24 : 12;
     pm.addNestedPass<func::FuncOp>(
         createTesselVectorizeConvolutionsPass(convolutions));
+    // Before the vectorizers: they register-tile the ops in each head's
+    // loop as parts of the attention kernel.
+    if (options.enabled("fuse-attention"))
+      pm.addNestedPass<func::FuncOp>(createTesselFuseAttentionPass());
     TesselVectorizeContractionsPassOptions vectorize;
     vectorize.vectorWidth = options.vectorWidth;
     // AVX-512 has 32 vector registers, AVX2 16.

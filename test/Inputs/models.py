@@ -239,9 +239,69 @@ def parallel(rng):
     return graph, inputs
 
 
+def attention(rng):
+    """Multi-head self-attention as torch exports it: one QKV MatMul and
+    bias, Slices to q, k, v, Reshapes to [seq, heads, d] and Transposes to
+    [heads, seq, d] (k to [heads, d, seq]), the scores MatMul, a Div by
+    sqrt(d), an additive mask shared by all heads, Softmax, the value
+    MatMul, the Transpose back to [seq, heads, d], a Reshape and the output
+    MatMul."""
+    seq, model, heads = 16, 32, 4
+    head = model // heads
+    mask = np.triu(np.full((seq, seq), -1e4), 1)
+    inits = [
+        _init("w_qkv", rng.standard_normal((model, 3 * model)) / np.sqrt(model)),
+        _init("b_qkv", rng.standard_normal(3 * model) * 0.1),
+        _init("w_out", rng.standard_normal((model, model)) / np.sqrt(model)),
+        _init("scale", np.sqrt(head)),
+        _init("mask", mask),
+        numpy_helper.from_array(np.array([seq, heads, head], np.int64), "shape_3d"),
+        numpy_helper.from_array(np.array([seq, model], np.int64), "shape_2d"),
+        numpy_helper.from_array(np.array([1], np.int64), "axis"),
+    ]
+    for i, name in enumerate("qkv"):
+        inits += [
+            numpy_helper.from_array(np.array([i * model], np.int64), f"{name}_start"),
+            numpy_helper.from_array(np.array([(i + 1) * model], np.int64), f"{name}_end"),
+        ]
+    nodes = [
+        helper.make_node("MatMul", ["x", "w_qkv"], ["qkv0"], name="qkv_proj"),
+        helper.make_node("Add", ["qkv0", "b_qkv"], ["qkv"], name="qkv_bias"),
+    ]
+    perms = {"q": [1, 0, 2], "k": [1, 2, 0], "v": [1, 0, 2]}
+    for name in "qkv":
+        nodes += [
+            helper.make_node("Slice", ["qkv", f"{name}_start", f"{name}_end", "axis"],
+                             [f"{name}_flat"], name=f"{name}_slice"),
+            helper.make_node("Reshape", [f"{name}_flat", "shape_3d"], [f"{name}_3d"],
+                             name=f"{name}_reshape"),
+            helper.make_node("Transpose", [f"{name}_3d"], [f"{name}_heads"],
+                             name=f"{name}_transpose", perm=perms[name]),
+        ]
+    nodes += [
+        helper.make_node("MatMul", ["q_heads", "k_heads"], ["scores"], name="scores"),
+        helper.make_node("Div", ["scores", "scale"], ["scaled"], name="scale"),
+        helper.make_node("Add", ["scaled", "mask"], ["masked"], name="mask_add"),
+        helper.make_node("Softmax", ["masked"], ["probs"], name="softmax", axis=-1),
+        helper.make_node("MatMul", ["probs", "v_heads"], ["context"], name="context"),
+        helper.make_node("Transpose", ["context"], ["context_seq"], name="context_transpose",
+                         perm=[1, 0, 2]),
+        helper.make_node("Reshape", ["context_seq", "shape_2d"], ["context_2d"],
+                         name="context_reshape"),
+        helper.make_node("MatMul", ["context_2d", "w_out"], ["y"], name="out_proj"),
+    ]
+    graph = helper.make_graph(
+        nodes, "attention",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [seq, model])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [seq, model])],
+        inits)
+    inputs = [rng.standard_normal((seq, model)).astype(np.float32)]
+    return graph, inputs
+
+
 MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "stem_cnn": stem_cnn, "stem_cnn_normalized": stem_cnn_normalized,
-          "mlp_normalized": mlp_normalized}
+          "mlp_normalized": mlp_normalized, "attention": attention}
 
 
 def main():

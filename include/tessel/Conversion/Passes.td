@@ -406,6 +406,43 @@ def TesselFuseElementwisePass
   ];
 }
 
+def TesselFuseAttentionPass
+    : Pass<"tessel-fuse-attention", "func::FuncOp"> {
+  let summary = "Runs each attention block as one loop over its heads";
+  let description = [{
+    Finds attention blocks, MatMul -> scale -> (mask add) -> Softmax ->
+    MatMul on tensors whose leading (batch) loops are the heads, and makes
+    each one loop over the heads whose iteration computes one head from
+    start to end: the scores product with its epilogue, the softmax, the
+    value product, and the transposes that bring the heads to the front
+    (`[seq, heads, d] -> [heads, seq, d]`) and back. The scores of a head
+    (`seq x seq`) stay in cache between the two products, and the block is
+    one kernel.
+
+    A block is rooted at a batched f32 contraction (the value product) or,
+    when that product's only user is an all-parallel op reading it with a
+    permutation (the transpose back), at that op. Its members are the
+    structured ops the root reads, transitively, whose users are all in the
+    block; it is an attention block when they include another contraction
+    and a reduction. The root is tiled by 1 along the heads and every member
+    whose tile is one head's share joins the loop (upstream's tile and fuse);
+    a member the loop would read whole (a mask shared by all heads) stays
+    outside, computed once.
+
+    The ops in the loop are marked `tessel.in_kernel`: the vectorizers after
+    this pass register-tile and vectorize them as they would on their own
+    (`tessel-vectorize-contractions`, `tessel-vectorize-generics`' row
+    groups) but record no kernels for them; this pass records the block as
+    one kernel of kind `attention`, with the locations of all its ops. The
+    loop over heads runs on the thread pool when the block is large enough.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def TesselPlanMemoryPass : Pass<"tessel-plan-memory", "ModuleOp"> {
   let summary = "Places intermediate buffers in one reused workspace";
   let description = [{
@@ -422,6 +459,14 @@ def TesselPlanMemoryPass : Pass<"tessel-plan-memory", "ModuleOp"> {
     `tessel.workspace_size` records N; the artifact's descriptor carries it
     as `workspace_size`, and the runtime allocates one workspace per
     concurrent run of a session and reuses it, so a run allocates nothing.
+
+    First, a static allocation inside a nest of `scf.for` loops whose buffer
+    lives within one iteration (nothing derived from it is yielded, passed
+    to a call or returned) moves to the top-level block, before the loop:
+    one buffer for all iterations instead of an allocation in each
+    (`tessel-fuse-attention`'s loop over heads allocates a head's scores).
+    A loop marked `tessel.parallel` keeps its allocations: its iterations
+    run at the same time on different threads.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

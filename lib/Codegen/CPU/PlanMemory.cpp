@@ -10,6 +10,9 @@
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
+#include "ParallelMarks.h"
+
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::tessel {
@@ -79,14 +82,68 @@ std::optional<unsigned> lastUse(memref::AllocOp alloc, Block &entry,
   return last;
 }
 
-struct PlanMemoryPass
-    : tessel::impl::TesselPlanMemoryPassBase<PlanMemoryPass> {
+/// Whether nothing derived from `alloc` (views, casts) leaves the region
+/// iteration that allocates it: no terminator yields it, no call or return
+/// takes it.
+bool staysInIteration(memref::AllocOp alloc) {
+  SmallVector<Value> worklist = {alloc.getResult()};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (user->hasTrait<OpTrait::IsTerminator>() || isa<CallOpInterface>(user))
+        return false;
+      for (Value result : user->getResults())
+        if (isa<BaseMemRefType>(result.getType()))
+          worklist.push_back(result);
+    }
+  }
+  return true;
+}
+
+/// Moves each static allocation inside loops of the entry block whose
+/// buffer lives within one iteration to the entry block, just before the
+/// top-level op around it: one buffer for all iterations instead of a
+/// malloc and a free in each (tessel-fuse-attention's loop over heads
+/// allocates its per-head scores). Loops marked `tessel.parallel` keep
+/// theirs: their iterations run at the same time on different threads.
+void hoistLoopAllocations(Block &entry) {
+  SmallVector<memref::AllocOp> allocs;
+  for (Operation &top : entry)
+    if (top.getNumRegions() != 0)
+      top.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+  for (memref::AllocOp alloc : allocs) {
+    if (!staticBytes(alloc.getType()) || alloc->getNumOperands() != 0)
+      continue;
+    bool parallel = false, loops = true;
+    for (Operation *parent = alloc->getParentOp(); parent;
+         parent = parent->getParentOp()) {
+      if (parent->getBlock() == nullptr || parent->getBlock() == &entry) {
+        parallel |= parent->hasAttr(cpu::kParallelAttr);
+        break;
+      }
+      parallel |= parent->hasAttr(cpu::kParallelAttr);
+      loops &= isa<scf::ForOp>(parent);
+    }
+    Operation *top = entry.findAncestorOpInBlock(*alloc);
+    if (parallel || !loops || !top || !isa<scf::ForOp>(top) ||
+        !staysInIteration(alloc))
+      continue;
+    alloc->moveBefore(top);
+  }
+}
+
+struct PlanMemoryPass : tessel::impl::TesselPlanMemoryPassBase<PlanMemoryPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto func = module.lookupSymbol<func::FuncOp>(kEntryFunctionName);
     if (!func || func.isExternal())
       return;
     Block &entry = func.getBody().front();
+    hoistLoopAllocations(entry);
     DenseMap<Operation *, unsigned> pos;
     unsigned index = 0;
     for (Operation &op : entry)
@@ -112,9 +169,8 @@ struct PlanMemoryPass
     SmallVector<Buffer *> order;
     for (Buffer &buffer : buffers)
       order.push_back(&buffer);
-    llvm::stable_sort(order, [](Buffer *a, Buffer *b) {
-      return a->bytes > b->bytes;
-    });
+    llvm::stable_sort(order,
+                      [](Buffer *a, Buffer *b) { return a->bytes > b->bytes; });
     int64_t workspaceBytes = 0;
     SmallVector<Buffer *> placed;
     for (Buffer *buffer : order) {
@@ -162,8 +218,9 @@ struct PlanMemoryPass
       buffer.alloc.replaceAllUsesWith(view);
       buffer.alloc.erase();
     }
-    module->setAttr(kWorkspaceSizeAttrName,
-                    IntegerAttr::get(IntegerType::get(ctx, 64), workspaceBytes));
+    module->setAttr(
+        kWorkspaceSizeAttrName,
+        IntegerAttr::get(IntegerType::get(ctx, 64), workspaceBytes));
   }
 };
 

@@ -503,6 +503,11 @@ struct VectorizeContractionsPass
     });
     bool changed = false;
     for (linalg::LinalgOp op : candidates) {
+      // A part of a kernel already recorded (a head's product in
+      // tessel-fuse-attention's loop) is vectorized alike but records no
+      // kernel of its own. (Dropping unit loops rebuilds the op without
+      // the mark.)
+      bool inKernel = op->hasAttr(tessel::cpu::kInKernelAttr);
       // Unit loops are dropped (their reshapes would stand between the
       // product and its neighbours) unless the product only has unit rows
       // (a matrix-vector product: 1-row tiles either way) and neighbours.
@@ -532,7 +537,8 @@ struct VectorizeContractionsPass
       op = specialize(rewriter, op);
       if (fuseEpilogues)
         if (std::optional<ProductNeighbours> neighbours = neighboursOf(op))
-          if (succeeded(fuseNeighbours(rewriter, op, *plan, *neighbours))) {
+          if (succeeded(
+                  fuseNeighbours(rewriter, op, *plan, *neighbours, inKernel))) {
             changed = true;
             continue;
           }
@@ -540,7 +546,8 @@ struct VectorizeContractionsPass
       if (succeeded(tileProduct(rewriter, op, *plan))) {
         // The report counts the loop nest as one kernel (its structured op
         // is vectorized away).
-        tessel::cpu::recordKernel(func, "contraction", kernelLoc);
+        if (!inKernel)
+          tessel::cpu::recordKernel(func, "contraction", kernelLoc);
         changed = true;
       }
     }
@@ -607,7 +614,8 @@ struct VectorizeContractionsPass
   /// initialiser's and consumer's tiles vectorized.
   LogicalResult fuseNeighbours(RewriterBase &rewriter, linalg::LinalgOp op,
                                const TilePlan &plan,
-                               const ProductNeighbours &neighbours) {
+                               const ProductNeighbours &neighbours,
+                               bool inKernel) {
     MLIRContext *ctx = op.getContext();
     linalg::GenericOp consumer = neighbours.consumer;
     AffineMap outMap = op.getIndexingMapMatchingResult(op->getResult(0));
@@ -757,7 +765,8 @@ struct VectorizeContractionsPass
       if (succeeded(vectorized))
         rewriter.replaceOp(tile, vectorized->replacements);
     }
-    tessel::cpu::recordKernel(getOperation(), "contraction", kernelLoc);
+    if (!inKernel)
+      tessel::cpu::recordKernel(getOperation(), "contraction", kernelLoc);
     // The originals are dead; the canonicalization erases them.
     return success();
   }

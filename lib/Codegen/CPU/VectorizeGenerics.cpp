@@ -164,9 +164,11 @@ matchRowGroup(linalg::LinalgOp consumer,
               int64_t maxRowElements) {
   if (consumer.getNumReductionLoops() != 0 || consumer.getNumDpsInits() != 1 ||
       consumer->getNumResults() != 1 ||
-      !isa<linalg::GenericOp>(consumer.getOperation()) ||
-      consumer->hasAttr(tessel::cpu::kInKernelAttr))
+      !isa<linalg::GenericOp>(consumer.getOperation()))
     return std::nullopt;
+  // A group is all parts of a kernel already recorded (a softmax in
+  // tessel-fuse-attention's loop over heads) or all kernels of their own.
+  bool inKernel = consumer->hasAttr(tessel::cpu::kInKernelAttr);
   // Grow the group to a fixed point: a producer joins once all its users
   // are in it.
   llvm::SetVector<Operation *> group;
@@ -180,7 +182,7 @@ matchRowGroup(linalg::LinalgOp consumer,
         Operation *producer = operand.get().getDefiningOp();
         if (!producer || group.contains(producer) ||
             !candidates.contains(producer) || producer->getNumResults() != 1 ||
-            producer->hasAttr(tessel::cpu::kInKernelAttr) ||
+            producer->hasAttr(tessel::cpu::kInKernelAttr) != inKernel ||
             !llvm::all_of(producer->getUsers(), [&](Operation *user) {
               return group.contains(user);
             }))
@@ -477,10 +479,11 @@ struct VectorizeGenericsPass
             order, sizes, ranges, [](int64_t) { return true; });
         at && *at < fused->loops.size())
       tessel::cpu::markParallel(fused->loops[*at].getOperation(), work);
+    bool inKernel = consumer->hasAttr(tessel::cpu::kInKernelAttr);
     bool vectorizedAll =
         vectorizeAll(rewriter, fused->tiledAndFusedOps.getArrayRef());
     // A tile left scalar is still a structured op the report counts.
-    if (vectorizedAll)
+    if (vectorizedAll && !inKernel)
       tessel::cpu::recordKernel(getOperation(), "reduction", kernelLoc);
     return success();
   }

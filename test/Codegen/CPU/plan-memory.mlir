@@ -54,3 +54,56 @@ module {
     return
   }
 }
+
+// -----
+
+// A static buffer allocated inside a loop that lives within one iteration
+// (a head's scores in tessel-fuse-attention's loop) moves before the loop
+// and joins the workspace: one buffer for all iterations, no malloc per
+// iteration. One allocated in a loop marked `tessel.parallel` stays (its
+// iterations run at the same time), and so does one an iteration yields
+// (it outlives the iteration).
+
+// CHECK-LABEL: module attributes {tessel.workspace_size = 64 : i64}
+// CHECK:       func.func @tessel_model_main(%[[OUT:.*]]: memref<4x8xf32>, %[[WS:.*]]: memref<64xi8>)
+// CHECK:         %[[HEAD:.*]] = memref.view %[[WS]]{{.*}} to memref<8xf32>
+// CHECK:         scf.for
+// CHECK-NOT:       memref.alloc
+// CHECK:           linalg.fill {{.*}} outs(%[[HEAD]] : memref<8xf32>)
+// CHECK:           memref.copy %[[HEAD]]
+// CHECK:         } {tessel.serial}
+// CHECK:         scf.for
+// CHECK:           memref.alloc() : memref<8xf32>
+// CHECK:         } {tessel.parallel}
+// CHECK:         scf.for
+// CHECK:           memref.alloc() : memref<8xf32>
+// CHECK:           scf.yield
+module {
+  func.func @tessel_model_main(%out: memref<4x8xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %zero = arith.constant 0.0 : f32
+    scf.for %i = %c0 to %c4 step %c1 {
+      %head = memref.alloc() : memref<8xf32>
+      linalg.fill ins(%zero : f32) outs(%head : memref<8xf32>)
+      %row = memref.subview %out[%i, 0] [1, 8] [1, 1] : memref<4x8xf32> to memref<8xf32, strided<[1], offset: ?>>
+      memref.copy %head, %row : memref<8xf32> to memref<8xf32, strided<[1], offset: ?>>
+    } {tessel.serial}
+    scf.for %i = %c0 to %c4 step %c1 {
+      %head = memref.alloc() : memref<8xf32>
+      linalg.fill ins(%zero : f32) outs(%head : memref<8xf32>)
+      %row = memref.subview %out[%i, 0] [1, 8] [1, 1] : memref<4x8xf32> to memref<8xf32, strided<[1], offset: ?>>
+      memref.copy %head, %row : memref<8xf32> to memref<8xf32, strided<[1], offset: ?>>
+    } {tessel.parallel}
+    %init = memref.alloc() : memref<8xf32>
+    %last = scf.for %i = %c0 to %c4 step %c1 iter_args(%prev = %init) -> (memref<8xf32>) {
+      %head = memref.alloc() : memref<8xf32>
+      memref.copy %prev, %head : memref<8xf32> to memref<8xf32>
+      scf.yield %head : memref<8xf32>
+    }
+    %row = memref.subview %out[0, 0] [1, 8] [1, 1] : memref<4x8xf32> to memref<8xf32, strided<[1]>>
+    memref.copy %last, %row : memref<8xf32> to memref<8xf32, strided<[1]>>
+    return
+  }
+}
