@@ -89,15 +89,15 @@ func.func @shared_product(%x: tensor<64x32xf32>, %w: tensor<32x128xf32>,
 
 // -----
 
-// With cache blocks (1024 columns: blocks of 256), the fill is fused per
-// block of columns (whole rows): its 1024x256 tile would be one huge vector,
-// so it is left, marked as part of this kernel, for
+// With cache blocks (columns one register tile wide, 16 here), the fill is
+// fused per block of columns (whole rows): its 1024x16 tile would be one
+// huge vector, so it is left, marked as part of this kernel, for
 // tessel-vectorize-generics to tile into registers.
 
 // CHECK-LABEL: func.func @blocked_fill
 // CHECK-SAME:    tessel.kernels = [{kind = "contraction", {{.*}}}]
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %c1024{{.*}} step %c256
-// CHECK:           linalg.fill {tessel.in_kernel} {{.*}} -> tensor<1024x256xf32>
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c1024{{.*}} step %c16
+// CHECK:           linalg.fill {tessel.in_kernel} {{.*}} -> tensor<1024x16xf32>
 // CHECK:           scf.for
 // CHECK:             vector.contract
 // CHECK-NOT:     linalg.fill

@@ -111,22 +111,23 @@ func.func @left_alone(%a: tensor<4x4xf32>, %b: tensor<8x4xf32>, %c: tensor<4x8xf
 
 // -----
 
-// Large products get cache blocks around the register tiles: 256 columns,
-// 256 reduction steps, 96 rows (multiples of the register tile that divide
-// the sizes), looped columns, reduction, rows.
+// Large products (operands over 512 KiB) get cache blocks around the
+// register tiles: columns one register tile wide (16 here), at most 1024
+// reduction steps (all 512 here: no loop) and 128 rows (96, the largest
+// multiple of the 6-row register tile that divides 192), looped columns,
+// reduction, rows.
 
 #mA = affine_map<(m, n, k) -> (m, k)>
 #mB = affine_map<(m, n, k) -> (k, n)>
 #mC = affine_map<(m, n, k) -> (m, n)>
 // CHECK-LABEL: func.func @blocked
-// CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : index
+// CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG:     %[[C96:.*]] = arith.constant 96 : index
-// CHECK:         scf.for {{.*}} step %[[C256]]
-// CHECK:           scf.for {{.*}} step %[[C256]]
-// CHECK:             scf.for {{.*}} step %[[C96]]
-// CHECK:               scf.for
-// CHECK:                 scf.for
-// CHECK:                   scf.for {{.*}} -> (tensor<96x256xf32>, vector<6x16xf32>)
+// CHECK-DAG:     %[[C6:.*]] = arith.constant 6 : index
+// CHECK:         scf.for {{.*}} step %[[C16]]
+// CHECK:           scf.for {{.*}} step %[[C96]]
+// CHECK:             scf.for {{.*}} step %[[C6]]
+// CHECK:               scf.for {{.*}} to %c512 step %c1 {{.*}} -> (tensor<96x16xf32>, vector<6x16xf32>)
 func.func @blocked(%a: tensor<192x512xf32>, %b: tensor<512x512xf32>,
                    %c: tensor<192x512xf32>) -> tensor<192x512xf32> {
   %0 = linalg.generic {indexing_maps = [#mA, #mB, #mC],
