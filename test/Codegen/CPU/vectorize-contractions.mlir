@@ -111,10 +111,10 @@ func.func @left_alone(%a: tensor<4x4xf32>, %b: tensor<8x4xf32>, %c: tensor<4x8xf
 
 // -----
 
-// Large products (operands over 512 KiB) get cache blocks around the
+// Large products (operands over 2 MiB) get cache blocks around the
 // register tiles: columns one register tile wide (16 here), at most 1024
-// reduction steps (all 512 here: no loop) and 128 rows (96, the largest
-// multiple of the 6-row register tile that divides 192), looped columns,
+// reduction steps (all 1024 here: no loop) and 128 rows (120, the largest
+// multiple of the 6-row register tile that divides 240), looped columns,
 // reduction, rows.
 
 #mA = affine_map<(m, n, k) -> (m, k)>
@@ -122,23 +122,23 @@ func.func @left_alone(%a: tensor<4x4xf32>, %b: tensor<8x4xf32>, %c: tensor<4x8xf
 #mC = affine_map<(m, n, k) -> (m, n)>
 // CHECK-LABEL: func.func @blocked
 // CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index
-// CHECK-DAG:     %[[C96:.*]] = arith.constant 96 : index
+// CHECK-DAG:     %[[C120:.*]] = arith.constant 120 : index
 // CHECK-DAG:     %[[C6:.*]] = arith.constant 6 : index
 // CHECK:         scf.for {{.*}} step %[[C16]]
-// CHECK:           scf.for {{.*}} step %[[C96]]
+// CHECK:           scf.for {{.*}} step %[[C120]]
 // CHECK:             scf.for {{.*}} step %[[C6]]
-// CHECK:               scf.for {{.*}} to %c512 step %c1 {{.*}} -> (tensor<96x16xf32>, vector<6x16xf32>)
-func.func @blocked(%a: tensor<192x512xf32>, %b: tensor<512x512xf32>,
-                   %c: tensor<192x512xf32>) -> tensor<192x512xf32> {
+// CHECK:               scf.for {{.*}} to %c1024 step %c1 {{.*}} -> (tensor<120x16xf32>, vector<6x16xf32>)
+func.func @blocked(%a: tensor<240x1024xf32>, %b: tensor<1024x512xf32>,
+                   %c: tensor<240x512xf32>) -> tensor<240x512xf32> {
   %0 = linalg.generic {indexing_maps = [#mA, #mB, #mC],
                        iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%a, %b : tensor<192x512xf32>, tensor<512x512xf32>) outs(%c : tensor<192x512xf32>) {
+      ins(%a, %b : tensor<240x1024xf32>, tensor<1024x512xf32>) outs(%c : tensor<240x512xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
-  } -> tensor<192x512xf32>
-  return %0 : tensor<192x512xf32>
+  } -> tensor<240x512xf32>
+  return %0 : tensor<240x512xf32>
 }
 
 // -----
