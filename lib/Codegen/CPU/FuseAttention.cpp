@@ -105,22 +105,23 @@ std::optional<AttentionBlock> matchAttention(linalg::LinalgOp product) {
       }
     }
   }
-  if (block.members.empty())
-    block.members.insert(product);
-
-  // Grow to a fixed point: a structured producer joins once all its users
-  // are in the block.
+  // Grow to a fixed point from the root: a structured producer joins once
+  // all its users are in the block. (The root itself is no member.)
+  Operation *root = block.root.getOperation();
   auto inBlock = [&](Operation *op) {
-    return op == block.root.getOperation() || block.members.contains(op);
+    return op == root || block.members.contains(op);
   };
-  for (size_t i = 0; i < block.members.size(); ++i) {
-    for (Value operand : block.members[i]->getOperands()) {
+  SmallVector<Operation *> worklist = {root};
+  worklist.append(block.members.begin(), block.members.end());
+  for (size_t i = 0; i < worklist.size(); ++i) {
+    for (Value operand : worklist[i]->getOperands()) {
       auto producer = operand.getDefiningOp<linalg::LinalgOp>();
       if (!producer || inBlock(producer) || producer->getNumResults() != 1 ||
           !producer.hasPureTensorSemantics() || producer.hasDynamicShape() ||
           !llvm::all_of(producer->getUsers(), inBlock))
         continue;
       block.members.insert(producer);
+      worklist.push_back(producer);
     }
   }
   bool scores = false, reduction = false;

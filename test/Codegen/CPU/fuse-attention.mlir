@@ -217,3 +217,60 @@ func.func @shared_scores(%a: tensor<2x4x8xf32>, %b: tensor<2x8x4xf32>, %c: tenso
   } -> tensor<2x4x8xf32>
   return %o, %s : tensor<2x4x8xf32>, tensor<2x4x4xf32>
 }
+
+// -----
+
+#lhs = affine_map<(h, m, n, k) -> (h, m, k)>
+#rhs = affine_map<(h, m, n, k) -> (h, k, n)>
+#out = affine_map<(h, m, n, k) -> (h, m, n)>
+#id = affine_map<(h, m, n) -> (h, m, n)>
+#row = affine_map<(h, m, n) -> (h, m)>
+
+// No transpose after the value product: the product is the root, tiled by 1
+// along its batch loop, with the scores product, the sum and the division
+// in its loop; the originals are all erased.
+// CHECK-LABEL: func.func @value_product_root
+// CHECK-SAME:    tessel.kernels = [{kind = "attention"
+// CHECK:         scf.for %[[H:.*]] = %c0 to %c2 step %c1
+// CHECK-COUNT-4:   linalg.generic {{.*}} {tessel.in_kernel}
+// CHECK:           tensor.insert_slice {{.*}}[%[[H]], 0, 0] [1, 4, 8] [1, 1, 1] : tensor<1x4x8xf32> into tensor<2x4x8xf32>
+// CHECK:         }
+// CHECK-NOT:     linalg.
+// CHECK:         return
+func.func @value_product_root(%a: tensor<2x4x8xf32>, %b: tensor<2x8x4xf32>, %c: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x4x4xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f0 : tensor<2x4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %z, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %e1 = tensor.empty() : tensor<2x4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%s : tensor<2x4x4xf32>) outs(%f1 : tensor<2x4xf32>) {
+  ^bb0(%x: f32, %z: f32):
+    %r = arith.addf %x, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x4xf32>
+  %pr = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %sum : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%e2 : tensor<2x4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %r = arith.divf %x, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %e3 = tensor.empty() : tensor<2x4x8xf32>
+  %f3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%pr, %c : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f3 : tensor<2x4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %z, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
