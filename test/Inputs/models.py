@@ -206,10 +206,10 @@ def mlp_normalized(rng):
 
 
 def parallel(rng):
-    """Kernels large enough (>= 2^24 multiply-adds or elements) for
+    """Kernels large enough (>= 2^20 multiply-adds or elements) for
     tessel-parallelize-loops to split: a 3x3 conv (filter tiles), a 1x1 conv
-    on a large plane (a product), a max pool, an elementwise add, and a
-    MatMul."""
+    on a large plane (a product), a max pool, and a MatMul; and an
+    elementwise add too small to split."""
     inits = [
         _init("conv1.weight", rng.standard_normal((32, 32, 3, 3)) * 0.1),
         _init("conv1.bias", rng.standard_normal(32) * 0.1),

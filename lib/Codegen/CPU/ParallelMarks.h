@@ -18,11 +18,15 @@ namespace mlir::tessel::cpu {
 inline constexpr llvm::StringLiteral kParallelAttr = "tessel.parallel";
 
 /// Ops with fewer iterations (multiply-adds, elements) than this stay on
-/// one thread: a parallel_for wakes pool threads, which costs more than it
-/// saves on small kernels (measured: BERT-like's 128x128 products and MLP's
-/// layers ran 2.8x and 4x slower on 2 threads than on 1 when every kernel
-/// was split).
-inline constexpr int64_t kMinParallelWork = int64_t(1) << 24;
+/// one thread: a parallel_for costs the pool's hand-off (its idle workers
+/// poll for a while before sleeping, so a helper joins within a
+/// microsecond or so while the model runs). Measured at 2 threads on this
+/// Zen 4 (tessel-bench p50): MobileNetV2 7.3-8.5 ms at 2^24 (most of its
+/// kernels ran on one thread), 5.3-5.8 at 2^22, 4.9-5.2 at 2^20; the
+/// BERT-like encoder 1.24-1.30, 0.73-0.84, 0.71-0.73; ResNet-18 18-20 ms
+/// either way; 1-thread times unchanged. (Before the pool polled, waking a
+/// sleeping helper cost more than small kernels gained.)
+inline constexpr int64_t kMinParallelWork = int64_t(1) << 20;
 
 /// Marks `loop`, one of the loops of an op of `work` iterations, as having
 /// independent iterations, if the op is large enough to split.

@@ -5,6 +5,7 @@
 #include "parallel.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <new>
 #include <system_error>
@@ -52,6 +53,7 @@ bool ThreadPool::submit(Task task, bool urgent) noexcept {
   try {
     std::lock_guard<std::mutex> lock(mutex);
     (urgent ? urgentTasks : normalTasks).push_back(std::move(task));
+    queued.fetch_add(1, std::memory_order_release);
   } catch (...) {
     return false;
   }
@@ -59,9 +61,26 @@ bool ThreadPool::submit(Task task, bool urgent) noexcept {
   return true;
 }
 
+bool ThreadPool::spinForTask() const {
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::microseconds(kSpinMicroseconds);
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (queued.load(std::memory_order_acquire) > 0)
+        return true;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+    if (std::chrono::steady_clock::now() >= deadline)
+      return false;
+  }
+}
+
 void ThreadPool::workerLoop() {
   for (;;) {
     Task task;
+    spinForTask();
     {
       std::unique_lock<std::mutex> lock(mutex);
       wakeUp.wait(lock,
@@ -69,6 +88,7 @@ void ThreadPool::workerLoop() {
       std::deque<Task> &queue = urgentTasks.empty() ? normalTasks : urgentTasks;
       task = std::move(queue.front());
       queue.pop_front();
+      queued.fetch_sub(1, std::memory_order_relaxed);
     }
     try {
       task();

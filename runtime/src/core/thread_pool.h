@@ -14,6 +14,7 @@
 #ifndef TESSEL_RUNTIME_CORE_THREAD_POOL_H
 #define TESSEL_RUNTIME_CORE_THREAD_POOL_H
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -49,10 +50,21 @@ public:
 
   static constexpr int32_t kMaxThreads = 1024;
 
+  /// How long an idle worker polls for the next task before it sleeps: a
+  /// model's parallel loops come kernel after kernel, microseconds apart,
+  /// and waking a sleeping thread takes tens of microseconds, as long as a
+  /// small kernel's whole loop (spinning as onnxruntime's and OpenMP's
+  /// pools do).
+  static constexpr int64_t kSpinMicroseconds = 200;
+
 private:
   explicit ThreadPool(int32_t numWorkers);
   void workerLoop();
+  /// Polls `queued` for up to kSpinMicroseconds; whether a task came.
+  bool spinForTask() const;
 
+  /// Tasks in the queues (read without the lock while spinning).
+  std::atomic<int64_t> queued{0};
   std::mutex mutex;
   std::condition_variable wakeUp;
   std::deque<Task> urgentTasks;
