@@ -47,11 +47,12 @@ std::optional<int64_t> staticBytes(MemRefType type) {
   return type.getNumElements() * (element.getIntOrFloatBitWidth() / 8);
 }
 
-/// The last entry-block position at which `alloc`'s memory (through any
-/// value derived from it) is used; nullopt if it may escape the function.
-std::optional<unsigned> lastUse(memref::AllocOp alloc, Block &entry,
-                                const DenseMap<Operation *, unsigned> &pos) {
-  unsigned last = pos.lookup(alloc);
+/// Calls `visit` on every op that uses `alloc`'s buffer: its users, and the
+/// users of every memref they return (views, casts, region results; with
+/// `throughTerminators`, also the results of the op whose region a
+/// terminator yields it from). Stops at, and returns, the first false.
+bool forEachBufferUser(memref::AllocOp alloc, bool throughTerminators,
+                       llvm::function_ref<bool(Operation *)> visit) {
   SmallVector<Value> worklist = {alloc.getResult()};
   DenseSet<Value> seen;
   while (!worklist.empty()) {
@@ -60,25 +61,38 @@ std::optional<unsigned> lastUse(memref::AllocOp alloc, Block &entry,
       continue;
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
-      if (isa<func::ReturnOp, func::CallOp>(user))
-        return std::nullopt;
-      Operation *top = entry.findAncestorOpInBlock(*user);
-      if (!top)
-        return std::nullopt;
-      last = std::max(last, pos.lookup(top));
-      // Anything the user returns may alias the buffer (views, casts,
-      // region results): follow it too.
+      if (!visit(user))
+        return false;
       for (Value result : user->getResults())
         if (isa<BaseMemRefType>(result.getType()))
           worklist.push_back(result);
-      // A value yielded out of a region aliases the parent's results.
-      if (user->hasTrait<OpTrait::IsTerminator>())
+      if (throughTerminators && user->hasTrait<OpTrait::IsTerminator>())
         if (Operation *parent = user->getParentOp())
           for (Value result : parent->getResults())
             if (isa<BaseMemRefType>(result.getType()))
               worklist.push_back(result);
     }
   }
+  return true;
+}
+
+/// The last entry-block position at which `alloc`'s memory (through any
+/// value derived from it) is used; nullopt if it may escape the function.
+std::optional<unsigned> lastUse(memref::AllocOp alloc, Block &entry,
+                                const DenseMap<Operation *, unsigned> &pos) {
+  unsigned last = pos.lookup(alloc);
+  bool local = forEachBufferUser(
+      alloc, /*throughTerminators=*/true, [&](Operation *user) {
+        if (isa<func::ReturnOp, func::CallOp>(user))
+          return false;
+        Operation *top = entry.findAncestorOpInBlock(*user);
+        if (!top)
+          return false;
+        last = std::max(last, pos.lookup(top));
+        return true;
+      });
+  if (!local)
+    return std::nullopt;
   return last;
 }
 
@@ -86,22 +100,11 @@ std::optional<unsigned> lastUse(memref::AllocOp alloc, Block &entry,
 /// iteration that allocates it: no terminator yields it, no call or return
 /// takes it.
 bool staysInIteration(memref::AllocOp alloc) {
-  SmallVector<Value> worklist = {alloc.getResult()};
-  DenseSet<Value> seen;
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    if (!seen.insert(value).second)
-      continue;
-    for (OpOperand &use : value.getUses()) {
-      Operation *user = use.getOwner();
-      if (user->hasTrait<OpTrait::IsTerminator>() || isa<CallOpInterface>(user))
-        return false;
-      for (Value result : user->getResults())
-        if (isa<BaseMemRefType>(result.getType()))
-          worklist.push_back(result);
-    }
-  }
-  return true;
+  return forEachBufferUser(alloc, /*throughTerminators=*/false,
+                           [](Operation *user) {
+                             return !user->hasTrait<OpTrait::IsTerminator>() &&
+                                    !isa<CallOpInterface>(user);
+                           });
 }
 
 /// Moves each static allocation inside loops of the entry block whose
