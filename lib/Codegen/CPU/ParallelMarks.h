@@ -21,9 +21,10 @@ inline constexpr llvm::StringLiteral kParallelAttr = "tessel.parallel";
 /// one thread: a parallel_for costs the pool's hand-off (its idle workers
 /// poll for a while before sleeping, so a helper joins within a
 /// microsecond or so while the model runs). Measured at 2 threads on this
-/// Zen 4 (tessel-bench p50): MobileNetV2 7.3-8.5 ms at 2^24 (most of its
-/// kernels ran on one thread), 5.3-5.8 at 2^22, 4.9-5.2 at 2^20; the
-/// BERT-like encoder 1.24-1.30, 0.73-0.84, 0.71-0.73; ResNet-18 18-20 ms
+/// Zen 4 (tessel-bench p50, rounds minutes apart): MobileNetV2 7.2-8.5 ms
+/// at 2^24 (most of its kernels ran on one thread), 5.3-5.8 at 2^22,
+/// 4.6-5.4 at 2^20; the BERT-like encoder 1.24-1.30, 0.73-0.84, 0.71-0.73
+/// (one round at 1.18 for both lower thresholds); ResNet-18 17-20 ms
 /// either way; 1-thread times unchanged. (Before the pool polled, waking a
 /// sleeping helper cost more than small kernels gained.)
 inline constexpr int64_t kMinParallelWork = int64_t(1) << 20;
