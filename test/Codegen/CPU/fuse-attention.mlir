@@ -4,6 +4,9 @@
 // RUN: tessel-opt %s --split-input-file \
 // RUN:   --pass-pipeline="builtin.module(func.func(tessel-fuse-attention,tessel-vectorize-contractions{vector-width=8},tessel-vectorize-generics{vector-width=8}))" \
 // RUN:   | FileCheck %s --check-prefix=VEC
+// RUN: tessel-opt %s --split-input-file \
+// RUN:   --pass-pipeline="builtin.module(func.func(tessel-fuse-attention))" \
+// RUN:   | FileCheck %s --check-prefix=ONCE
 
 #lhs = affine_map<(h, m, n, k) -> (h, m, k)>
 #rhs = affine_map<(h, m, n, k) -> (h, k, n)>
@@ -32,6 +35,13 @@
 // VEC:           vector.contract
 // VEC-NOT:     linalg.
 // VEC:         return
+// Each member is computed once per head: the scaled scores are read twice
+// (by the maximum and by the exponential), yet the loop holds the two
+// products and the two row reductions once each.
+// ONCE-LABEL:    func.func @attention
+// ONCE-COUNT-4:  "reduction"]
+// ONCE-NOT:      "reduction"]
+// ONCE-LABEL:    func.func @chained_products
 // CHECK-LABEL: func.func @attention
 // CHECK-SAME:    tessel.kernels = [{kind = "attention"
 // CHECK:         %[[MASK:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<4x4xf32>)
