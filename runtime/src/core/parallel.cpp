@@ -19,7 +19,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -85,16 +84,8 @@ struct ForJob {
   void waitUntilDone() {
     // The chunks still running are short (a kernel's share): poll a while
     // before sleeping, as the pool's idle workers do.
-    auto deadline = std::chrono::steady_clock::now() +
-                    std::chrono::microseconds(ThreadPool::kSpinMicroseconds);
-    while (unfinished.load(std::memory_order_acquire) != 0) {
-      if (std::chrono::steady_clock::now() >= deadline)
-        break;
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
-    }
-    if (unfinished.load(std::memory_order_acquire) == 0)
+    if (ThreadPool::pollFor(
+            [&] { return unfinished.load(std::memory_order_acquire) == 0; }))
       return;
     std::unique_lock<std::mutex> lock(mutex);
     finished.wait(lock, [&] { return allDone; });

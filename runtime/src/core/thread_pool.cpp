@@ -5,7 +5,6 @@
 #include "parallel.h"
 
 #include <cerrno>
-#include <chrono>
 #include <cstdlib>
 #include <new>
 #include <system_error>
@@ -61,26 +60,11 @@ bool ThreadPool::submit(Task task, bool urgent) noexcept {
   return true;
 }
 
-bool ThreadPool::spinForTask() const {
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::microseconds(kSpinMicroseconds);
-  for (;;) {
-    for (int i = 0; i < 64; ++i) {
-      if (queued.load(std::memory_order_acquire) > 0)
-        return true;
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
-    }
-    if (std::chrono::steady_clock::now() >= deadline)
-      return false;
-  }
-}
-
 void ThreadPool::workerLoop() {
   for (;;) {
     Task task;
-    spinForTask();
+    // Idle: poll for the next task before sleeping on the queue.
+    pollFor([&] { return queued.load(std::memory_order_acquire) > 0; });
     {
       std::unique_lock<std::mutex> lock(mutex);
       wakeUp.wait(lock,

@@ -15,6 +15,7 @@
 #define TESSEL_RUNTIME_CORE_THREAD_POOL_H
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -57,11 +58,27 @@ public:
   /// pools do).
   static constexpr int64_t kSpinMicroseconds = 200;
 
+  /// Polls `done` (with a pause between polls) for up to
+  /// kSpinMicroseconds; whether it became true.
+  template <typename Done> static bool pollFor(Done done) {
+    auto deadline = std::chrono::steady_clock::now() +
+                    std::chrono::microseconds(kSpinMicroseconds);
+    for (;;) {
+      for (int i = 0; i < 64; ++i) {
+        if (done())
+          return true;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+      }
+      if (std::chrono::steady_clock::now() >= deadline)
+        return false;
+    }
+  }
+
 private:
   explicit ThreadPool(int32_t numWorkers);
   void workerLoop();
-  /// Polls `queued` for up to kSpinMicroseconds; whether a task came.
-  bool spinForTask() const;
 
   /// Tasks in the queues (read without the lock while spinning).
   std::atomic<int64_t> queued{0};
