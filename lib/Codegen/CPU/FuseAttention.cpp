@@ -48,7 +48,7 @@ SmallVector<unsigned> batchLoopsOf(linalg::LinalgOp op) {
 /// heads, whole otherwise), and the ops that may join its loop: every
 /// structured op it reads, transitively, whose users are all in the block.
 struct AttentionBlock {
-  linalg::LinalgOp root;
+  Operation *root = nullptr;
   SmallVector<int64_t> sizes;
   llvm::SetVector<Operation *> members; ///< without the root
   int64_t heads = 1;                    ///< iterations of the loop
@@ -107,7 +107,7 @@ std::optional<AttentionBlock> matchAttention(linalg::LinalgOp product) {
   }
   // Grow to a fixed point from the root: a structured producer joins once
   // all its users are in the block. (The root itself is no member.)
-  Operation *root = block.root.getOperation();
+  Operation *root = block.root;
   auto inBlock = [&](Operation *op) {
     return op == root || block.members.contains(op);
   };
@@ -171,8 +171,7 @@ struct FuseAttentionPass
   /// fused ops as part of one kernel, records it, and erases the originals.
   LogicalResult fuse(RewriterBase &rewriter, const AttentionBlock &block) {
     MLIRContext *ctx = &getContext();
-    linalg::LinalgOp rootOp = block.root;
-    Operation *root = rootOp.getOperation();
+    Operation *root = block.root;
     scf::SCFTilingOptions tiling;
     tiling.setTileSizes(getAsIndexOpFoldResult(ctx, block.sizes));
     rewriter.setInsertionPoint(root);
@@ -270,8 +269,7 @@ struct FuseAttentionPass
         continue;
       // Fused before all its readers are, it would be fused again (and
       // computed twice) for the next one.
-      linalg::LinalgOp rootOp = block.root;
-      Operation *root = rootOp.getOperation();
+      Operation *root = block.root;
       bool readersFused = llvm::all_of(producer.getUsers(), [&](Operation *u) {
         return u == root || fused.contains(u) ||
                (isa<tensor::ExtractSliceOp>(u) && loop->isAncestor(u));
