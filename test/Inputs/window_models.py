@@ -61,6 +61,10 @@ CASES = [
     ("conv_dw_pad_stride2", "Conv", dict(group=8, strides=[2, 2],
                                          pads=[1, 1, 1, 1]), 17,
      (1, 8, 15, 66), {"w": (8, 1, 3, 3), "b": (8,)}, ["x", "w", "b"]),
+    # 14 output columns: a tile of 8 and one overlapping it from column 6.
+    ("conv_dw_pad_stride2_narrow", "Conv", dict(group=8, strides=[2, 2],
+                                                pads=[1, 1, 1, 1]), 17,
+     (1, 8, 28, 28), {"w": (8, 1, 3, 3), "b": (8,)}, ["x", "w", "b"]),
     ("conv_dw_pad_dilated", "Conv", dict(group=4, dilations=[2, 2],
                                          pads=[3, 2, 1, 2]), 17,
      (2, 4, 7, 19), {"w": (8, 1, 3, 3)}, ["x", "w"]),

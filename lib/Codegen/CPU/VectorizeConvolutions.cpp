@@ -841,7 +841,21 @@ struct VectorizeConvolutionsPass
     // OWr columns (whole vectors where the width allows), then as many
     // filters x rows as the accumulators fit, filters first (each input
     // row segment is reused by every filter of the tile).
+    tessel::cpu::ConvPrologue prologue = prologueOf(op);
+    // Tiles of whole or half vectors. When none divides the row, the last
+    // tile overlaps the one before it (recomputing a few columns) if the
+    // accumulators start from the bias or 0, so that a recomputed column
+    // is written twice with the same value: a width such as 28 or 14 would
+    // be split into partial registers, and a strided read of 55 columns
+    // into single-lane inserts (MobileNetV2's stride-2 depthwise layers).
     int64_t owTile = pickDivisor(conv.outWidth, {2 * lanes, lanes}, 2 * lanes);
+    bool startsFresh = prologue.bias || prologue.zero;
+    if (conv.outWidth % lanes != 0 && startsFresh)
+      for (int64_t width : {lanes, lanes / 2})
+        if (width > 1 && conv.outWidth > width && owTile % width != 0) {
+          owTile = width;
+          break;
+        }
     int64_t vectors = (owTile + lanes - 1) / lanes;
     // Column tiles keep 12 accumulators: more measured no faster on
     // MobileNetV2's depthwise convolutions.
@@ -855,7 +869,11 @@ struct VectorizeConvolutionsPass
       if (f * h > fTile * ohTile || (f * h == fTile * ohTile && f > fTile))
         fTile = f, ohTile = h;
     }
-    int64_t readWidth = (owTile - 1) * conv.strideW + 1;
+    // A strided tile reads whole vectors (stride x its width) and keeps
+    // every stride-th lane.
+    int64_t readWidth = conv.strideW == 1 || !llvm::isPowerOf2_64(owTile)
+                            ? (owTile - 1) * conv.strideW + 1
+                            : owTile * conv.strideW;
     // A shifted input is read padded (the shift stays its own loop nest).
     // An edge tile reads its segments inside the row: the row must hold one.
     if (padding &&
@@ -864,7 +882,6 @@ struct VectorizeConvolutionsPass
              cast<RankedTensorType>(padding->source.getType()).getDimSize(3)))
       padding.reset();
 
-    tessel::cpu::ConvPrologue prologue = prologueOf(op);
     std::optional<tessel::cpu::ConvEpilogue> epilogue = epilogueOf(op);
     // At the epilogue, when there is one: its other inputs may be computed
     // after the convolution.
@@ -895,13 +912,19 @@ struct VectorizeConvolutionsPass
     // last); the others are edge tiles.
     SmallVector<int64_t> before, after;
     int64_t first = 0, last = 0;
-    for (int64_t ow = 0; ow < conv.outWidth; ow += owTile) {
+    SmallVector<int64_t> tileStarts;
+    for (int64_t ow = 0; ow + owTile <= conv.outWidth; ow += owTile)
+      tileStarts.push_back(ow);
+    if (conv.outWidth % owTile != 0)
+      tileStarts.push_back(conv.outWidth - owTile);
+    for (int64_t ow : tileStarts) {
       int64_t start = ow * conv.strideW - left;
       bool inside =
           start >= 0 &&
           start + (conv.kernelWidth - 1) * conv.dilationW + readWidth <=
               inWidth;
-      if (inside) {
+      // The overlapping last tile starts off the loop's steps.
+      if (inside && (first == last || ow == last) && ow % owTile == 0) {
         if (first == last)
           first = ow;
         last = ow + owTile;

@@ -46,6 +46,30 @@ func.func @conv_residual(%x: tensor<1x4x6x6xf32>, %w: tensor<8x4x3x3xf32>, %b: t
 
 // -----
 
+// Depthwise, stride 2, bias and relu, 12 output columns with 8 lanes: no
+// whole or half vector divides the row, so the tiles are 8 wide, the
+// second one overlapping the first from column 4 (the accumulators start
+// from the bias: a column computed twice is written twice alike). Each tap
+// reads 16 input columns and keeps the even ones. Without the bias in the
+// kernel (APART) the output is accumulated into, and the row is one tile
+// of 12.
+// CHECK-LABEL: func.func @depthwise_overlap
+// CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
+// CHECK:         vector.transfer_read %{{.*}} : tensor<1x4x9x25xf32>, vector<16xf32>
+// CHECK:         vector.shuffle {{.*}} [0, 2, 4, 6, 8, 10, 12, 14] : vector<16xf32>, vector<16xf32>
+// CHECK:         vector.transfer_write %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[C4]]] {{.*}} : vector<8xf32>, tensor<1x4x4x12xf32>
+// CHECK-NOT:     vector<12xf32>
+// APART-LABEL: func.func @depthwise_overlap
+// APART:         vector.fma {{.*}} : vector<12xf32>
+func.func @depthwise_overlap(%x: tensor<1x4x9x25xf32>, %w: tensor<4x1x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x4x12xf32> {
+  %y = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, group = 4 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>}
+      : (tensor<1x4x9x25xf32>, tensor<4x1x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x12xf32>
+  %r = tessel.relu %y : tensor<1x4x4x12xf32>
+  return %r : tensor<1x4x4x12xf32>
+}
+
+// -----
+
 // The conv's result has a second user: the relu stays a kernel of its own.
 // CHECK-LABEL: func.func @shared_result
 // CHECK:         scf.for
