@@ -70,6 +70,29 @@ func.func @depthwise_overlap(%x: tensor<1x4x9x25xf32>, %w: tensor<4x1x3x3xf32>, 
 
 // -----
 
+// Constant weights, 8 filters (one vector), padded: the tiles are 8
+// columns of a row. The 8 accumulators (vectors along the filters) go
+// through the relu, are transposed in registers (3 rounds of 4 pairs of
+// shuffles) and stored as one vector of 8 columns per filter, not lane by
+// lane along the filters.
+// CHECK-LABEL: func.func @row_stores
+// CHECK:         scf.for
+// CHECK-COUNT-8:   arith.maximumf {{.*}} : vector<8xf32>
+// CHECK-COUNT-24:  vector.shuffle {{.*}} : vector<8xf32>, vector<8xf32>
+// CHECK-NOT:       vector.shuffle
+// CHECK-COUNT-8:   vector.transfer_write {{.*}} {in_bounds = [true]} : vector<8xf32>, tensor<1x8x6x8xf32>
+// CHECK-NOT:     permutation_map
+func.func @row_stores(%x: tensor<1x2x6x8xf32>) -> tensor<1x8x6x8xf32> {
+  %w = arith.constant dense<0.5> : tensor<8x2x3x3xf32>
+  %b = arith.constant dense<1.0> : tensor<8xf32>
+  %y = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+      : (tensor<1x2x6x8xf32>, tensor<8x2x3x3xf32>, tensor<8xf32>) -> tensor<1x8x6x8xf32>
+  %r = tessel.relu %y : tensor<1x8x6x8xf32>
+  return %r : tensor<1x8x6x8xf32>
+}
+
+// -----
+
 // The conv's result has a second user: the relu stays a kernel of its own.
 // CHECK-LABEL: func.func @shared_result
 // CHECK:         scf.for
