@@ -119,7 +119,13 @@ def TesselVectorizeContractionsPass
 
     A constant right-hand side stored transposed (ONNX `Gemm` with
     `transB = 1`, as torch exports `Linear`) is transposed once at compile
-    time, so that every step loads a contiguous row of it.
+    time, so that every step loads a contiguous row of it. A matrix-vector
+    product `[1, K] x [K, N]` with a constant matrix whose `N` no 4-vector
+    tile divides (a 1000-class classifier), and no consumer to absorb, runs
+    on the matrix padded with zero columns to a multiple of 4 vectors (its
+    bias broadcast or fill padded alike) and returns the first `N` columns:
+    its tiles carry 4 independent accumulators instead of one half-vector
+    chain of `K` dependent multiply-adds.
 
     Tile sizes divide the loop sizes exactly (no padding or masking). Ops it
     does not handle (other element types, dynamic shapes, an output whose
@@ -326,8 +332,11 @@ def TesselVectorizeConvolutionsPass
       positions (row-major; `P` divides the output's area). The weights are
       packed at compile time as `[F/B][C][KH][KW][B]` (`B` filters per tile),
       so per tap the tile loads its weight vectors and broadcasts one input
-      value per position. Accumulators are read and written along the filter
-      dimension. When the input is a `tensor.pad` of the rows and columns by
+      value per position. Accumulators are read along the filter dimension;
+      when the positions are consecutive columns of one row (`P` at most a
+      vector), the tile transposes them in registers (log2 rounds of
+      two-source shuffles) and writes one row vector per filter, else it
+      writes them along the filter dimension. When the input is a `tensor.pad` of the rows and columns by
       0, the kernel reads the unpadded input instead (no padded copy is
       made): the positions are then `P` columns of one output row, the tap
       rows that read inside the input for that row are a loop's range (with
@@ -337,9 +346,13 @@ def TesselVectorizeConvolutionsPass
       column and selects 0 outside (one that always does is left out).
     - Over columns otherwise (depthwise convolutions, weights computed at run
       time): tiles of `Fr` filters x `OHr` rows x `OWr` columns, `OWr`
-      dividing the output width (two or one whole vectors where it can). Per
-      tap, one input row segment per output row (a strided row is read whole
-      and its lanes picked by a shuffle) and one broadcast weight per filter.
+      two or one whole vectors where that divides the output width; else,
+      when the accumulators start from the bias or 0, one whole or half
+      vector, the last tile overlapping the one before it (a column computed
+      twice is written twice alike); else a divisor of the width. Per
+      tap, one input row segment per output row (a strided row is read whole,
+      `OWr * stride` elements, and its lanes picked by a shuffle) and one
+      broadcast weight per filter.
       A zero-padded input is read unpadded here too: a tap row that reads
       the padding in some row tiles reads a clamped row and selects 0
       outside, and the column tiles whose segments leave the row are
