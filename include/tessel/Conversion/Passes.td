@@ -120,12 +120,15 @@ def TesselVectorizeContractionsPass
     A constant right-hand side stored transposed (ONNX `Gemm` with
     `transB = 1`, as torch exports `Linear`) is transposed once at compile
     time, so that every step loads a contiguous row of it. A matrix-vector
-    product `[1, K] x [K, N]` with a constant matrix whose `N` no 4-vector
-    tile divides (a 1000-class classifier), and no consumer to absorb, runs
-    on the matrix padded with zero columns to a multiple of 4 vectors (its
-    bias broadcast or fill padded alike) and returns the first `N` columns:
-    its tiles carry 4 independent accumulators instead of one half-vector
-    chain of `K` dependent multiply-adds.
+    product `[1, K] x [K, N]` with a constant matrix and more than one
+    column tile of 4 vectors (`T` columns) runs on the matrix packed at
+    compile time into panels `[P][K][T]` (zero columns pad the last one):
+    each tile streams one contiguous panel (the rows of `[K, N]` are `N`
+    apart: a classifier's tiles touched a new page every step) with 4
+    vectors of independent accumulators. Its bias broadcast (or fill) and,
+    when no column is padded, its elementwise consumer are rebuilt on the
+    panels `[1, P, T]`; the result is the panels collapsed to a row (its
+    first `N` columns).
 
     Tile sizes divide the loop sizes exactly (no padding or masking). Ops it
     does not handle (other element types, dynamic shapes, an output whose

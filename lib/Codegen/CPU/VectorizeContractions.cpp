@@ -494,111 +494,163 @@ std::optional<ProductNeighbours> neighboursOf(linalg::LinalgOp op) {
   return neighbours;
 }
 
-/// The initialiser of a product padded from `columns` to `padded` columns
-/// (its innermost dimension): a fill of the padded shape, or a broadcast
+/// The initialiser of a matrix-vector product `[1, N]` rebuilt on its
+/// panels `[1, P, T]` (N padded to P * T columns): a fill, or a broadcast
 /// of a constant (the bias) padded with zeros; null when `init` is
 /// neither.
-Value padInit(RewriterBase &rewriter, Value init, int64_t columns,
-              int64_t padded) {
+Value panelInit(RewriterBase &rewriter, Value init, int64_t panels,
+                int64_t width) {
   Operation *producer = init.getDefiningOp();
   auto type = cast<RankedTensorType>(init.getType());
-  SmallVector<int64_t> shape(type.getShape());
-  shape.back() = padded;
+  int64_t columns = type.getDimSize(1);
   if (!producer || !producer->hasOneUse())
     return Value();
   Location loc = producer->getLoc();
   rewriter.setInsertionPoint(producer);
-  Value empty =
-      tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+  Value empty = tensor::EmptyOp::create(rewriter, loc, {1, panels, width},
+                                        type.getElementType());
   if (auto fill = dyn_cast<linalg::FillOp>(producer))
     return linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty)
         .getResult(0);
   auto generic = dyn_cast<linalg::GenericOp>(producer);
+  MLIRContext *ctx = rewriter.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  DenseElementsAttr value;
   if (!generic || generic.getNumDpsInputs() != 1 ||
       generic.getNumReductionLoops() != 0 ||
-      !generic.getIndexingMapsArray().back().isIdentity())
-    return Value();
-  DenseElementsAttr value;
-  AffineMap map = generic.getIndexingMapsArray().front();
-  unsigned last = type.getRank() - 1;
-  if (!matchPattern(generic.getDpsInputs()[0], m_Constant(&value)) ||
-      !value.getElementType().isF32() || map.getNumResults() != 1 ||
-      map.getResult(0) != getAffineDimExpr(last, rewriter.getContext()) ||
-      value.getNumElements() != columns)
+      generic.getIndexingMapsArray() !=
+          SmallVector<AffineMap>{AffineMap::get(2, 0, d(1), ctx),
+                                 AffineMap::getMultiDimIdentityMap(2, ctx)} ||
+      !matchPattern(generic.getDpsInputs()[0], m_Constant(&value)) ||
+      !value.getElementType().isF32() || value.getNumElements() != columns)
     return Value();
   SmallVector<float> values(value.getValues<float>());
-  values.resize(padded, 0.0f);
+  values.resize(panels * width, 0.0f);
   Value constant = arith::ConstantOp::create(
       rewriter, loc,
       DenseElementsAttr::get(
-          RankedTensorType::get({padded}, value.getElementType()),
+          RankedTensorType::get({panels, width}, value.getElementType()),
           ArrayRef<float>(values)));
   auto rebuilt = linalg::GenericOp::create(
       rewriter, loc, TypeRange{empty.getType()}, ValueRange{constant},
-      ValueRange{empty}, generic.getIndexingMapsArray(),
-      generic.getIteratorTypesArray());
+      ValueRange{empty},
+      ArrayRef<AffineMap>{AffineMap::get(3, 0, {d(1), d(2)}, ctx),
+                          AffineMap::getMultiDimIdentityMap(3, ctx)},
+      SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel));
   IRMapping mapping;
   generic.getRegion().cloneInto(&rebuilt.getRegion(), mapping);
   return rebuilt.getResult(0);
 }
 
-/// A matrix-vector product with a constant matrix ([1, K] x [K, N]) whose
-/// N no 4-vector tile divides runs on the matrix padded with zero columns
-/// to a multiple of 4 vectors, and its result is the first N columns: its
-/// tiles then carry 4 independent accumulators instead of one half vector
-/// (the chain of K dependent FMAs a 1000-class classifier ran as 125
-/// times). Returns the padded product, or `op` when nothing changed.
-linalg::LinalgOp padMatrixColumns(RewriterBase &rewriter, linalg::LinalgOp op,
+/// A matrix-vector product `[1, K] x [K, N]` with a constant matrix and
+/// more than one column tile of 4 vectors (T columns) runs on the matrix
+/// packed at compile time into panels `[P][K][T]`, zero columns padding
+/// the last one: out `[1, P, T]`, whose first N columns are the result.
+/// Each tile then streams one contiguous panel (the rows of a [K, N]
+/// matrix are N apart: a 1000-class classifier's tiles touched a new page
+/// per step, out of the hardware prefetchers' reach), and carries 4
+/// independent accumulators (1000 columns took 125 tiles of one 8-lane
+/// chain). Its initialiser and, when no column is padded, its elementwise
+/// consumer are rebuilt on the panels too. Returns the packed product, or
+/// `op` when nothing changed.
+linalg::LinalgOp packMatrixPanels(RewriterBase &rewriter, linalg::LinalgOp op,
                                   int64_t lanes) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  if (!generic || !hasOnlyUnitRows(op) || consumerOf(op))
-    return op;
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  unsigned rank = maps[2].getNumResults();
-  std::optional<unsigned> nDim = dimAt(maps[2], rank - 1);
+  MLIRContext *ctx = op.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  auto map = [&](unsigned loops, ArrayRef<AffineExpr> results) {
+    return AffineMap::get(loops, 0, results, ctx);
+  };
   DenseElementsAttr value;
-  if (!nDim || maps[1].getNumResults() != 2 ||
-      dimAt(maps[1], 1) != nDim ||
+  if (!generic || !hasOnlyUnitRows(op) ||
+      op.getIndexingMapsArray() !=
+          SmallVector<AffineMap>{map(3, {d(0), d(2)}), map(3, {d(2), d(1)}),
+                                 map(3, {d(0), d(1)})} ||
       !matchPattern(op.getDpsInputs()[1], m_Constant(&value)) ||
       !value.getElementType().isF32())
     return op;
-  int64_t tile = 4 * lanes;
+  int64_t width = 4 * lanes;
   auto type = cast<RankedTensorType>(value.getType());
   int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
-  if (columns % tile == 0 || columns < tile)
+  if (columns <= width)
     return op;
-  int64_t padded = llvm::alignTo(columns, tile);
-  Value init = padInit(rewriter, op.getDpsInits()[0], columns, padded);
+  int64_t panels = llvm::divideCeil(columns, width);
+  bool padded = panels * width != columns;
+  linalg::GenericOp consumer = consumerOf(op);
+  if (consumer && padded)
+    return op;
+  Value init = panelInit(rewriter, op.getDpsInits()[0], panels, width);
   if (!init)
     return op;
   SmallVector<float> source(value.getValues<float>());
-  SmallVector<float> matrix(rows * padded, 0.0f);
-  for (int64_t r = 0; r < rows; ++r)
-    std::copy_n(source.begin() + r * columns, columns,
-                matrix.begin() + r * padded);
+  SmallVector<float> packed(panels * rows * width, 0.0f);
+  for (int64_t k = 0; k < rows; ++k)
+    for (int64_t n = 0; n < columns; ++n)
+      packed[((n / width) * rows + k) * width + n % width] =
+          source[k * columns + n];
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Value weights = arith::ConstantOp::create(
       rewriter, loc,
       DenseElementsAttr::get(
-          RankedTensorType::get({rows, padded}, type.getElementType()),
-          ArrayRef<float>(matrix)));
+          RankedTensorType::get({panels, rows, width}, type.getElementType()),
+          ArrayRef<float>(packed)));
+  // Loops (m, panel, column in the panel, k).
   auto product = linalg::GenericOp::create(
       rewriter, loc, TypeRange{init.getType()},
-      ValueRange{op.getDpsInputs()[0], weights}, ValueRange{init}, maps,
-      op.getIteratorTypesArray());
+      ValueRange{op.getDpsInputs()[0], weights}, ValueRange{init},
+      ArrayRef<AffineMap>{map(4, {d(0), d(3)}), map(4, {d(1), d(3), d(2)}),
+                          map(4, {d(0), d(1), d(2)})},
+      ArrayRef<utils::IteratorType>{
+          utils::IteratorType::parallel, utils::IteratorType::parallel,
+          utils::IteratorType::parallel, utils::IteratorType::reduction});
   IRMapping mapping;
   generic.getRegion().cloneInto(&product.getRegion(), mapping);
-  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)),
-      strides(rank, rewriter.getIndexAttr(1)), sizes;
-  for (int64_t extent : resultType.getShape())
-    sizes.push_back(rewriter.getIndexAttr(extent));
-  Value result = tensor::ExtractSliceOp::create(
-      rewriter, loc, resultType, product.getResult(0), offsets, sizes,
-      strides);
+  SmallVector<ReassociationIndices> panelsToRow = {{0}, {1, 2}};
+  auto rowType =
+      RankedTensorType::get({1, panels * width}, type.getElementType());
   Operation *oldInit = op.getDpsInits()[0].getDefiningOp();
-  rewriter.replaceOp(op, result);
+  if (consumer) {
+    // The consumer on the panels: its other operands (and its output)
+    // viewed as [1, P, T].
+    rewriter.setInsertionPoint(consumer);
+    SmallVector<Value> inputs;
+    for (Value input : consumer.getDpsInputs())
+      inputs.push_back(input == op->getResult(0)
+                           ? product.getResult(0)
+                           : tensor::ExpandShapeOp::create(
+                                 rewriter, loc, init.getType(), input,
+                                 panelsToRow)
+                                 .getResult());
+    Value out = tensor::ExpandShapeOp::create(
+        rewriter, loc, init.getType(), consumer.getDpsInits()[0], panelsToRow);
+    auto rebuilt = linalg::GenericOp::create(
+        rewriter, consumer.getLoc(), TypeRange{init.getType()}, inputs,
+        ValueRange{out},
+        SmallVector<AffineMap>(inputs.size() + 1,
+                               AffineMap::getMultiDimIdentityMap(3, ctx)),
+        SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel));
+    IRMapping consumerMapping;
+    consumer.getRegion().cloneInto(&rebuilt.getRegion(), consumerMapping);
+    Value row = tensor::CollapseShapeOp::create(
+        rewriter, loc, rowType, rebuilt.getResult(0), panelsToRow);
+    rewriter.replaceOp(consumer, row);
+    rewriter.eraseOp(op);
+  } else {
+    Value row = tensor::CollapseShapeOp::create(
+        rewriter, loc, rowType, product.getResult(0), panelsToRow);
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    if (padded)
+      row = tensor::ExtractSliceOp::create(
+          rewriter, loc, resultType, row,
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0),
+                                 rewriter.getIndexAttr(0)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
+                                 rewriter.getIndexAttr(columns)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
+                                 rewriter.getIndexAttr(1)});
+    rewriter.replaceOp(op, row);
+  }
   rewriter.eraseOp(oldInit);
   return cast<linalg::LinalgOp>(product.getOperation());
 }
@@ -659,9 +711,9 @@ struct VectorizeContractionsPass
         if (!plan)
           continue;
       }
-      if (linalg::LinalgOp padded = padMatrixColumns(rewriter, op, lanes);
-          padded != op) {
-        op = padded;
+      if (linalg::LinalgOp packed = packMatrixPanels(rewriter, op, lanes);
+          packed != op) {
+        op = packed;
         plan = planTiles(op, lanes, accumulators);
         if (!plan)
           continue;

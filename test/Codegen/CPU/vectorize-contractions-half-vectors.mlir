@@ -52,9 +52,11 @@ func.func @whole_vectors(%x: tensor<4x64xf32>, %w: tensor<64x48xf32>,
 // -----
 
 // The same classifier with a constant matrix and a bias: the matrix is
-// padded with zero columns to 1024 (16 tiles of 4 vectors), the bias
-// broadcast to 1024 columns too and fused as the tiles' initial value, and
-// the result is the first 1000 columns. Each tile carries 4 independent
+// packed at compile time into 16 panels [16][64][64] of 4 vectors' worth of
+// columns (zero columns pad the last), each read contiguously by its tile;
+// the bias is broadcast onto the panels [1, 16, 64] and fused as the
+// tiles' initial value; the result is the first 1000 columns of the
+// panels collapsed to a row. Each tile carries 4 vectors of independent
 // accumulators through the reduction instead of one 8-lane chain.
 
 #a = affine_map<(m, n, k) -> (m, k)>
@@ -63,10 +65,13 @@ func.func @whole_vectors(%x: tensor<4x64xf32>, %w: tensor<64x48xf32>,
 #bias = affine_map<(m, n) -> (n)>
 #id = affine_map<(m, n) -> (m, n)>
 // CHECK-LABEL: func.func @classifier_padded
-// CHECK-DAG:     arith.constant dense<{{.*}}> : tensor<64x1024xf32>
-// CHECK-DAG:     arith.constant dense<{{.*}}> : tensor<1024xf32>
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %c1024 step %c64
-// CHECK:           scf.for %{{.*}} = %{{.*}} to %c64 step %c1 {{.*}} -> ({{.*}}vector<1x64xf32>)
+// CHECK-DAG:     %[[W:.*]] = arith.constant dense<{{.*}}> : tensor<16x64x64xf32>
+// CHECK-DAG:     %[[B:.*]] = arith.constant dense<{{.*}}> : tensor<16x64xf32>
+// CHECK:         scf.for %[[P:.*]] = %{{.*}} to %c16 step %c1 iter_args(%{{.*}}) -> (tensor<1x16x64xf32>)
+// CHECK:           vector.transfer_read %[[B]][%[[P]], %c0]
+// CHECK:           scf.for %[[K:.*]] = %{{.*}} to %c64 step %c1 {{.*}} -> ({{.*}}vector<1x1x64xf32>)
+// CHECK:             vector.transfer_read %[[W]][%[[P]], %[[K]], %c0]
+// CHECK:         tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<1x16x64xf32> into tensor<1x1024xf32>
 // CHECK:         tensor.extract_slice %{{.*}}[0, 0] [1, 1000] [1, 1] : tensor<1x1024xf32> to tensor<1x1000xf32>
 // CHECK-NOT:     vector<8xf32>
 func.func @classifier_padded(%x: tensor<1x64xf32>) -> tensor<1x1000xf32> {
@@ -86,4 +91,50 @@ func.func @classifier_padded(%x: tensor<1x64xf32>) -> tensor<1x1000xf32> {
     linalg.yield %s : f32
   } -> tensor<1x1000xf32>
   return %0 : tensor<1x1000xf32>
+}
+
+// -----
+
+// An MLP layer [1, 64] x [64, 128] + bias, then relu: 2 panels, none
+// padded, so the relu is rebuilt on the panels and runs in the tiles (one
+// kernel, nothing left structured); the row is the panels collapsed.
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#bias = affine_map<(m, n) -> (n)>
+#id = affine_map<(m, n) -> (m, n)>
+// CHECK-LABEL: func.func @layer_relu_panels
+// CHECK-SAME:    tessel.kernels = [{kind = "contraction", {{.*}}}]
+// CHECK-DAG:     arith.constant dense<{{.*}}> : tensor<2x64x64xf32>
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c2 step %c1
+// CHECK:           scf.for
+// CHECK:           arith.maximumf {{.*}} : vector<1x1x64xf32>
+// CHECK:         tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<1x2x64xf32> into tensor<1x128xf32>
+// CHECK-NOT:     linalg.generic
+func.func @layer_relu_panels(%x: tensor<1x64xf32>) -> tensor<1x128xf32> {
+  %w = arith.constant dense<0.5> : tensor<64x128xf32>
+  %bias = arith.constant dense<-1.0> : tensor<128xf32>
+  %e = tensor.empty() : tensor<1x128xf32>
+  %init = linalg.generic {indexing_maps = [#bias, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<128xf32>) outs(%e : tensor<1x128xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<1x128xf32>
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<1x64xf32>, tensor<64x128xf32>) outs(%init : tensor<1x128xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %m = arith.mulf %l, %r : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x128xf32>
+  %e2 = tensor.empty() : tensor<1x128xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%0 : tensor<1x128xf32>) outs(%e2 : tensor<1x128xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %y = arith.maximumf %v, %z : f32
+    linalg.yield %y : f32
+  } -> tensor<1x128xf32>
+  return %r : tensor<1x128xf32>
 }
