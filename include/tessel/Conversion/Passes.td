@@ -95,6 +95,15 @@ def TesselVectorizeContractionsPass
     `vector.contract` whose accumulator stays in registers across the
     reduction loop (hoisted out of it).
 
+    Products whose operands take more than 2 MiB get cache blocks around
+    the register tiles: one register tile of columns, at most 1024
+    reduction steps and 128 rows, looped columns, reduction, rows. A
+    right-hand side computed at run time has each block (its rows `N`
+    apart, one page each for a 1024^3 GEMM) copied into a contiguous buffer
+    once per column block, outside the row-block loop whose register tiles
+    all stream it; the copy (`linalg.copy`, marked `tessel.in_kernel`) is
+    part of the product's kernel.
+
     With `fuse-epilogues` (the default), a product without cache blocks
     absorbs its neighbours: the one elementwise generic that consumes its
     result with identity maps (a bias add, an activation, a residual add,

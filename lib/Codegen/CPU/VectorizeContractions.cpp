@@ -741,6 +741,34 @@ struct VectorizeContractionsPass
     finishVectorization(func);
   }
 
+  /// Copies the right-hand side's block that the blocked tile `op` reads
+  /// (KC rows of one register tile's columns, rows N apart in the operand)
+  /// into a contiguous buffer, once per block: the copy is hoisted out of
+  /// the row-block loop (the innermost block loop), whose register tiles
+  /// all stream the same block.
+  /// Read in place, each of the block's rows was a page of its own for the
+  /// 1024^3 GEMM (1024 TLB entries per block, no hardware prefetch across
+  /// them). The copy is part of the product's kernel.
+  void packRhsBlock(RewriterBase &rewriter, linalg::LinalgOp op,
+                    scf::SCFTilingResult &blocked) {
+    OpOperand *rhs = op.getDpsInputOperand(1);
+    auto type = cast<RankedTensorType>(rhs->get().getType());
+    if (type.getRank() != 2 || !type.hasStaticShape())
+      return;
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                          type.getElementType());
+    auto copy = linalg::CopyOp::create(rewriter, loc, rhs->get(), empty);
+    copy->setAttr(tessel::cpu::kInKernelAttr,
+                  UnitAttr::get(rewriter.getContext()));
+    rewriter.modifyOpInPlace(op, [&] { rhs->set(copy.getResult(0)); });
+    // Out of the innermost block loop only: a buffer hoisted out of the
+    // parallel column-block loop would be shared by its threads.
+    if (!blocked.loops.empty())
+      moveLoopInvariantCode(blocked.loops.back());
+  }
+
   /// Tiles `op` by `plan` (cache blocks, then register tiles) and
   /// vectorizes its tiles.
   LogicalResult tileProduct(RewriterBase &rewriter, linalg::LinalgOp op,
@@ -763,6 +791,8 @@ struct VectorizeContractionsPass
       parallelMarked = isMarked(*blocked);
       rewriter.replaceOp(target, blocked->replacements);
       target = blocked->tiledOps.front();
+      if (!matchPattern(op.getDpsInputs()[1], m_Constant()))
+        packRhsBlock(rewriter, cast<linalg::LinalgOp>(target), *blocked);
     }
     scf::SCFTilingOptions options;
     options.setTileSizes(

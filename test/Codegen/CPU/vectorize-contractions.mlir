@@ -115,7 +115,11 @@ func.func @left_alone(%a: tensor<4x4xf32>, %b: tensor<8x4xf32>, %c: tensor<4x8xf
 // register tiles: columns one register tile wide (16 here), at most 1024
 // reduction steps (all 1024 here: no loop) and 128 rows (120, the largest
 // multiple of the 6-row register tile that divides 240), looped columns,
-// reduction, rows.
+// reduction, rows. The right-hand side's block (1024 rows of 16 columns,
+// 512 apart in %b) is copied into a contiguous buffer once per column
+// block, outside the row loop but inside the (parallel) column loop, so
+// each thread has its own; the register tiles read the copy. The copy is
+// marked part of the kernel.
 
 #mA = affine_map<(m, n, k) -> (m, k)>
 #mB = affine_map<(m, n, k) -> (k, n)>
@@ -124,10 +128,15 @@ func.func @left_alone(%a: tensor<4x4xf32>, %b: tensor<8x4xf32>, %c: tensor<4x8xf
 // CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG:     %[[C120:.*]] = arith.constant 120 : index
 // CHECK-DAG:     %[[C6:.*]] = arith.constant 6 : index
-// CHECK:         scf.for {{.*}} step %[[C16]]
+// CHECK:         scf.for %[[J:.*]] = {{.*}} step %[[C16]]
+// CHECK:           %[[BLOCK:.*]] = tensor.extract_slice %arg1[0, %[[J]]] [1024, 16] [1, 1]
+// CHECK:           %[[EMPTY:.*]] = tensor.empty() : tensor<1024x16xf32>
+// CHECK:           %[[PACKED:.*]] = linalg.copy {tessel.in_kernel} ins(%[[BLOCK]] : tensor<1024x16xf32>) outs(%[[EMPTY]] : tensor<1024x16xf32>)
+// CHECK-NOT:       tensor.empty
 // CHECK:           scf.for {{.*}} step %[[C120]]
 // CHECK:             scf.for {{.*}} step %[[C6]]
 // CHECK:               scf.for {{.*}} to %c1024 step %c1 {{.*}} -> (tensor<120x16xf32>, vector<6x16xf32>)
+// CHECK:                 vector.transfer_read %[[PACKED]]
 func.func @blocked(%a: tensor<240x1024xf32>, %b: tensor<1024x512xf32>,
                    %c: tensor<240x512xf32>) -> tensor<240x512xf32> {
   %0 = linalg.generic {indexing_maps = [#mA, #mB, #mC],
