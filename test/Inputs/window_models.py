@@ -61,6 +61,11 @@ CASES = [
     ("conv_dw_pad_stride2", "Conv", dict(group=8, strides=[2, 2],
                                          pads=[1, 1, 1, 1]), 17,
      (1, 8, 15, 66), {"w": (8, 1, 3, 3), "b": (8,)}, ["x", "w", "b"]),
+    # A 1x1 convolution over filters at 28x28 (no product: 784 positions
+    # fill no 4-vector tiles): tiles of 8 positions cross rows, stored
+    # transposed into the output viewed as [N, F, H*W].
+    ("conv_plane_stores", "Conv", dict(), 17,
+     (1, 8, 28, 28), {"w": (32, 8, 1, 1), "b": (32,)}, ["x", "w", "b"]),
     # 14 output columns: a tile of 8 and one overlapping it from column 6.
     ("conv_dw_pad_stride2_narrow", "Conv", dict(group=8, strides=[2, 2],
                                                 pads=[1, 1, 1, 1]), 17,

@@ -347,8 +347,10 @@ def TesselVectorizeConvolutionsPass
       value per position. Accumulators are read along the filter dimension;
       when the positions are consecutive columns of one row (`P` at most a
       vector), the tile transposes them in registers (log2 rounds of
-      two-source shuffles) and writes one row vector per filter, else it
-      writes them along the filter dimension. When the input is a `tensor.pad` of the rows and columns by
+      two-source shuffles) and writes one row vector per filter; row-major
+      tiles that cross rows do the same into the output viewed as
+      `[N, F, H*W]` when the accumulators start from the bias or 0; else
+      the tile writes along the filter dimension. When the input is a `tensor.pad` of the rows and columns by
       0, the kernel reads the unpadded input instead (no padded copy is
       made): the positions are then `P` columns of one output row, the tap
       rows that read inside the input for that row are a loop's range (with

@@ -623,9 +623,16 @@ struct VectorizeConvolutionsPass
     // row, instead of lane by lane a plane apart (ResNet's and MobileNetV2's
     // first layers, 27 multiply-adds per output, spent 40% of their time
     // on those single-lane stores).
-    bool rowStores =
-        tile.positions > 1 && llvm::PowerOf2Ceil(tile.positions) <= lanes &&
-        (tile.rowSegment || conv.outWidth % tile.positions == 0);
+    // Row-major tiles that cross rows (28 columns in tiles of 8 positions)
+    // store the same way into the output viewed as [N, F, H*W], where their
+    // positions are contiguous, when the output is only written (the
+    // accumulators start from the bias or 0).
+    bool transposable =
+        tile.positions > 1 && llvm::PowerOf2Ceil(tile.positions) <= lanes;
+    bool rowStores = transposable && (tile.rowSegment ||
+                                      conv.outWidth % tile.positions == 0);
+    bool planeStores = transposable && !rowStores &&
+                       (prologue.bias || prologue.zero);
 
     // Whether a tile's j-th column reads the padding at tap column kw in
     // every tile of its row, in none or in some.
@@ -768,20 +775,28 @@ struct VectorizeConvolutionsPass
                 [&](Value tensor) { return readAt(tensor, j, v); });
           results.push_back(value);
         }
-      if (rowStores) {
+      if (rowStores || planeStores) {
         // Each vector of filters x the tile's positions, transposed in
         // registers: one store of the positions per filter.
+        Value position =
+            planeStores ? arith::AddIOp::create(
+                              b, loc, e.mul(oh[0], conv.outWidth), ow[0])
+                              .getResult()
+                        : Value();
         for (int64_t v = 0; v < tile.filterVectors; ++v) {
           SmallVector<Value> rows;
           for (int64_t j = 0; j < count; ++j)
             rows.push_back(results[j * tile.filterVectors + v]);
           SmallVector<Value> columns = transposeBlocks(b, loc, rows, lanes);
-          for (auto [f, column] : llvm::enumerate(columns))
-            out = vector::TransferWriteOp::create(
-                      b, loc, column, out,
-                      ValueRange{n, e.add(f0, v * lanes + f), oh[0], ow[0]},
-                      inBounds)
+          for (auto [f, column] : llvm::enumerate(columns)) {
+            Value filter = e.add(f0, v * lanes + f);
+            SmallVector<Value> at =
+                planeStores ? SmallVector<Value>{n, filter, position}
+                            : SmallVector<Value>{n, filter, oh[0], ow[0]};
+            out = vector::TransferWriteOp::create(b, loc, column, out, at,
+                                                  inBounds)
                       .getResult();
+          }
         }
         return out;
       }
@@ -795,8 +810,12 @@ struct VectorizeConvolutionsPass
       return out;
     };
 
+    SmallVector<ReassociationIndices> plane = {{0}, {1}, {2, 3}};
+    Value init = prologue.init;
+    if (planeStores)
+      init = tensor::CollapseShapeOp::create(b, loc, init, plane);
     SmallVector<Value> results =
-        e.loop(conv.batch, 1, prologue.init, [&](Value n, ValueRange a0) {
+        e.loop(conv.batch, 1, init, [&](Value n, ValueRange a0) {
           return e.loop(
               conv.filters, block, a0,
               [&](Value f0, ValueRange a1) {
@@ -896,7 +915,11 @@ struct VectorizeConvolutionsPass
               },
               conv.filters == block ? 0 : workOf(conv));
         });
-    finish(op, results[0], prologue, epilogue);
+    Value result = results[0];
+    if (planeStores)
+      result = tensor::ExpandShapeOp::create(b, loc, prologue.init.getType(),
+                                             result, plane);
+    finish(op, result, prologue, epilogue);
   }
 
   /// Output tiles of Fr filters x OHr rows x OWr columns, the columns

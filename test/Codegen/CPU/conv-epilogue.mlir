@@ -93,6 +93,32 @@ func.func @row_stores(%x: tensor<1x2x6x8xf32>) -> tensor<1x8x6x8xf32> {
 
 // -----
 
+// 16 filters (two vectors) at the 12 positions of a 3x4 output: the tiles
+// are 6 consecutive positions (12 accumulators), row-major, crossing rows
+// (4 columns). With the bias in the accumulators the output is only
+// written, so it is carried as [1, 16, 12], where a tile's positions are
+// contiguous: per filter vector, a transpose (6 rows padded to 8) and 8
+// stores of 6 positions at oh * 4 + ow; the result is expanded back.
+// CHECK-LABEL: func.func @plane_stores
+// CHECK:         tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : tensor<1x16x3x4xf32> into tensor<1x16x12xf32>
+// CHECK:         scf.for
+// CHECK-COUNT-24:  vector.shuffle {{.*}} : vector<8xf32>, vector<8xf32>
+// CHECK-COUNT-8:   vector.transfer_write {{.*}} {in_bounds = [true]} : vector<6xf32>, tensor<1x16x12xf32>
+// CHECK-COUNT-24:  vector.shuffle {{.*}} : vector<8xf32>, vector<8xf32>
+// CHECK-COUNT-8:   vector.transfer_write {{.*}} {in_bounds = [true]} : vector<6xf32>, tensor<1x16x12xf32>
+// CHECK:         tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] {{.*}} : tensor<1x16x12xf32> into tensor<1x16x3x4xf32>
+// CHECK-NOT:     permutation_map
+func.func @plane_stores(%x: tensor<1x3x3x4xf32>) -> tensor<1x16x3x4xf32> {
+  %w = arith.constant dense<0.5> : tensor<16x3x1x1xf32>
+  %b = arith.constant dense<1.0> : tensor<16xf32>
+  %y = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}
+      : (tensor<1x3x3x4xf32>, tensor<16x3x1x1xf32>, tensor<16xf32>) -> tensor<1x16x3x4xf32>
+  %r = tessel.relu %y : tensor<1x16x3x4xf32>
+  return %r : tensor<1x16x3x4xf32>
+}
+
+// -----
+
 // The conv's result has a second user: the relu stays a kernel of its own.
 // CHECK-LABEL: func.func @shared_result
 // CHECK:         scf.for
