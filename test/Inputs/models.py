@@ -239,6 +239,27 @@ def parallel(rng):
     return graph, inputs
 
 
+def blocked_matmul(rng):
+    """A MatMul of two run-time operands over 2 MiB ([384, 1024] x
+    [1024, 320]), then a bias Add: cache-blocked, each block of the
+    right-hand side copied into a contiguous buffer per column block (5
+    blocks of 64 columns, split across threads)."""
+    inits = [_init("bias", rng.standard_normal(320) * 0.1)]
+    nodes = [
+        helper.make_node("MatMul", ["a", "b"], ["m"], name="matmul"),
+        helper.make_node("Add", ["m", "bias"], ["y"], name="bias_add"),
+    ]
+    graph = helper.make_graph(
+        nodes, "blocked_matmul",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [384, 1024]),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, [1024, 320])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [384, 320])],
+        inits)
+    inputs = [(rng.standard_normal((384, 1024)) * 0.1).astype(np.float32),
+              (rng.standard_normal((1024, 320)) * 0.1).astype(np.float32)]
+    return graph, inputs
+
+
 def attention(rng):
     """Multi-head self-attention as torch exports it: one QKV MatMul and
     bias, Slices to q, k, v, Reshapes to [seq, heads, d] and Transposes to
@@ -301,7 +322,8 @@ def attention(rng):
 
 MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "stem_cnn": stem_cnn, "stem_cnn_normalized": stem_cnn_normalized,
-          "mlp_normalized": mlp_normalized, "attention": attention}
+          "mlp_normalized": mlp_normalized, "attention": attention,
+          "blocked_matmul": blocked_matmul}
 
 
 def main():
