@@ -576,8 +576,14 @@ linalg::LinalgOp packMatrixPanels(RewriterBase &rewriter, linalg::LinalgOp op,
     return op;
   int64_t panels = llvm::divideCeil(columns, width);
   bool padded = panels * width != columns;
+  // A consumer is rebuilt on the panels when every operand it reads is a
+  // [1, N] tensor read as it is (a residual, not a broadcast bias).
   linalg::GenericOp consumer = consumerOf(op);
-  if (consumer && padded)
+  if (consumer &&
+      (padded || !llvm::all_of(consumer->getOpOperands(), [&](OpOperand &o) {
+        return o.get().getType() == op->getResult(0).getType() &&
+               consumer.getMatchingIndexingMap(&o).isIdentity();
+      })))
     return op;
   Value init = panelInit(rewriter, op.getDpsInits()[0], panels, width);
   if (!init)

@@ -349,9 +349,10 @@ SmallVector<Value> transposeBlocks(OpBuilder &b, Location loc,
   int64_t blockSize = llvm::PowerOf2Ceil(count);
   auto vecType = cast<VectorType>(rows.front().getType());
   SmallVector<Value> m(rows);
-  Value zero = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0)));
-  m.resize(blockSize, zero);
+  if (count < blockSize)
+    m.resize(blockSize,
+             arith::ConstantOp::create(
+                 b, loc, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0))));
   for (int64_t d = 1; d < blockSize; d *= 2)
     for (int64_t j = 0; j < blockSize; ++j) {
       if (j & d)
@@ -962,16 +963,17 @@ struct VectorizeConvolutionsPass
       if (f * h > fTile * ohTile || (f * h == fTile * ohTile && f > fTile))
         fTile = f, ohTile = h;
     }
-    // A strided tile reads whole vectors (stride x its width) and keeps
-    // every stride-th lane.
+    // A strided tile reads whole vectors (stride x its width) where the
+    // row holds them, and keeps every stride-th lane.
+    int64_t minReadWidth = (owTile - 1) * conv.strideW + 1;
     int64_t readWidth = conv.strideW == 1 || !llvm::isPowerOf2_64(owTile)
-                            ? (owTile - 1) * conv.strideW + 1
+                            ? minReadWidth
                             : owTile * conv.strideW;
     // A shifted input is read padded (the shift stays its own loop nest).
     // An edge tile reads its segments inside the row: the row must hold one.
     if (padding &&
         (!padding->shift.empty() ||
-         readWidth >
+         minReadWidth >
              cast<RankedTensorType>(padding->source.getType()).getDimSize(3)))
       padding.reset();
 
@@ -989,6 +991,8 @@ struct VectorizeConvolutionsPass
     int64_t left = padding ? padding->left : 0;
     int64_t inHeight = inputType.getDimSize(2);
     int64_t inWidth = inputType.getDimSize(3);
+    if (readWidth > inWidth)
+      readWidth = minReadWidth;
     auto vecType = VectorType::get({owTile}, b.getF32Type());
     auto readType = VectorType::get({readWidth}, b.getF32Type());
     SmallVector<bool> inBounds = {true};

@@ -119,6 +119,22 @@ func.func @plane_stores(%x: tensor<1x3x3x4xf32>) -> tensor<1x16x3x4xf32> {
 
 // -----
 
+// Stride 2 over unpadded rows of 15 columns for 8 outputs: no 16-column
+// read fits in the row, so each tap reads the 15 columns it needs (a
+// 16-column read would start at column -1).
+// CHECK-LABEL: func.func @strided_tight_row
+// CHECK:         vector.transfer_read %{{.*}} : tensor<1x4x5x15xf32>, vector<15xf32>
+// CHECK:         vector.shuffle {{.*}} [0, 2, 4, 6, 8, 10, 12, 14] : vector<15xf32>, vector<15xf32>
+// CHECK-NOT:     vector<16xf32>
+func.func @strided_tight_row(%x: tensor<1x4x5x15xf32>, %w: tensor<4x1x1x1xf32>, %b: tensor<4xf32>) -> tensor<1x4x3x8xf32> {
+  %y = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, group = 4 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>}
+      : (tensor<1x4x5x15xf32>, tensor<4x1x1x1xf32>, tensor<4xf32>) -> tensor<1x4x3x8xf32>
+  %r = tessel.relu %y : tensor<1x4x3x8xf32>
+  return %r : tensor<1x4x3x8xf32>
+}
+
+// -----
+
 // The conv's result has a second user: the relu stays a kernel of its own.
 // CHECK-LABEL: func.func @shared_result
 // CHECK:         scf.for

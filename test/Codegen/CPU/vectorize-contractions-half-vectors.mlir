@@ -138,3 +138,40 @@ func.func @layer_relu_panels(%x: tensor<1x64xf32>) -> tensor<1x128xf32> {
   } -> tensor<1x128xf32>
   return %r : tensor<1x128xf32>
 }
+
+// -----
+
+// The consumer reads a broadcast bias ([128] along the columns): it is not
+// rebuilt on panels, and the matrix is not packed (no 3-D constant); the
+// product runs as before, its consumer in its tiles.
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#bias = affine_map<(m, n) -> (n)>
+#id = affine_map<(m, n) -> (m, n)>
+// CHECK-LABEL: func.func @broadcast_consumer_unpacked
+// CHECK-NOT:     tensor<2x64x64xf32>
+// CHECK:         arith.addf {{.*}} : vector<1x64xf32>
+// CHECK-NOT:     linalg.generic
+func.func @broadcast_consumer_unpacked(%x: tensor<1x64xf32>, %bias: tensor<128xf32>) -> tensor<1x128xf32> {
+  %w = arith.constant dense<0.5> : tensor<64x128xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x128xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x128xf32>) -> tensor<1x128xf32>
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<1x64xf32>, tensor<64x128xf32>) outs(%init : tensor<1x128xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %m = arith.mulf %l, %r : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x128xf32>
+  %e2 = tensor.empty() : tensor<1x128xf32>
+  %r = linalg.generic {indexing_maps = [#id, #bias, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%0, %bias : tensor<1x128xf32>, tensor<128xf32>) outs(%e2 : tensor<1x128xf32>) {
+  ^bb0(%v: f32, %bb: f32, %o: f32):
+    %y = arith.addf %v, %bb : f32
+    linalg.yield %y : f32
+  } -> tensor<1x128xf32>
+  return %r : tensor<1x128xf32>
+}
