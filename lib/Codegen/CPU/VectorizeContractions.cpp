@@ -782,6 +782,8 @@ struct VectorizeContractionsPass
     MLIRContext *ctx = op.getContext();
     Operation *target = op.getOperation();
     bool parallelMarked = false;
+    // (Read now: blocking replaces `op`.)
+    bool constantRhs = matchPattern(op.getDpsInputs()[1], m_Constant());
     if (!plan.cacheTileSizes.empty()) {
       scf::SCFTilingOptions blocks;
       blocks.setTileSizes(
@@ -797,7 +799,7 @@ struct VectorizeContractionsPass
       parallelMarked = isMarked(*blocked);
       rewriter.replaceOp(target, blocked->replacements);
       target = blocked->tiledOps.front();
-      if (!matchPattern(op.getDpsInputs()[1], m_Constant()))
+      if (!constantRhs)
         packRhsBlock(rewriter, cast<linalg::LinalgOp>(target), *blocked);
     }
     scf::SCFTilingOptions options;
