@@ -506,11 +506,14 @@ Value panelInit(RewriterBase &rewriter, Value init, int64_t panels,
   if (!producer || !producer->hasOneUse())
     return Value();
   Location loc = producer->getLoc();
-  rewriter.setInsertionPoint(producer);
-  Value empty = tensor::EmptyOp::create(rewriter, loc, {1, panels, width},
-                                        type.getElementType());
+  auto emptyPanels = [&] {
+    rewriter.setInsertionPoint(producer);
+    return tensor::EmptyOp::create(rewriter, loc, {1, panels, width},
+                                   type.getElementType());
+  };
   if (auto fill = dyn_cast<linalg::FillOp>(producer))
-    return linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty)
+    return linalg::FillOp::create(rewriter, loc, fill.getInputs()[0],
+                                  Value(emptyPanels()))
         .getResult(0);
   auto generic = dyn_cast<linalg::GenericOp>(producer);
   MLIRContext *ctx = rewriter.getContext();
@@ -524,6 +527,8 @@ Value panelInit(RewriterBase &rewriter, Value init, int64_t panels,
       !matchPattern(generic.getDpsInputs()[0], m_Constant(&value)) ||
       !value.getElementType().isF32() || value.getNumElements() != columns)
     return Value();
+  // Built only once the producer qualifies: a refused one leaves no ops.
+  Value empty = emptyPanels();
   SmallVector<float> values(value.getValues<float>());
   values.resize(panels * width, 0.0f);
   Value constant = arith::ConstantOp::create(
