@@ -34,6 +34,10 @@ struct CompileReport {
   uint64_t workspaceBytes = 0, weightsBytes = 0;
   /// Conv channels tessel-drop-zero-channels removed (structured sparsity).
   int64_t droppedChannels = 0;
+  /// NCHW<->NHWC transposes tessel-assign-layouts left, at the graph's
+  /// edges and inside it (when the pass ran).
+  bool layoutsAssigned = false;
+  int64_t layoutConversionsAtEdges = 0, layoutConversionsInside = 0;
   bool memoryRecorded = false;
 
   /// One kernel per entry of each function's `tessel.kernels` and per

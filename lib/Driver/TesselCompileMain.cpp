@@ -102,6 +102,12 @@ cl::list<std::string> disabledOptimizations(
              "fuse-product-epilogue, fuse-reductions, fuse-attention "
              "(repeatable; --disable=help lists them)"),
     cl::cat(category));
+cl::opt<std::string> activationLayout(
+    "layout", cl::value_desc("nchw|nhwc"), cl::init("nchw"),
+    cl::desc("Layout of 2-D convolutions' and pooling's activations: nchw "
+             "(the model's, default) or nhwc (channels last, converted only "
+             "at the graph's edges; tessel-assign-layouts)"),
+    cl::cat(category));
 cl::opt<std::string> reportFile("report", cl::value_desc("file.json"),
                                 cl::desc("Write a JSON compilation report"),
                                 cl::cat(category));
@@ -216,6 +222,9 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   if (emitKind != "so" && emitKind != "obj" && emitKind != "llvm-ir")
     return usageError("unknown --emit kind '" + emitKind +
                       "' (llvm-ir, obj, so)");
+  if (activationLayout != "nchw" && activationLayout != "nhwc")
+    return usageError("unknown --layout '" + activationLayout +
+                      "' (nchw, nhwc)");
   for (const std::string &name : disabledOptimizations) {
     auto known = getOptimizationNames();
     if (name == "help") {
@@ -284,6 +293,8 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     flags += " --input-value=" + spec;
   for (const std::string &name : disabledOptimizations)
     flags += " --disable=" + name;
+  if (activationLayout != "nchw")
+    flags += " --layout=" + activationLayout;
   report.flags = flags;
   auto finishReport = [&]() {
     if (reportFile.empty())
@@ -349,6 +360,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   pipelineOptions.vectorWidth = getVectorWidthF32(**machine);
   pipelineOptions.disabled.assign(disabledOptimizations.begin(),
                                   disabledOptimizations.end());
+  pipelineOptions.layout = activationLayout;
   for (Phase phase : {Phase::Graph, Phase::Linalg, Phase::LLVM}) {
     if (phase <= from || phase > to)
       continue;
@@ -369,10 +381,19 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     }
     report.phases.push_back(
         {std::string(getPhaseName(phase)), secondsSince(start)});
-    if (phase == Phase::Graph)
+    if (phase == Phase::Graph) {
       if (auto dropped =
               (*module)->getAttrOfType<IntegerAttr>("tessel.dropped_channels"))
         report.droppedChannels = dropped.getInt();
+      if (auto layouts = (*module)->getAttrOfType<DictionaryAttr>(
+              "tessel.layout_conversions")) {
+        report.layoutsAssigned = true;
+        if (auto edges = layouts.getAs<IntegerAttr>("edges"))
+          report.layoutConversionsAtEdges = edges.getInt();
+        if (auto inside = layouts.getAs<IntegerAttr>("inside"))
+          report.layoutConversionsInside = inside.getInt();
+      }
+    }
     if (phase == Phase::Linalg)
       report.recordKernels(*module);
   }

@@ -100,6 +100,9 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
     pm.addPass(createTesselDropZeroChannelsPass(drop));
     pm.addPass(createCanonicalizerPass());
   }
+  // Last: the folds above see the model's own layout.
+  if (options.layout == "nhwc")
+    pm.addPass(createTesselAssignLayoutsPass());
 }
 
 void mlir::tessel::buildLinalgPipeline(OpPassManager &pm,

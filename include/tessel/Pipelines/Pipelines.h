@@ -41,6 +41,9 @@ struct PipelineOptions {
   /// Optimisations switched off by name (tessel-compile --disable=NAME), for
   /// A/B comparisons; see getOptimizationNames().
   llvm::SmallVector<std::string> disabled;
+  /// The activations' layout for 2-D convolutions and pooling: "nchw" (the
+  /// model's) or "nhwc" (tessel-assign-layouts).
+  std::string layout = "nchw";
 
   bool enabled(llvm::StringRef name) const {
     return llvm::find(disabled, name) == disabled.end();

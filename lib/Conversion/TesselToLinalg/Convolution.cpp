@@ -11,15 +11,18 @@ using namespace mlir;
 using namespace mlir::tessel;
 
 /// The output of a convolution before accumulation: the bias broadcast along
-/// channels (extended to the accumulator's type), or zero.
+/// channels (dimension 1, or the last with `channelsLast`; extended to the
+/// accumulator's type), or zero.
 static Value buildConvInit(OpBuilder &b, Location loc,
-                           RankedTensorType resultType, Value bias) {
+                           RankedTensorType resultType, Value bias,
+                           bool channelsLast) {
   Type element = resultType.getElementType();
   int64_t rank = resultType.getRank();
   if (!bias)
     return buildFilled(b, loc, resultType, b.getZeroAttr(element));
   MLIRContext *ctx = b.getContext();
-  AffineMap channel = AffineMap::get(rank, 0, getAffineDimExpr(1, ctx), ctx);
+  AffineMap channel = AffineMap::get(
+      rank, 0, getAffineDimExpr(channelsLast ? rank - 1 : 1, ctx), ctx);
   Value empty =
       tensor::EmptyOp::create(b, loc, resultType.getShape(), element);
   return linalg::GenericOp::create(
@@ -37,7 +40,9 @@ static Value buildConvInit(OpBuilder &b, Location loc,
 }
 
 /// [N, C, D1..Dk] x [OC, C / group, K1..Kk] -> [N, OC, O1..Ok] on an already
-/// padded input, as one generic over (n, oc, o1..ok, c, k1..kk). With groups,
+/// padded input, as one generic over (n, oc, o1..ok, c, k1..kk); with
+/// `channelsLast`, the input and the output are [N, D1..Dk, C] and
+/// [N, O1..Ok, OC] (same loops, the weights as they are). With groups,
 /// filter `oc` reads input channel (oc / OCg) * Cg + c. float16 and bfloat16
 /// convolutions accumulate in f32 and round once at the end: their own
 /// precision loses digits over a window's sums.
@@ -45,7 +50,8 @@ static Value buildConvolution(OpBuilder &b, Location loc, Value input,
                               Value weight, Value bias,
                               ArrayRef<int64_t> strides,
                               ArrayRef<int64_t> dilations, int64_t group,
-                              RankedTensorType resultType) {
+                              RankedTensorType resultType,
+                              bool channelsLast = false) {
   MLIRContext *ctx = b.getContext();
   auto weightType = cast<RankedTensorType>(weight.getType());
   int64_t k = resultType.getRank() - 2;
@@ -64,9 +70,10 @@ static Value buildConvolution(OpBuilder &b, Location loc, Value input,
     wExprs.push_back(kk);
     outExprs.push_back(o);
   }
-  SmallVector<AffineMap> maps = {AffineMap::get(numDims, 0, inExprs, ctx),
-                                 AffineMap::get(numDims, 0, wExprs, ctx),
-                                 AffineMap::get(numDims, 0, outExprs, ctx)};
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(numDims, 0, inLayout(inExprs, channelsLast), ctx),
+      AffineMap::get(numDims, 0, wExprs, ctx),
+      AffineMap::get(numDims, 0, inLayout(outExprs, channelsLast), ctx)};
   SmallVector<utils::IteratorType> iterators(2 + k,
                                              utils::IteratorType::parallel);
   iterators.append(1 + k, utils::IteratorType::reduction);
@@ -74,7 +81,7 @@ static Value buildConvolution(OpBuilder &b, Location loc, Value input,
   bool widen = element.isF16() || element.isBF16();
   RankedTensorType accType =
       widen ? resultType.clone(b.getF32Type()) : resultType;
-  Value init = buildConvInit(b, loc, accType, bias);
+  Value init = buildConvInit(b, loc, accType, bias, channelsLast);
   Value acc =
       linalg::GenericOp::create(
           b, loc, accType, ValueRange{input, weight}, init, maps, iterators,
@@ -107,13 +114,15 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
   LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
     auto resultType = cast<RankedTensorType>(op.getType());
-    Value input =
-        padSpatial(rewriter, op.getLoc(), op.getInput(), op.getPads(),
-                   rewriter.getZeroAttr(resultType.getElementType()));
+    bool channelsLast = op.getLayout() == "nhwc";
+    Value input = padSpatial(rewriter, op.getLoc(), op.getInput(),
+                             op.getPads(),
+                             rewriter.getZeroAttr(resultType.getElementType()),
+                             channelsLast);
     rewriter.replaceOp(
         op, buildConvolution(rewriter, op.getLoc(), input, op.getWeight(),
                              op.getBias(), op.getStrides(), op.getDilations(),
-                             op.getGroup(), resultType));
+                             op.getGroup(), resultType, channelsLast));
     return success();
   }
 };

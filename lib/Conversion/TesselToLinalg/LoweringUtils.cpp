@@ -55,8 +55,17 @@ Value mlir::tessel::buildFilled(OpBuilder &b, Location loc,
   return linalg::FillOp::create(b, loc, scalar, init).getResult(0);
 }
 
+SmallVector<AffineExpr> mlir::tessel::inLayout(ArrayRef<AffineExpr> nchw,
+                                               bool channelsLast) {
+  SmallVector<AffineExpr> result(nchw);
+  if (channelsLast)
+    std::rotate(result.begin() + 1, result.begin() + 2, result.end());
+  return result;
+}
+
 Value mlir::tessel::padSpatial(OpBuilder &b, Location loc, Value input,
-                               ArrayRef<int64_t> pads, TypedAttr value) {
+                               ArrayRef<int64_t> pads, TypedAttr value,
+                               bool channelsLast) {
   if (llvm::all_of(pads, [](int64_t p) { return p == 0; }))
     return input;
   auto type = cast<RankedTensorType>(input.getType());
@@ -64,8 +73,12 @@ Value mlir::tessel::padSpatial(OpBuilder &b, Location loc, Value input,
   assert(static_cast<int64_t>(pads.size()) == 2 * k && "pads per spatial dim");
   SmallVector<int64_t> shape(type.getShape());
   SmallVector<OpFoldResult> lowOfr, highOfr;
+  // Spatial dimension j is tensor dimension first + j.
+  int64_t first = channelsLast ? 1 : 2;
   for (int64_t i = 0; i < rank; ++i) {
-    int64_t low = i < 2 ? 0 : pads[i - 2], high = i < 2 ? 0 : pads[k + i - 2];
+    bool spatial = i >= first && i < first + k;
+    int64_t low = spatial ? pads[i - first] : 0,
+            high = spatial ? pads[k + i - first] : 0;
     shape[i] += low + high;
     lowOfr.push_back(b.getIndexAttr(low));
     highOfr.push_back(b.getIndexAttr(high));

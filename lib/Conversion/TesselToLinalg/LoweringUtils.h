@@ -31,11 +31,18 @@ Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
 Value buildFilled(OpBuilder &b, Location loc, RankedTensorType type,
                   TypedAttr value);
 
+/// Moves the channel entry (position 1) of `nchw`, listed in channels-first
+/// order, to the end when `channelsLast`: a channels-first op's indexing
+/// map results for its channels-last form.
+SmallVector<AffineExpr> inLayout(ArrayRef<AffineExpr> nchw, bool channelsLast);
+
 /// Pads the spatial dimensions (all but the first two) of a channels-first
-/// tensor with `value`. `pads` holds all begins, then all ends ([top, left,
-/// bottom, right] in 2-D). Returns `input` when all are zero.
+/// tensor with `value`, or (`channelsLast`) all but the first and the last.
+/// `pads` holds all begins, then all ends ([top, left, bottom, right] in
+/// 2-D). Returns `input` when all are zero.
 Value padSpatial(OpBuilder &b, Location loc, Value input,
-                 ArrayRef<int64_t> pads, TypedAttr value);
+                 ArrayRef<int64_t> pads, TypedAttr value,
+                 bool channelsLast = false);
 
 /// A float attribute of `type` holding `value`.
 TypedAttr getFloatAttr(Type type, double value);

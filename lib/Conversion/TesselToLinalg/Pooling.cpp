@@ -12,18 +12,23 @@ using namespace mlir::tessel;
 
 namespace {
 
-/// Geometry of a window op over [N, C, D1, ..., Dk].
+/// Geometry of a window op over [N, C, D1, ..., Dk] (or, `channelsLast`,
+/// [N, D1, D2, C]).
 struct Window {
   SmallVector<int64_t> kernel, strides, pads, dilations;
+  bool channelsLast = false;
 
   template <typename OpTy>
   static Window of(OpTy op) {
     return {SmallVector<int64_t>(op.getKernel()),
             SmallVector<int64_t>(op.getStrides()),
             SmallVector<int64_t>(op.getPads()),
-            SmallVector<int64_t>(op.getDilations())};
+            SmallVector<int64_t>(op.getDilations()),
+            op.getLayout() == "nhwc"};
   }
   int64_t rank() const { return kernel.size(); }
+  /// The tensor dimension of spatial dimension `i`.
+  int64_t spatialDim(int64_t i) const { return (channelsLast ? 1 : 2) + i; }
 };
 
 /// Pads `input` for a window op, adding end padding where ceil mode lets the
@@ -35,16 +40,17 @@ Value padForWindow(OpBuilder &b, Location loc, Value input,
   int64_t k = w.rank();
   SmallVector<int64_t> pads = w.pads;
   for (int64_t i = 0; i < k; ++i) {
-    int64_t needed = (resultType.getDimSize(2 + i) - 1) * w.strides[i] +
-                     (w.kernel[i] - 1) * w.dilations[i] + 1;
-    int64_t have = type.getDimSize(2 + i) + pads[i] + pads[k + i];
+    int64_t needed =
+        (resultType.getDimSize(w.spatialDim(i)) - 1) * w.strides[i] +
+        (w.kernel[i] - 1) * w.dilations[i] + 1;
+    int64_t have = type.getDimSize(w.spatialDim(i)) + pads[i] + pads[k + i];
     pads[k + i] += std::max<int64_t>(0, needed - have);
   }
-  return padSpatial(b, loc, input, pads, padValue);
+  return padSpatial(b, loc, input, pads, padValue, w.channelsLast);
 }
 
 /// Reduces each window of the padded input into `init` with `combine`, as
-/// one generic over (n, c, o1..ok, k1..kk).
+/// one generic over (n, c, o1..ok, k1..kk) (the same loops channels last).
 Value buildWindowReduction(OpBuilder &b, Location loc, Value padded,
                            Value init, const Window &w,
                            function_ref<Value(OpBuilder &, Location, Value,
@@ -64,9 +70,10 @@ Value buildWindowReduction(OpBuilder &b, Location loc, Value padded,
     windowExprs.push_back(d(2 + k + i));
     outExprs.push_back(d(2 + i));
   }
-  SmallVector<AffineMap> maps = {AffineMap::get(numDims, 0, inExprs, ctx),
-                                 AffineMap::get(numDims, 0, windowExprs, ctx),
-                                 AffineMap::get(numDims, 0, outExprs, ctx)};
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(numDims, 0, inLayout(inExprs, w.channelsLast), ctx),
+      AffineMap::get(numDims, 0, windowExprs, ctx),
+      AffineMap::get(numDims, 0, inLayout(outExprs, w.channelsLast), ctx)};
   SmallVector<utils::IteratorType> iterators(2 + k,
                                              utils::IteratorType::parallel);
   iterators.append(k, utils::IteratorType::reduction);
@@ -132,11 +139,11 @@ struct AvgPoolLowering : OpRewritePattern<AvgPoolOp> {
     // (ceil mode's extra end padding never counts).
     auto counts = [&](int64_t dim) {
       SmallVector<int64_t> result;
-      int64_t extent = inputType.getDimSize(2 + dim);
+      int64_t extent = inputType.getDimSize(w.spatialDim(dim));
       int64_t padBegin = w.pads[dim], padEnd = w.pads[k + dim];
       int64_t lo = op.getCountIncludePad() ? -padBegin : 0;
       int64_t hi = op.getCountIncludePad() ? extent + padEnd : extent;
-      for (int64_t o = 0; o < resultType.getDimSize(2 + dim); ++o) {
+      for (int64_t o = 0; o < resultType.getDimSize(w.spatialDim(dim)); ++o) {
         int64_t taps = 0;
         for (int64_t t = 0; t < w.kernel[dim]; ++t) {
           int64_t at = o * w.strides[dim] - padBegin + t * w.dilations[dim];
@@ -170,6 +177,9 @@ struct AvgPoolLowering : OpRewritePattern<AvgPoolOp> {
                 &lost);
       divisors.push_back(v);
     }
+    // Channels last, the table is [O1, ..., Ok, 1] against [N, O..., C].
+    if (w.channelsLast)
+      tableShape.push_back(1);
     auto tableType = RankedTensorType::get(tableShape, element);
     Value table = arith::ConstantOp::create(
         rewriter, loc, DenseElementsAttr::get(tableType, divisors));
@@ -184,7 +194,8 @@ struct AvgPoolLowering : OpRewritePattern<AvgPoolOp> {
   }
 };
 
-/// Sums the spatial dims into [N, C], divides, and expands back to rank.
+/// Sums the spatial dims into [N, C], divides, and expands back to rank
+/// ([N, C, 1...] or, channels last, [N, 1, 1, C]: the same reassociation).
 struct GlobalAveragePoolLowering : OpRewritePattern<GlobalAveragePoolOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -196,18 +207,20 @@ struct GlobalAveragePoolLowering : OpRewritePattern<GlobalAveragePoolOp> {
     auto resultType = cast<RankedTensorType>(op.getType());
     Type element = resultType.getElementType();
     int64_t rank = inputType.getRank();
+    // The channel dimension: 1, or the last one channels last.
+    int64_t channel = op.getLayout() == "nhwc" ? rank - 1 : 1;
     auto reducedType = RankedTensorType::get(
-        {inputType.getDimSize(0), inputType.getDimSize(1)}, element);
+        {inputType.getDimSize(0), inputType.getDimSize(channel)}, element);
     Value init =
         buildFilled(rewriter, loc, reducedType, rewriter.getZeroAttr(element));
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::reduction);
-    iterators[0] = iterators[1] = utils::IteratorType::parallel;
+    iterators[0] = iterators[channel] = utils::IteratorType::parallel;
     SmallVector<AffineMap> maps = {
         rewriter.getMultiDimIdentityMap(rank),
-        AffineMap::get(rank, 0,
-                       {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx)},
-                       ctx)};
+        AffineMap::get(
+            rank, 0,
+            {getAffineDimExpr(0, ctx), getAffineDimExpr(channel, ctx)}, ctx)};
     Value sums =
         linalg::GenericOp::create(
             rewriter, loc, reducedType, op.getInput(), init, maps, iterators,
@@ -217,8 +230,9 @@ struct GlobalAveragePoolLowering : OpRewritePattern<GlobalAveragePoolOp> {
             })
             .getResult(0);
     int64_t count = 1;
-    for (int64_t extent : inputType.getShape().drop_front(2))
-      count *= extent;
+    for (int64_t i = 1; i < rank; ++i)
+      if (i != channel)
+        count *= inputType.getDimSize(i);
     Value means = buildElementwise(
         rewriter, loc, reducedType, sums,
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {

@@ -144,3 +144,22 @@ func.func @conv_f16_accumulates_in_f32(%x: tensor<1x2x4xf16>, %w: tensor<2x2x2xf
   %0 = tessel.conv %x, %w, %b {strides = array<i64: 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1>} : (tensor<1x2x4xf16>, tensor<2x2x2xf16>, tensor<2xf16>) -> tensor<1x2x3xf16>
   return %0 : tensor<1x2x3xf16>
 }
+
+// -----
+
+// Channels last: the same loops (n, oc, oh, ow, c, kh, kw), the input and
+// the output indexed [N, H, W, C]; the padding pads H and W; the bias
+// broadcasts along the last dimension. The weights keep [OC, C, KH, KW].
+// CHECK-DAG: #[[$IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2 * 2 + d5, d3 * 2 + d6, d4)>
+// CHECK-DAG: #[[$W:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>
+// CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2, d3, d1)>
+// CHECK-DAG: #[[$BIAS:.+]] = affine_map<(d0, d1, d2, d3) -> (d3)>
+// CHECK-LABEL: func.func @conv_nhwc
+// CHECK:       tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK:       } : tensor<1x8x8x3xf32> to tensor<1x10x10x3xf32>
+// CHECK:       %[[INIT:.+]] = linalg.generic {indexing_maps = [#[[$BIAS]], {{.+}}]{{.*}} ins(%arg2 : tensor<4xf32>) outs(%{{.+}} : tensor<1x4x4x4xf32>)
+// CHECK:       linalg.generic {indexing_maps = [#[[$IN]], #[[$W]], #[[$OUT]]]{{.*}} outs(%[[INIT]] : tensor<1x4x4x4xf32>)
+func.func @conv_nhwc(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x4x4xf32> {
+  %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, layout = "nhwc", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}

@@ -122,3 +122,32 @@ func.func @max_pool_u8(%x: tensor<1x1x4x4xui8>) -> tensor<1x1x2x2xui8> {
   %0 = tessel.max_pool %x {dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xui8>) -> tensor<1x1x2x2xui8>
   return %0 : tensor<1x1x2x2xui8>
 }
+
+// -----
+
+// Channels last: the window reduction indexes [N, H, W, C] (same loops),
+// padding pads H and W; the average's divisor table is [OH, OW, 1].
+// CHECK-DAG: #[[$IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2 + d4, d3 + d5, d1)>
+// CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d3, d1)>
+// CHECK-LABEL: func.func @avg_pool_nhwc
+// CHECK:       tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK:       linalg.generic {indexing_maps = [#[[$IN]], {{.+}}, #[[$OUT]]]
+// CHECK:       arith.constant dense<{{.*}}> : tensor<3x3x1xf32>
+func.func @avg_pool_nhwc(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
+  %0 = tessel.avg_pool %x {dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, layout = "nhwc", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32>
+  return %0 : tensor<1x3x3x2xf32>
+}
+
+// -----
+
+// Channels last, the global average reduces H and W ((n, c) parallel at
+// dimensions 0 and 3) and expands [N, C] to [N, 1, 1, C].
+// CHECK-DAG: #[[$SUM:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3)>
+// CHECK-LABEL: func.func @global_average_pool_nhwc
+// CHECK:       linalg.generic {indexing_maps = [{{.+}}, #[[$SUM]]], iterator_types = ["parallel", "reduction", "reduction", "parallel"]}
+// CHECK:       arith.constant 2.000000e+01 : f32
+// CHECK:       tensor.expand_shape %{{.+}} {{\[\[}}0], [1, 2, 3]] output_shape [1, 1, 1, 3] : tensor<1x3xf32> into tensor<1x1x1x3xf32>
+func.func @global_average_pool_nhwc(%x: tensor<1x4x5x3xf32>) -> tensor<1x1x1x3xf32> {
+  %0 = tessel.global_average_pool %x {layout = "nhwc"} : (tensor<1x4x5x3xf32>) -> tensor<1x1x1x3xf32>
+  return %0 : tensor<1x1x1x3xf32>
+}

@@ -118,6 +118,33 @@ func.func @conv_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tenso
 
 // -----
 
+func.func @conv_layout_name(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+2 {{layout must be "nchw" or "nhwc", not "nchwc"}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.conv %x, %w {layout = "nchwc", strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @pool_layout_rank(%x: tensor<1x3x8xf32>) {
+  // expected-error @+2 {{layout "nhwc" needs a 4-D input, not 3-D}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.max_pool %x {layout = "nhwc", kernel = array<i64: 2>, strides = array<i64: 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1>} : (tensor<1x3x8xf32>) -> tensor<1x3x7xf32>
+  return
+}
+
+// -----
+
+func.func @conv_nhwc_channels(%x: tensor<1x8x8x3xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+2 {{weight has 2 channels per filter, expected 3 (input channels / group)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tessel.conv %x, %w {layout = "nhwc", strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x8x8x3xf32>, tensor<4x2x3x3xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
 func.func @conv_window(%x: tensor<1x3x2x2xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+2 {{window of extent 3 (dilation 1) does not fit input extent 2 with pads 0, 0}}
   // expected-error @+1 {{failed to infer returned types}}

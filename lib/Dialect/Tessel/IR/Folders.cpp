@@ -75,6 +75,19 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
     setPerm(composed);
     return getResult();
   }
+  if (DenseElementsAttr dense = getFoldable(adaptor.getInput())) {
+    // Result element idx is input element idx' with idx'[perm[i]] = idx[i].
+    auto type = cast<RankedTensorType>(getType());
+    SmallVector<int64_t> strides = getStrides(dense.getType().getShape());
+    if (dense.isSplat())
+      return dense.reshape(type);
+    return gatherElements(dense, type, [&](ArrayRef<int64_t> idx) {
+      int64_t linear = 0;
+      for (auto [i, p] : llvm::enumerate(perm))
+        linear += idx[i] * strides[p];
+      return linear;
+    });
+  }
   return {};
 }
 

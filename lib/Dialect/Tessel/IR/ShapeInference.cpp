@@ -212,6 +212,48 @@ static RankedTensorType getWindowInput(std::optional<Location> loc,
   return x;
 }
 
+/// Checks a window op's `layout`: "nchw" for any rank, "nhwc" for rank 4;
+/// returns whether the channels are last.
+static FailureOr<bool> isChannelsLast(std::optional<Location> loc,
+                                      StringRef layout, RankedTensorType x) {
+  if (layout == "nchw")
+    return false;
+  if (layout != "nhwc")
+    return emitOptionalError(loc, "layout must be \"nchw\" or \"nhwc\", not \"",
+                             layout, "\"");
+  if (x.getRank() != 4)
+    return emitOptionalError(loc, "layout \"nhwc\" needs a 4-D input, not ",
+                             x.getRank(), "-D");
+  return true;
+}
+
+/// `[N, H, W, C]` as `[N, C, H, W]`, and back.
+static RankedTensorType toChannelsFirst(RankedTensorType t) {
+  ArrayRef<int64_t> s = t.getShape();
+  return t.clone({s[0], s[3], s[1], s[2]});
+}
+static RankedTensorType toChannelsLast(RankedTensorType t) {
+  ArrayRef<int64_t> s = t.getShape();
+  return t.clone({s[0], s[2], s[3], s[1]});
+}
+
+/// Infers a window op's result in `layout`: the channels-first inference
+/// `infer` on the input viewed channels first, its result viewed back.
+static LogicalResult
+inferInLayout(std::optional<Location> loc, StringRef layout,
+              RankedTensorType x, SmallVectorImpl<Type> &types,
+              function_ref<LogicalResult(RankedTensorType)> infer) {
+  FailureOr<bool> last = isChannelsLast(loc, layout, x);
+  if (failed(last))
+    return failure();
+  if (!*last)
+    return infer(x);
+  if (failed(infer(toChannelsFirst(x))))
+    return failure();
+  types.back() = toChannelsLast(cast<RankedTensorType>(types.back()));
+  return success();
+}
+
 /// Checks the weight and bias of a (transposed) convolution: `weight` is
 /// `[A, B, K1, ..., Kk]` with input channels `channels` matched against
 /// `weightChannels` and `filters` output channels.
@@ -244,22 +286,26 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
                                        std::optional<Location> loc,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &types) {
-  auto x = getWindowInput(loc, adaptor.getInput().getType());
+  auto input = getWindowInput(loc, adaptor.getInput().getType());
   auto w = getRanked(adaptor.getWeight().getType());
-  if (!x)
+  if (!input)
     return failure();
-  int64_t group = adaptor.getGroup();
-  int64_t filters = w ? w.getDimSize(0) : 0;
-  if (failed(verifyConvOperands(loc, x, w, adaptor.getBias(), group, filters)))
-    return failure();
-  if (w.getDimSize(1) != x.getDimSize(1) / group)
-    return emitOptionalError(loc, "weight has ", w.getDimSize(1),
-                             " channels per filter, expected ",
-                             x.getDimSize(1) / group,
-                             " (input channels / group)");
-  return inferWindowType(loc, x, filters, w.getShape().drop_front(2),
-                         adaptor.getStrides(), adaptor.getPads(),
-                         adaptor.getDilations(), /*ceilMode=*/false, types);
+  return inferInLayout(loc, adaptor.getLayout(), input, types,
+                       [&](RankedTensorType x) -> LogicalResult {
+    int64_t group = adaptor.getGroup();
+    int64_t filters = w ? w.getDimSize(0) : 0;
+    if (failed(
+            verifyConvOperands(loc, x, w, adaptor.getBias(), group, filters)))
+      return failure();
+    if (w.getDimSize(1) != x.getDimSize(1) / group)
+      return emitOptionalError(loc, "weight has ", w.getDimSize(1),
+                               " channels per filter, expected ",
+                               x.getDimSize(1) / group,
+                               " (input channels / group)");
+    return inferWindowType(loc, x, filters, w.getShape().drop_front(2),
+                           adaptor.getStrides(), adaptor.getPads(),
+                           adaptor.getDilations(), /*ceilMode=*/false, types);
+  });
 }
 
 LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *,
@@ -306,36 +352,47 @@ LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
-  auto x = getWindowInput(loc, adaptor.getInput().getType());
-  if (!x)
+  auto input = getWindowInput(loc, adaptor.getInput().getType());
+  if (!input)
     return failure();
-  return inferWindowType(loc, x, x.getDimSize(1), adaptor.getKernel(),
-                         adaptor.getStrides(), adaptor.getPads(),
-                         adaptor.getDilations(), adaptor.getCeilMode(), types);
+  return inferInLayout(loc, adaptor.getLayout(), input, types,
+                       [&](RankedTensorType x) {
+    return inferWindowType(loc, x, x.getDimSize(1), adaptor.getKernel(),
+                           adaptor.getStrides(), adaptor.getPads(),
+                           adaptor.getDilations(), adaptor.getCeilMode(),
+                           types);
+  });
 }
 
 LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
-  auto x = getWindowInput(loc, adaptor.getInput().getType());
-  if (!x)
+  auto input = getWindowInput(loc, adaptor.getInput().getType());
+  if (!input)
     return failure();
-  return inferWindowType(loc, x, x.getDimSize(1), adaptor.getKernel(),
-                         adaptor.getStrides(), adaptor.getPads(),
-                         adaptor.getDilations(), adaptor.getCeilMode(), types);
+  return inferInLayout(loc, adaptor.getLayout(), input, types,
+                       [&](RankedTensorType x) {
+    return inferWindowType(loc, x, x.getDimSize(1), adaptor.getKernel(),
+                           adaptor.getStrides(), adaptor.getPads(),
+                           adaptor.getDilations(), adaptor.getCeilMode(),
+                           types);
+  });
 }
 
 LogicalResult GlobalAveragePoolOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &types) {
-  auto x = getRanked(adaptor.getInput().getType());
-  if (!x || x.getRank() < 3)
+  auto input = getRanked(adaptor.getInput().getType());
+  if (!input || input.getRank() < 3)
     return emitOptionalError(loc, "input must have rank >= 3");
-  SmallVector<int64_t> shape(x.getShape());
-  std::fill(shape.begin() + 2, shape.end(), 1);
-  types.push_back(RankedTensorType::get(shape, x.getElementType()));
-  return success();
+  return inferInLayout(loc, adaptor.getLayout(), input, types,
+                       [&](RankedTensorType x) {
+    SmallVector<int64_t> shape(x.getShape());
+    std::fill(shape.begin() + 2, shape.end(), 1);
+    types.push_back(RankedTensorType::get(shape, x.getElementType()));
+    return success();
+  });
 }
 
 LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,

@@ -91,6 +91,11 @@ def Tessel_ConvOp : Tessel_Op<"conv", [Pure, InferTypeOpAdaptor]> {
     (ConvInteger and QLinearConv import as an i32 convolution); boolean
     operands are rejected.
 
+    `layout` is the activations' layout: `"nchw"` (the default, ONNX's, for
+    any rank) or `"nhwc"` (2-D only: input `[N, H, W, C]`, output
+    `[N, OH, OW, OC]`; the weights keep `[OC, C / group, KH, KW]`), which
+    tessel-assign-layouts chooses.
+
     ```mlir
     %y = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>,
                                  pads = array<i64: 1, 1, 1, 1>,
@@ -103,7 +108,8 @@ def Tessel_ConvOp : Tessel_Op<"conv", [Pure, InferTypeOpAdaptor]> {
                        DenseI64ArrayAttr:$strides,
                        DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
-                       DefaultValuedAttr<I64Attr, "1">:$group);
+                       DefaultValuedAttr<I64Attr, "1">:$group,
+                       DefaultValuedAttr<StrAttr, "\"nchw\"">:$layout);
   let results = (outs Tessel_Tensor:$result);
   let assemblyFormat = "$input `,` $weight (`,` $bias^)? attr-dict `:` "
                        "functional-type(operands, results)";
@@ -151,7 +157,9 @@ def Tessel_MaxPoolOp : Tessel_Op<"max_pool", [Pure, InferTypeOpAdaptor]> {
     k entries, `pads` 2k (begins, then ends). Padded positions never win. With
     `ceil_mode`, output sizes round up, but a window that would start in the
     end padding is dropped (ONNX semantics). Integer inputs (ONNX allows int8
-    and uint8) compare by their signedness.
+    and uint8) compare by their signedness. `layout` as for `conv`: with
+    `"nhwc"` (2-D only) the input is `[N, H, W, C]` and the output
+    `[N, OH, OW, C]`.
 
     ```mlir
     %y = tessel.max_pool %x {dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>,
@@ -164,7 +172,8 @@ def Tessel_MaxPoolOp : Tessel_Op<"max_pool", [Pure, InferTypeOpAdaptor]> {
                        DenseI64ArrayAttr:$strides,
                        DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
-                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<StrAttr, "\"nchw\"">:$layout);
   let results = (outs Tessel_Tensor:$result);
   let assemblyFormat =
       "$input attr-dict `:` functional-type(operands, results)";
@@ -175,7 +184,7 @@ def Tessel_AvgPoolOp : Tessel_Op<"avg_pool", [Pure, InferTypeOpAdaptor]> {
   let description = [{
     Attributes as for `max_pool`. With `count_include_pad`, the divisor counts
     the window's taps inside the padded input; otherwise only the taps on real
-    input elements.
+    input elements. `layout` as for `max_pool`.
 
     ```mlir
     %y = tessel.avg_pool %x {dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>,
@@ -189,7 +198,8 @@ def Tessel_AvgPoolOp : Tessel_Op<"avg_pool", [Pure, InferTypeOpAdaptor]> {
                        DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
-                       DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
+                       DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
+                       DefaultValuedAttr<StrAttr, "\"nchw\"">:$layout);
   let results = (outs Tessel_FloatTensor:$result);
   let assemblyFormat =
       "$input attr-dict `:` functional-type(operands, results)";
@@ -199,13 +209,15 @@ def Tessel_GlobalAveragePoolOp : Tessel_Op<"global_average_pool",
     [Pure, InferTypeOpAdaptor]> {
   let summary = "Mean over all spatial dimensions, kept as size 1";
   let description = [{
-    `[N, C, D1, ..., Dk] -> [N, C, 1, ..., 1]`.
+    `[N, C, D1, ..., Dk] -> [N, C, 1, ..., 1]`; with `layout = "nhwc"`
+    (2-D only), `[N, H, W, C] -> [N, 1, 1, C]`.
 
     ```mlir
     %y = tessel.global_average_pool %x : (tensor<1x4x7x7xf32>) -> tensor<1x4x1x1xf32>
     ```
   }];
-  let arguments = (ins Tessel_FloatTensor:$input);
+  let arguments = (ins Tessel_FloatTensor:$input,
+                       DefaultValuedAttr<StrAttr, "\"nchw\"">:$layout);
   let results = (outs Tessel_FloatTensor:$result);
   let assemblyFormat =
       "$input attr-dict `:` functional-type(operands, results)";

@@ -137,4 +137,40 @@ def TesselDropZeroChannelsPass
   ];
 }
 
+def TesselAssignLayoutsPass
+    : Pass<"tessel-assign-layouts", "ModuleOp"> {
+  let summary = "Runs 2-D convolutions and pooling on channels-last (NHWC) activations";
+  let description = [{
+    Every 2-D `conv`, `max_pool`, `avg_pool` and `global_average_pool` in
+    `layout = "nchw"` becomes the same op in `layout = "nhwc"` between a
+    transpose of its input to NHWC and one of its result back to NCHW. The
+    transposes then sink through what follows: elementwise ops of one
+    operand (activations, `clip`, math, `cast`), broadcasting binary ops
+    (`add`, `sub`, `mul`, `div`, `min`, `max`, `prelu`) whose operands are
+    transposed alike or constant (a constant is transposed the other way,
+    at compile time), and `concat` (on the permuted axis). A transpose that
+    meets its inverse in front of the next layer folds away; one that only
+    moves unit dimensions (after `global_average_pool`) becomes a reshape.
+    What is left converts layouts at the graph's edges, or in front of an op
+    no transpose passes (a reshape of a whole feature map, a softmax over
+    channels).
+
+    The module attribute `tessel.layout_conversions` counts the NCHW<->NHWC
+    transposes left: `edges` (reading a graph input, or only feeding the
+    results) and `inside` (`tessel-compile --report` shows them as
+    `graph.layout_conversions`). Convolution weights keep `[OC, C / group,
+    KH, KW]`: the kernels pack them at compile time.
+
+    ```mlir
+    %y = tessel.conv %x, %w ... : (tensor<1x3x8x8xf32>, ...) -> tensor<1x4x8x8xf32>
+    %r = tessel.relu %y : tensor<1x4x8x8xf32>
+    // becomes
+    %t = tessel.transpose %x {perm = array<i64: 0, 2, 3, 1>} ...
+    %y = tessel.conv %t, %w {layout = "nhwc", ...} ... -> tensor<1x8x8x4xf32>
+    %r = tessel.relu %y : tensor<1x8x8x4xf32>
+    %o = tessel.transpose %r {perm = array<i64: 0, 3, 1, 2>} ...
+    ```
+  }];
+}
+
 #endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_TD

@@ -1,0 +1,244 @@
+//===- AssignLayouts.cpp - Channels-last activations for conv chains ------===//
+//
+// Runs 2-D convolutions and pooling channels last (NHWC): each such op gets
+// transposes into and out of its layout, then the transposes sink through
+// the elementwise ops and concats after them until they meet the inverse
+// transposes of the next layer and fold away. What remains converts layouts
+// at the graph's edges (or in front of an op no transpose can pass).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELASSIGNLAYOUTSPASS
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+/// NCHW -> NHWC and back, as `tessel.transpose` permutations.
+constexpr int64_t kToChannelsLast[] = {0, 2, 3, 1};
+constexpr int64_t kToChannelsFirst[] = {0, 3, 1, 2};
+
+Value transpose(PatternRewriter &rewriter, Location loc, Value value,
+                ArrayRef<int64_t> perm) {
+  return TransposeOp::create(rewriter, loc, value,
+                             rewriter.getDenseI64ArrayAttr(perm))
+      .getResult();
+}
+
+/// A 2-D conv or pooling op in NCHW becomes the same op in NHWC between a
+/// transpose of its input and one of its result.
+template <typename OpTy>
+struct RunChannelsLast : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    if (op.getLayout() != "nchw" || inputType.getRank() != 4)
+      return rewriter.notifyMatchFailure(op, "not a 2-D NCHW op");
+    Location loc = op.getLoc();
+    Value input = transpose(rewriter, loc, op.getInput(), kToChannelsLast);
+    Operation *clone = rewriter.clone(*op.getOperation());
+    clone->setOperand(0, input);
+    clone->setAttr("layout", rewriter.getStringAttr("nhwc"));
+    auto resultType = cast<RankedTensorType>(op.getType());
+    ArrayRef<int64_t> s = resultType.getShape();
+    clone->getResult(0).setType(resultType.clone({s[0], s[2], s[3], s[1]}));
+    rewriter.replaceOp(op, transpose(rewriter, loc, clone->getResult(0),
+                                     kToChannelsFirst));
+    return success();
+  }
+};
+
+/// The operand's transpose, when it is one.
+TransposeOp transposeOf(Value value) {
+  return value.getDefiningOp<TransposeOp>();
+}
+
+/// The inverse of permutation `perm`.
+SmallVector<int64_t> invert(ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[p] = i;
+  return inverse;
+}
+
+/// `op(transpose(x, p)) -> transpose(op(x), p)` for an elementwise op of
+/// one tensor operand.
+struct SinkThroughUnary : RewritePattern {
+  SinkThroughUnary(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  static bool isElementwiseUnary(Operation *op) {
+    return isa<ReluOp, SigmoidOp, TanhOp, ClipOp, LeakyReluOp, EluOp, SeluOp,
+               CeluOp, HardSigmoidOp, HardSwishOp, ThresholdedReluOp,
+               SoftplusOp, SoftsignOp, MishOp, GeluOp, AbsOp, NegOp, SignOp,
+               ExpOp, LogOp, SqrtOp, ReciprocalOp, FloorOp, CeilOp, RoundOp,
+               ErfOp, CastOp>(op);
+  }
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isElementwiseUnary(op) || op->getNumOperands() != 1)
+      return failure();
+    TransposeOp producer = transposeOf(op->getOperand(0));
+    if (!producer)
+      return failure();
+    Operation *clone = rewriter.clone(*op);
+    clone->setOperand(0, producer.getInput());
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    auto inputType = cast<RankedTensorType>(producer.getInput().getType());
+    clone->getResult(0).setType(inputType.clone(resultType.getElementType()));
+    rewriter.replaceOp(op, transpose(rewriter, op->getLoc(),
+                                     clone->getResult(0), producer.getPerm()));
+    return success();
+  }
+};
+
+/// `op(transpose(x, p), transpose(y, p)) -> transpose(op(x, y), p)` for a
+/// broadcasting binary op; an operand that is a constant instead (of any
+/// rank up to the other's) is transposed by the inverse (and folds).
+template <typename OpTy>
+struct SinkThroughBinary : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    TransposeOp lhs = transposeOf(op.getLhs()), rhs = transposeOf(op.getRhs());
+    TransposeOp some = lhs ? lhs : rhs;
+    if (!some)
+      return failure();
+    ArrayRef<int64_t> perm = some.getPerm();
+    int64_t rank = perm.size();
+    SmallVector<int64_t> inverse = invert(perm);
+    Location loc = op.getLoc();
+    SmallVector<Value> operands;
+    for (Value operand : {op.getLhs(), op.getRhs()}) {
+      if (TransposeOp t = transposeOf(operand); t && t.getPerm() == perm) {
+        operands.push_back(t.getInput());
+        continue;
+      }
+      auto type = cast<RankedTensorType>(operand.getType());
+      if (!matchPattern(operand, m_Constant()) || type.getRank() > rank)
+        return rewriter.notifyMatchFailure(op, "operand not transposed alike");
+      // A constant: to the full rank (leading unit dimensions), then into
+      // the untransposed layout (both fold).
+      if (type.getRank() < rank) {
+        SmallVector<int64_t> shape(rank - type.getRank(), 1);
+        llvm::append_range(shape, type.getShape());
+        operand = ReshapeOp::create(rewriter, loc, type.clone(shape), operand,
+                                    rewriter.getDenseI64ArrayAttr(shape))
+                      .getResult();
+      }
+      operands.push_back(transpose(rewriter, loc, operand, inverse));
+    }
+    auto clone = cast<OpTy>(rewriter.clone(*op.getOperation()));
+    clone->setOperands(operands);
+    SmallVector<Type> types;
+    if (failed(OpTy::inferReturnTypes(
+            op.getContext(), loc, clone->getOperands(),
+            clone->getAttrDictionary(), clone->getPropertiesStorage(),
+            clone->getRegions(), types))) {
+      rewriter.eraseOp(clone);
+      return failure();
+    }
+    clone->getResult(0).setType(types.front());
+    rewriter.replaceOp(op, transpose(rewriter, loc, clone.getResult(), perm));
+    return success();
+  }
+};
+
+/// `concat(transpose(x_i, p), axis) -> transpose(concat(x_i, p[axis]), p)`.
+struct SinkThroughConcat : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<Value> inputs;
+    ArrayRef<int64_t> perm;
+    for (Value input : op.getInputs()) {
+      TransposeOp t = transposeOf(input);
+      if (!t || (!perm.empty() && t.getPerm() != perm))
+        return failure();
+      perm = t.getPerm();
+      inputs.push_back(t.getInput());
+    }
+    if (perm.empty())
+      return failure();
+    int64_t axis = perm[op.getAxis()];
+    auto concat = ConcatOp::create(rewriter, op.getLoc(), inputs,
+                                   rewriter.getI64IntegerAttr(axis));
+    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(), concat.getResult(),
+                                     perm));
+    return success();
+  }
+};
+
+/// Whether `op` converts between NCHW and NHWC.
+bool isLayoutConversion(TransposeOp op) {
+  ArrayRef<int64_t> perm = op.getPerm();
+  return perm == ArrayRef<int64_t>(kToChannelsLast) ||
+         perm == ArrayRef<int64_t>(kToChannelsFirst);
+}
+
+struct TesselAssignLayoutsPass
+    : public tessel::impl::TesselAssignLayoutsPassBase<
+          TesselAssignLayoutsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    patterns.add<RunChannelsLast<ConvOp>, RunChannelsLast<MaxPoolOp>,
+                 RunChannelsLast<AvgPoolOp>,
+                 RunChannelsLast<GlobalAveragePoolOp>, SinkThroughUnary,
+                 SinkThroughConcat, SinkThroughBinary<AddOp>,
+                 SinkThroughBinary<SubOp>, SinkThroughBinary<MulOp>,
+                 SinkThroughBinary<DivOp>, SinkThroughBinary<MinOp>,
+                 SinkThroughBinary<MaxOp>, SinkThroughBinary<PReluOp>>(ctx);
+    TransposeOp::getCanonicalizationPatterns(patterns, ctx);
+    ReshapeOp::getCanonicalizationPatterns(patterns, ctx);
+    if (failed(applyPatternsGreedily(module, std::move(patterns))))
+      return signalPassFailure();
+    // Ops that read one value through a transpose each made their own.
+    IRRewriter rewriter(ctx);
+    DominanceInfo dominance(module);
+    eliminateCommonSubExpressions(rewriter, dominance, module);
+
+    // What converts layouts now: at the edges (reading a graph input, or
+    // only feeding the function's results) or inside.
+    int64_t edges = 0, inside = 0;
+    module.walk([&](TransposeOp op) {
+      if (!isLayoutConversion(op))
+        return;
+      bool fromInput = isa<BlockArgument>(op.getInput());
+      bool toOutput = llvm::all_of(op->getUsers(), [](Operation *user) {
+        return user->hasTrait<OpTrait::IsTerminator>();
+      });
+      (fromInput || toOutput ? edges : inside) += 1;
+    });
+    Builder b(ctx);
+    module->setAttr("tessel.layout_conversions",
+                    b.getDictionaryAttr(
+                        {b.getNamedAttr("edges", b.getI64IntegerAttr(edges)),
+                         b.getNamedAttr("inside",
+                                        b.getI64IntegerAttr(inside))}));
+  }
+};
+
+} // namespace
