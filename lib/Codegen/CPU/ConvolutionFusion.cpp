@@ -17,7 +17,8 @@ static bool allParallel(linalg::GenericOp op) {
   });
 }
 
-ConvPrologue mlir::tessel::cpu::matchPrologue(linalg::GenericOp conv) {
+ConvPrologue mlir::tessel::cpu::matchPrologue(linalg::GenericOp conv,
+                                              unsigned channelDim) {
   Value out = conv.getDpsInits()[0];
   ConvPrologue none{out, Value(), false, nullptr};
   Operation *producer = out.getDefiningOp();
@@ -35,7 +36,7 @@ ConvPrologue mlir::tessel::cpu::matchPrologue(linalg::GenericOp conv) {
     return none;
   MLIRContext *ctx = conv.getContext();
   SmallVector<AffineMap> maps = broadcast.getIndexingMapsArray();
-  if (maps[0] != AffineMap::get(4, 0, getAffineDimExpr(1, ctx), ctx) ||
+  if (maps[0] != AffineMap::get(4, 0, getAffineDimExpr(channelDim, ctx), ctx) ||
       !maps[1].isIdentity())
     return none;
   Block &body = broadcast.getRegion().front();

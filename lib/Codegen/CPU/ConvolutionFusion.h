@@ -39,9 +39,9 @@ struct ConvPrologue {
 };
 
 /// The prologue of `conv`: its output's producer when that is a zero fill
-/// or a bias broadcast with no other user; otherwise none (start from the
-/// output's values).
-ConvPrologue matchPrologue(linalg::GenericOp conv);
+/// or a bias broadcast (along output dimension `channelDim`) with no other
+/// user; otherwise none (start from the output's values).
+ConvPrologue matchPrologue(linalg::GenericOp conv, unsigned channelDim = 1);
 
 /// An elementwise generic that runs on the convolution's accumulators.
 struct ConvEpilogue {

@@ -35,6 +35,24 @@ struct Conv2D {
   int64_t batch, filters, channelsPerGroup, filtersPerGroup;
   int64_t outHeight, outWidth, kernelHeight, kernelWidth;
   int64_t strideH, strideW, dilationH, dilationW;
+  /// NHWC input and output (tessel-assign-layouts), not NCHW.
+  bool channelsLast = false;
+
+  /// The output (and input) tensor dimension of the channels, the rows and
+  /// the columns.
+  unsigned channelDim() const { return channelsLast ? 3 : 1; }
+  unsigned rowDim() const { return channelsLast ? 1 : 2; }
+  unsigned colDim() const { return channelsLast ? 2 : 3; }
+  /// Indices (n, channel, row, column) in the layout's order.
+  SmallVector<Value> at(Value n, Value c, Value h, Value w) const {
+    if (channelsLast)
+      return {n, h, w, c};
+    return {n, c, h, w};
+  }
+  /// Depthwise: one channel per group, one filter per group.
+  bool isDepthwise() const {
+    return channelsPerGroup == 1 && filtersPerGroup == 1;
+  }
 };
 
 /// Whether the body is `out + in0 * in1` on f32.
@@ -58,8 +76,8 @@ bool isMultiplyAccumulate(linalg::GenericOp op) {
   return mulOk && addOk;
 }
 
-/// Recognizes the NCHW convolution generic; loops are
-/// (n, f, oh, ow, c, kh, kw).
+/// Recognizes the NCHW convolution generic, or its NHWC form (input and
+/// output indexed [N, H, W, C]); loops are (n, f, oh, ow, c, kh, kw).
 std::optional<Conv2D> matchConv2D(linalg::GenericOp op) {
   if (op.getNumLoops() != 7 || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics() ||
@@ -76,36 +94,40 @@ std::optional<Conv2D> matchConv2D(linalg::GenericOp op) {
   MLIRContext *ctx = op.getContext();
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (maps[2] != AffineMap::get(7, 0, {d(0), d(1), d(2), d(3)}, ctx) ||
-      maps[1] != AffineMap::get(7, 0, {d(1), d(4), d(5), d(6)}, ctx) ||
+  Conv2D conv;
+  if (maps[2] == AffineMap::get(7, 0, {d(0), d(2), d(3), d(1)}, ctx))
+    conv.channelsLast = true;
+  else if (maps[2] != AffineMap::get(7, 0, {d(0), d(1), d(2), d(3)}, ctx))
+    return std::nullopt;
+  if (maps[1] != AffineMap::get(7, 0, {d(1), d(4), d(5), d(6)}, ctx) ||
       maps[0].getNumResults() != 4 || maps[0].getResult(0) != d(0))
     return std::nullopt;
 
   auto inputType = cast<RankedTensorType>(op.getDpsInputs()[0].getType());
   auto weightType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
   auto outType = cast<RankedTensorType>(op.getDpsInits()[0].getType());
-  Conv2D conv;
   conv.batch = outType.getDimSize(0);
-  conv.filters = outType.getDimSize(1);
-  conv.outHeight = outType.getDimSize(2);
-  conv.outWidth = outType.getDimSize(3);
+  conv.filters = outType.getDimSize(conv.channelDim());
+  conv.outHeight = outType.getDimSize(conv.rowDim());
+  conv.outWidth = outType.getDimSize(conv.colDim());
   conv.channelsPerGroup = weightType.getDimSize(1);
   conv.kernelHeight = weightType.getDimSize(2);
   conv.kernelWidth = weightType.getDimSize(3);
-  int64_t groups = inputType.getDimSize(1) / conv.channelsPerGroup;
+  int64_t groups =
+      inputType.getDimSize(conv.channelDim()) / conv.channelsPerGroup;
   if (groups < 1 || conv.filters % groups != 0)
     return std::nullopt;
   conv.filtersPerGroup = conv.filters / groups;
 
-  auto rows = tessel::cpu::linearIn(maps[0].getResult(2), 2, 5, 7);
-  auto cols = tessel::cpu::linearIn(maps[0].getResult(3), 3, 6, 7);
+  auto rows = tessel::cpu::linearIn(maps[0].getResult(conv.rowDim()), 2, 5, 7);
+  auto cols = tessel::cpu::linearIn(maps[0].getResult(conv.colDim()), 3, 6, 7);
   if (!rows || !cols)
     return std::nullopt;
   std::tie(conv.strideH, conv.dilationH) = *rows;
   std::tie(conv.strideW, conv.dilationW) = *cols;
 
   // The input channel: (f floordiv filtersPerGroup) * channelsPerGroup + c.
-  AffineExpr channel = maps[0].getResult(1);
+  AffineExpr channel = maps[0].getResult(conv.channelDim());
   for (int d = 0; d < 7; ++d)
     if (d != 1 && d != 4 && channel.isFunctionOfDim(d))
       return std::nullopt;
@@ -195,8 +217,9 @@ std::optional<SmallVector<float>> channelShiftOf(linalg::GenericOp generic,
 
 /// The padding of `conv`'s input when that is a static `tensor.pad` of the
 /// rows and columns by 0 (of a per-channel shift of `source`, or of
-/// `source`); std::nullopt otherwise.
-std::optional<Padding> paddingOf(linalg::GenericOp conv) {
+/// `source`; channels last, of `source` only); std::nullopt otherwise.
+std::optional<Padding> paddingOf(linalg::GenericOp conv,
+                                 const Conv2D &geometry) {
   auto pad = conv.getDpsInputs()[0].getDefiningOp<tensor::PadOp>();
   if (!pad || !pad.getSourceType().hasStaticShape() ||
       pad.getSourceType().getRank() != 4)
@@ -205,15 +228,19 @@ std::optional<Padding> paddingOf(linalg::GenericOp conv) {
   if (!value || !matchPattern(value, m_AnyZeroFloat()))
     return std::nullopt;
   ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
-  for (int i = 0; i < 4; ++i)
+  unsigned rowDim = geometry.rowDim(), colDim = geometry.colDim();
+  for (unsigned i = 0; i < 4; ++i)
     if (ShapedType::isDynamic(low[i]) || ShapedType::isDynamic(high[i]) ||
-        low[i] < 0 || high[i] < 0 || (i < 2 && (low[i] || high[i])))
+        low[i] < 0 || high[i] < 0 ||
+        (i != rowDim && i != colDim && (low[i] || high[i])))
       return std::nullopt;
   Padding padding;
   padding.source = pad.getSource();
-  padding.top = low[2];
-  padding.left = low[3];
+  padding.top = low[rowDim];
+  padding.left = low[colDim];
   auto shifted = padding.source.getDefiningOp<linalg::GenericOp>();
+  if (geometry.channelsLast)
+    return padding;
   if (std::optional<SmallVector<float>> shift =
           channelShiftOf(shifted, padding.source)) {
     padding.shift = std::move(*shift);
@@ -391,7 +418,7 @@ struct VectorizeConvolutionsPass
     int64_t lanes = std::max<int64_t>(1, vectorWidth);
     for (auto &[op, conv] : convs) {
       if (isPointwiseProduct(op, conv, lanes)) {
-        rewriteAsProduct(op);
+        rewriteAsProduct(op, conv);
         continue;
       }
       DenseElementsAttr weights;
@@ -399,7 +426,7 @@ struct VectorizeConvolutionsPass
       // with AVX-512): still far faster than vectors over output columns,
       // which reload every input row for each filter.
       // A zero-padded input is read unpadded, the padded taps skipped.
-      std::optional<Padding> padding = paddingOf(op);
+      std::optional<Padding> padding = paddingOf(op, conv);
       int64_t filterLanes = lanes;
       std::optional<FilterTile> tile =
           planFilterTile(conv, filterLanes, padding.has_value());
@@ -409,8 +436,10 @@ struct VectorizeConvolutionsPass
       }
       if (tile && matchPattern(op.getDpsInputs()[1], m_Constant(&weights)))
         rewriteOverFilters(op, conv, *tile, weights, filterLanes, padding);
-      else
+      else if (!conv.channelsLast)
         rewriteOverColumns(op, conv, lanes, padding);
+      // Channels last, other convolutions stay loops (their columns are
+      // not contiguous).
     }
   }
 
@@ -419,14 +448,19 @@ struct VectorizeConvolutionsPass
   /// product [F, C] x [C, H*W], which vectorizes along the contiguous
   /// planes of NCHW (input and output alike), where the filter tile would
   /// store each vector of filters strided by a plane.
+  /// Channels last, any such convolution is the product
+  /// [N*H*W, C] x [C, F] (vectors along the filters).
   static bool isPointwiseProduct(linalg::GenericOp op, const Conv2D &conv,
                                  int64_t lanes) {
     auto inputType = cast<RankedTensorType>(op.getDpsInputs()[0].getType());
-    return conv.batch == 1 && conv.filtersPerGroup == conv.filters &&
-           conv.kernelHeight == 1 && conv.kernelWidth == 1 &&
-           conv.strideH == 1 && conv.strideW == 1 &&
-           inputType.getDimSize(2) == conv.outHeight &&
-           inputType.getDimSize(3) == conv.outWidth &&
+    bool pointwise = conv.filtersPerGroup == conv.filters &&
+                     conv.kernelHeight == 1 && conv.kernelWidth == 1 &&
+                     conv.strideH == 1 && conv.strideW == 1 &&
+                     inputType.getDimSize(conv.rowDim()) == conv.outHeight &&
+                     inputType.getDimSize(conv.colDim()) == conv.outWidth;
+    if (conv.channelsLast)
+      return pointwise;
+    return pointwise && conv.batch == 1 &&
            (conv.outHeight * conv.outWidth) % (4 * lanes) == 0;
   }
 
@@ -436,24 +470,38 @@ struct VectorizeConvolutionsPass
   /// broadcast (or zero fill) and its elementwise consumer are rebuilt on
   /// the [F, HW] views too, so that the product absorbs them there (its
   /// initialiser and epilogue, one kernel).
-  void rewriteAsProduct(linalg::GenericOp op) {
+  /// Channels last, the product is out[NHW, F] = in[NHW, C] x w[F, C]^T
+  /// (tessel-vectorize-contractions transposes the constant weights).
+  void rewriteAsProduct(linalg::GenericOp op, const Conv2D &conv) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     MLIRContext *ctx = op.getContext();
-    SmallVector<ReassociationIndices> planes = {{0, 1}, {2, 3}};
+    bool last = conv.channelsLast;
+    SmallVector<ReassociationIndices> planes =
+        last ? SmallVector<ReassociationIndices>{{0, 1, 2}, {3}}
+             : SmallVector<ReassociationIndices>{{0, 1}, {2, 3}};
     SmallVector<ReassociationIndices> filters = {{0}, {1, 2, 3}};
     auto outType = cast<RankedTensorType>(op->getResult(0).getType());
-    auto flatType =
-        RankedTensorType::get({outType.getDimSize(0) * outType.getDimSize(1),
-                               outType.getDimSize(2) * outType.getDimSize(3)},
-                              outType.getElementType());
+    ArrayRef<int64_t> o = outType.getShape();
+    auto flatType = RankedTensorType::get(
+        last ? ArrayRef<int64_t>{o[0] * o[1] * o[2], o[3]}
+             : ArrayRef<int64_t>{o[0] * o[1], o[2] * o[3]},
+        outType.getElementType());
     auto identity = AffineMap::getMultiDimIdentityMap(2, ctx);
-    tessel::cpu::ConvPrologue prologue = prologueOf(op);
+    tessel::cpu::ConvPrologue prologue = prologueOf(op, conv);
     std::optional<tessel::cpu::ConvEpilogue> epilogue = epilogueOf(op);
     Value input =
         tensor::CollapseShapeOp::create(b, loc, op.getDpsInputs()[0], planes);
     Value weights =
         tensor::CollapseShapeOp::create(b, loc, op.getDpsInputs()[1], filters);
+    // Channels last the weights are the right-hand side, which
+    // tessel-vectorize-contractions transposes when it is a constant.
+    DenseElementsAttr constantWeights;
+    if (last &&
+        matchPattern(op.getDpsInputs()[1], m_Constant(&constantWeights)))
+      weights = arith::ConstantOp::create(
+          b, loc,
+          constantWeights.reshape(cast<ShapedType>(weights.getType())));
     // The initial output: the bias broadcast along the filters, 0, or the
     // output's values.
     Value init;
@@ -467,7 +515,8 @@ struct VectorizeConvolutionsPass
           planes);
       if (prologue.bias) {
         SmallVector<AffineMap> maps = {
-            AffineMap::get(2, 0, getAffineDimExpr(0, ctx), ctx), identity};
+            AffineMap::get(2, 0, getAffineDimExpr(last ? 1 : 0, ctx), ctx),
+            identity};
         init = linalg::GenericOp::create(
                    b, prologue.producer->getLoc(), flatType,
                    ValueRange{prologue.bias}, ValueRange{empty}, maps,
@@ -486,16 +535,24 @@ struct VectorizeConvolutionsPass
       init =
           tensor::CollapseShapeOp::create(b, loc, op.getDpsInits()[0], planes);
     }
-    AffineExpr f = getAffineDimExpr(0, ctx), p = getAffineDimExpr(1, ctx),
+    AffineExpr f = getAffineDimExpr(last ? 1 : 0, ctx),
+               p = getAffineDimExpr(last ? 0 : 1, ctx),
                c = getAffineDimExpr(2, ctx);
-    SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {f, c}, ctx),
-                                   AffineMap::get(3, 0, {c, p}, ctx),
-                                   AffineMap::get(3, 0, {f, p}, ctx)};
+    SmallVector<AffineMap> maps =
+        last ? SmallVector<AffineMap>{AffineMap::get(3, 0, {p, c}, ctx),
+                                      AffineMap::get(3, 0, {f, c}, ctx),
+                                      AffineMap::get(3, 0, {p, f}, ctx)}
+             : SmallVector<AffineMap>{AffineMap::get(3, 0, {f, c}, ctx),
+                                      AffineMap::get(3, 0, {c, p}, ctx),
+                                      AffineMap::get(3, 0, {f, p}, ctx)};
     SmallVector<utils::IteratorType> iterators = {
         utils::IteratorType::parallel, utils::IteratorType::parallel,
         utils::IteratorType::reduction};
+    SmallVector<Value> operands =
+        last ? SmallVector<Value>{input, weights}
+             : SmallVector<Value>{weights, input};
     auto product = linalg::GenericOp::create(
-        b, loc, flatType, ValueRange{weights, input}, ValueRange{init}, maps,
+        b, loc, flatType, operands, ValueRange{init}, maps,
         iterators, [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
           Value mul =
               arith::MulFOp::create(nested, nestedLoc, args[0], args[1]);
@@ -545,9 +602,14 @@ struct VectorizeConvolutionsPass
   /// vectors: the most accumulators within the budget, then the fewest
   /// loads per FMA. With `padded`, the positions are columns of one output
   /// row.
+  /// Channels last, a depthwise convolution's tile runs over the channels
+  /// (its filters, one per group): each tap reads a vector of channels.
   std::optional<FilterTile> planFilterTile(const Conv2D &conv, int64_t lanes,
                                            bool padded) {
-    if (conv.filtersPerGroup % lanes != 0)
+    int64_t tiled = conv.channelsLast && conv.isDepthwise()
+                        ? conv.filters
+                        : conv.filtersPerGroup;
+    if (tiled % lanes != 0)
       return std::nullopt;
     int64_t positions = conv.outHeight * conv.outWidth;
     // Kernels larger than 3x3 keep small tiles: measured on ResNet-18's
@@ -565,7 +627,7 @@ struct VectorizeConvolutionsPass
         best = t;
     };
     for (int64_t fv = 1; fv <= 3; ++fv) {
-      if (conv.filtersPerGroup % (fv * lanes) != 0 || fv > budget)
+      if (tiled % (fv * lanes) != 0 || fv > budget)
         continue;
       if (!padded) {
         consider({fv, pickDivisor(positions, {}, budget / fv)});
@@ -584,7 +646,7 @@ struct VectorizeConvolutionsPass
   void rewriteOverFilters(linalg::GenericOp op, const Conv2D &conv,
                           FilterTile tile, DenseElementsAttr weights,
                           int64_t lanes, std::optional<Padding> padding) {
-    tessel::cpu::ConvPrologue prologue = prologueOf(op);
+    tessel::cpu::ConvPrologue prologue = prologueOf(op, conv);
     std::optional<tessel::cpu::ConvEpilogue> epilogue = epilogueOf(op);
     // At the epilogue, when there is one: its other inputs may be computed
     // after the convolution.
@@ -599,10 +661,14 @@ struct VectorizeConvolutionsPass
     auto inputType = cast<RankedTensorType>(input.getType());
     int64_t top = padding ? padding->top : 0;
     int64_t left = padding ? padding->left : 0;
-    int64_t inHeight = inputType.getDimSize(2);
-    int64_t inWidth = inputType.getDimSize(3);
+    int64_t inHeight = inputType.getDimSize(conv.rowDim());
+    int64_t inWidth = inputType.getDimSize(conv.colDim());
     auto vecType = VectorType::get({lanes}, b.getF32Type());
     SmallVector<bool> inBounds = {true};
+    // Channels last, a depthwise tile reads its channels' inputs as
+    // vectors (each filter reads its own channel) instead of broadcasting
+    // one input to all its filters.
+    bool vectorInputs = conv.channelsLast && conv.isDepthwise();
     // The per-channel shift the input is read through, if any.
     Value shifts;
     if (padding && !padding->shift.empty()) {
@@ -613,8 +679,8 @@ struct VectorizeConvolutionsPass
           DenseElementsAttr::get(shiftType, ArrayRef<float>(padding->shift)));
     }
     // The output (and bias) vectors run along the filter dimension.
-    auto alongFilters = AffineMapAttr::get(
-        AffineMap::get(4, 0, getAffineDimExpr(1, b.getContext())));
+    auto alongFilters = AffineMapAttr::get(AffineMap::get(
+        4, 0, getAffineDimExpr(conv.channelDim(), b.getContext())));
     int64_t positions = conv.outHeight * conv.outWidth;
     int64_t parallelPositions = conv.filters == block ? workOf(conv) : 0;
 
@@ -628,8 +694,10 @@ struct VectorizeConvolutionsPass
     // store the same way into the output viewed as [N, F, H*W], where their
     // positions are contiguous, when the output is only written (the
     // accumulators start from the bias or 0).
+    // (Channels last, the filters are contiguous already.)
     bool transposable =
-        tile.positions > 1 && llvm::PowerOf2Ceil(tile.positions) <= lanes;
+        !conv.channelsLast && tile.positions > 1 &&
+        int64_t(llvm::PowerOf2Ceil(tile.positions)) <= lanes;
     bool rowStores = transposable && (tile.rowSegment ||
                                       conv.outWidth % tile.positions == 0);
     bool planeStores = transposable && !rowStores &&
@@ -668,7 +736,7 @@ struct VectorizeConvolutionsPass
       auto readAt = [&](Value tensor, int64_t j, int64_t v) -> Value {
         return vector::TransferReadOp::create(
             b, loc, vecType, tensor,
-            ValueRange{n, e.add(f0, v * lanes), oh[j], ow[j]}, alongFilters,
+            conv.at(n, e.add(f0, v * lanes), oh[j], ow[j]), alongFilters,
             e.pad(), /*mask=*/Value(), b.getBoolArrayAttr(inBounds));
       };
       SmallVector<Value> accs;
@@ -704,7 +772,7 @@ struct VectorizeConvolutionsPass
             // The input at (ih, iw), shifted.
             auto readInput = [&](Value ih, Value iw) -> Value {
               Value x = tensor::ExtractOp::create(b, loc, input,
-                                                  ValueRange{n, ic, ih, iw});
+                                                  conv.at(n, ic, ih, iw));
               return shift ? arith::AddFOp::create(b, loc, x, shift).getResult()
                            : x;
             };
@@ -732,21 +800,44 @@ struct VectorizeConvolutionsPass
                                         .getResult();
                   Value iw = e.add(e.mul(ow[j], conv.strideW),
                                    kw * conv.dilationW - left);
-                  Value x;
-                  if (along == Reach::Always) {
-                    x = readInput(ih, iw);
-                  } else {
-                    Value clamped = arith::MinSIOp::create(
+                  // The tile's input at (ih, iw): one value broadcast to
+                  // every filter vector, or (vectorInputs) one vector per
+                  // filter vector. Off the row (some tiles), a clamped
+                  // read and a select of 0.
+                  Value clamped, inside;
+                  if (along != Reach::Always) {
+                    clamped = arith::MinSIOp::create(
                         b, loc, arith::MaxSIOp::create(b, loc, iw, e.idx(0)),
                         e.idx(inWidth - 1));
-                    Value inside = arith::CmpIOp::create(
+                    inside = arith::CmpIOp::create(
                         b, loc, arith::CmpIPredicate::eq, iw, clamped);
-                    x = arith::SelectOp::create(b, loc, inside,
-                                                readInput(ih, clamped), zero);
                   }
-                  Value xs = vector::BroadcastOp::create(b, loc, vecType, x);
+                  SmallVector<Value> xv;
+                  if (vectorInputs) {
+                    for (int64_t v = 0; v < tile.filterVectors; ++v) {
+                      Value x = vector::TransferReadOp::create(
+                          b, loc, vecType, input,
+                          conv.at(n, e.add(f0, v * lanes), ih,
+                                  clamped ? clamped : iw),
+                          alongFilters, e.pad(), /*mask=*/Value(),
+                          b.getBoolArrayAttr(inBounds));
+                      if (inside)
+                        x = arith::SelectOp::create(b, loc, inside, x,
+                                                    e.zeroVector(vecType));
+                      xv.push_back(x);
+                    }
+                  } else {
+                    Value x = inside ? arith::SelectOp::create(
+                                           b, loc, inside,
+                                           readInput(ih, clamped), zero)
+                                           .getResult()
+                                     : readInput(ih, iw);
+                    xv.push_back(
+                        vector::BroadcastOp::create(b, loc, vecType, x));
+                  }
                   for (int64_t v = 0; v < tile.filterVectors; ++v) {
                     Value &a = next[j * tile.filterVectors + v];
+                    Value xs = xv[vectorInputs ? v : 0];
                     a = vector::FMAOp::create(b, loc, w[v], xs, a);
                   }
                 }
@@ -805,7 +896,7 @@ struct VectorizeConvolutionsPass
         for (int64_t v = 0; v < tile.filterVectors; ++v)
           out = vector::TransferWriteOp::create(
                     b, loc, results[j * tile.filterVectors + v], out,
-                    ValueRange{n, e.add(f0, v * lanes), oh[j], ow[j]},
+                    conv.at(n, e.add(f0, v * lanes), oh[j], ow[j]),
                     alongFilters, b.getBoolArrayAttr(inBounds))
                     .getResult();
       return out;
@@ -935,7 +1026,7 @@ struct VectorizeConvolutionsPass
     // OWr columns (whole vectors where the width allows), then as many
     // filters x rows as the accumulators fit, filters first (each input
     // row segment is reused by every filter of the tile).
-    tessel::cpu::ConvPrologue prologue = prologueOf(op);
+    tessel::cpu::ConvPrologue prologue = prologueOf(op, conv);
     // Tiles of whole or half vectors. When none divides the row, the last
     // tile overlaps the one before it (recomputing a few columns) if the
     // accumulators start from the bias or 0, so that a recomputed column
@@ -1171,10 +1262,11 @@ struct VectorizeConvolutionsPass
     finish(op, results[0], prologue, epilogue);
   }
 
-  tessel::cpu::ConvPrologue prologueOf(linalg::GenericOp op) {
+  tessel::cpu::ConvPrologue prologueOf(linalg::GenericOp op,
+                                       const Conv2D &conv) {
     if (!fuseNeighbours)
       return {op.getDpsInits()[0], Value(), false, nullptr};
-    return tessel::cpu::matchPrologue(op);
+    return tessel::cpu::matchPrologue(op, conv.channelDim());
   }
   std::optional<tessel::cpu::ConvEpilogue> epilogueOf(linalg::GenericOp op) {
     if (!fuseNeighbours)

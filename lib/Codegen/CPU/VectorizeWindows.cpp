@@ -30,9 +30,14 @@ constexpr int64_t kMaxTaps = 64;
 
 /// One 2-D window reduction: loops (n, c, oh, ow, kh, kw) reading
 /// in[n, c, oh * sh + kh * dh, ow * sw + kw * dw].
+/// Channels last (tessel-assign-layouts), the same loops read
+/// in[n, oh * sh + kh * dh, ow * sw + kw * dw, c] into out[n, oh, ow, c].
 struct Window2D {
   int64_t batch, channels, outHeight, outWidth, kernelHeight, kernelWidth;
   int64_t strideH, strideW, dilationH, dilationW;
+  bool channelsLast = false;
+  unsigned rowDim() const { return channelsLast ? 1 : 2; }
+  unsigned colDim() const { return channelsLast ? 2 : 3; }
 };
 
 /// Whether every op of the body is elementwise arith/math that reads the
@@ -67,24 +72,28 @@ std::optional<Window2D> matchWindow2D(linalg::GenericOp op) {
   MLIRContext *ctx = op.getContext();
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  Window2D w;
+  if (maps[2] == AffineMap::get(6, 0, {d(0), d(2), d(3), d(1)}, ctx))
+    w.channelsLast = true;
+  else if (maps[2] != AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, ctx))
+    return std::nullopt;
+  unsigned channelDim = w.channelsLast ? 3 : 1;
   if (maps[1] != AffineMap::get(6, 0, {d(4), d(5)}, ctx) ||
-      maps[2] != AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, ctx) ||
       maps[0].getNumResults() != 4 || maps[0].getResult(0) != d(0) ||
-      maps[0].getResult(1) != d(1) || !hasElementwiseBody(op))
+      maps[0].getResult(channelDim) != d(1) || !hasElementwiseBody(op))
     return std::nullopt;
   std::optional<std::pair<int64_t, int64_t>> rows =
-      cpu::linearIn(maps[0].getResult(2), 2, 4, 6);
+      cpu::linearIn(maps[0].getResult(w.rowDim()), 2, 4, 6);
   std::optional<std::pair<int64_t, int64_t>> cols =
-      cpu::linearIn(maps[0].getResult(3), 3, 5, 6);
+      cpu::linearIn(maps[0].getResult(w.colDim()), 3, 5, 6);
   if (!rows || !cols)
     return std::nullopt;
   auto outType = cast<RankedTensorType>(op.getDpsInits()[0].getType());
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  Window2D w;
   w.batch = outType.getDimSize(0);
-  w.channels = outType.getDimSize(1);
-  w.outHeight = outType.getDimSize(2);
-  w.outWidth = outType.getDimSize(3);
+  w.channels = outType.getDimSize(channelDim);
+  w.outHeight = outType.getDimSize(w.rowDim());
+  w.outWidth = outType.getDimSize(w.colDim());
   w.kernelHeight = ranges[4];
   w.kernelWidth = ranges[5];
   std::tie(w.strideH, w.dilationH) = *rows;
@@ -138,12 +147,14 @@ Source sourceOf(linalg::GenericOp op, const Window2D &w) {
   if (value.getValue().isNegative() != isMax)
     return source;
   ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
-  for (int i = 0; i < 4; ++i)
+  unsigned rowDim = w.rowDim(), colDim = w.colDim();
+  for (unsigned i = 0; i < 4; ++i)
     if (ShapedType::isDynamic(low[i]) || ShapedType::isDynamic(high[i]) ||
-        low[i] < 0 || high[i] < 0 || (i < 2 && (low[i] || high[i])))
+        low[i] < 0 || high[i] < 0 ||
+        (i != rowDim && i != colDim && (low[i] || high[i])))
       return source;
-  int64_t height = pad.getSourceType().getDimSize(2);
-  int64_t width = pad.getSourceType().getDimSize(3);
+  int64_t height = pad.getSourceType().getDimSize(rowDim);
+  int64_t width = pad.getSourceType().getDimSize(colDim);
   // Every window keeps an element inside.
   auto overlaps = [](int64_t outputs, int64_t stride, int64_t kernel,
                      int64_t offset, int64_t size) {
@@ -152,12 +163,13 @@ Source sourceOf(linalg::GenericOp op, const Window2D &w) {
         return false;
     return true;
   };
-  if (!overlaps(w.outHeight, w.strideH, w.kernelHeight, low[2], height) ||
-      !overlaps(w.outWidth, w.strideW, w.kernelWidth, low[3], width))
+  if (!overlaps(w.outHeight, w.strideH, w.kernelHeight, low[rowDim],
+                height) ||
+      !overlaps(w.outWidth, w.strideW, w.kernelWidth, low[colDim], width))
     return source;
   source.tensor = pad.getSource();
-  source.top = low[2];
-  source.left = low[3];
+  source.top = low[rowDim];
+  source.left = low[colDim];
   source.height = height;
   source.width = width;
   source.clamped = true;
@@ -322,8 +334,113 @@ struct VectorizeWindowsPass
         windows.push_back({op, *w});
     });
     int64_t lanes = std::max<int64_t>(1, vectorWidth);
-    for (auto &[op, w] : windows)
-      rewrite(op, w, lanes);
+    for (auto &[op, w] : windows) {
+      if (!w.channelsLast) {
+        rewrite(op, w, lanes);
+        continue;
+      }
+      // Channels last: vectors of channels (whole or half registers);
+      // other channel counts stay loops.
+      for (int64_t width : {lanes, lanes / 2})
+        if (width > 1 && w.channels % width == 0) {
+          rewriteChannelsLast(op, w, width);
+          break;
+        }
+    }
+  }
+
+  /// Channels last: for n, oh (parallel), ow, c step L: acc = the fill's
+  /// value (or out[n, oh, ow, c:c+L]); per tap, the input's channel vector
+  /// at (ih, iw) (a clamped source: the clamped position, which is in the
+  /// same window) combined into acc; out[...] = acc.
+  void rewriteChannelsLast(linalg::GenericOp op, const Window2D &w,
+                           int64_t lanes) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Source source = sourceOf(op, w);
+    auto vecType = VectorType::get({lanes}, b.getF32Type());
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+    Value init = op.getDpsInits()[0];
+    Value start;
+    auto fill = init.getDefiningOp<linalg::FillOp>();
+    if (fill) {
+      start = vector::BroadcastOp::create(b, loc, vecType, fill.value());
+      init = fill.getOutputs()[0];
+    }
+    auto inBounds = b.getBoolArrayAttr({true});
+    auto loop = [&](OpBuilder &at, int64_t upper, int64_t step, Value carried,
+                    function_ref<Value(OpBuilder &, Value, Value)> body,
+                    int64_t parallelWork = 0) {
+      auto forOp = scf::ForOp::create(
+          at, loc, index(at, loc, 0), index(at, loc, upper),
+          index(at, loc, step), ValueRange{carried},
+          [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
+            scf::YieldOp::create(nested, loc, body(nested, iv, args[0]));
+          });
+      tessel::cpu::markParallel(forOp, parallelWork);
+      return forOp.getResult(0);
+    };
+    // The input position of output `o` at tap `k` along one dimension.
+    auto position = [&](OpBuilder &at, Value o, int64_t k, int64_t stride,
+                        int64_t dilation, int64_t offset,
+                        int64_t size) -> Value {
+      Value v = affine(at, loc, o, stride, k * dilation - offset);
+      if (!source.clamped)
+        return v;
+      v = arith::MaxSIOp::create(at, loc, v, index(at, loc, 0));
+      return arith::MinSIOp::create(at, loc, v, index(at, loc, size - 1));
+    };
+    int64_t work =
+        tessel::cpu::workOf({w.batch, w.channels, w.outHeight, w.outWidth,
+                             w.kernelHeight, w.kernelWidth});
+    Value result = loop(b, w.batch, 1, init, [&](OpBuilder &bn, Value n,
+                                                 Value outN) {
+      return loop(
+          bn, w.outHeight, 1, outN,
+          [&](OpBuilder &bh, Value oh, Value outH) {
+            return loop(bh, w.outWidth, 1, outH, [&](OpBuilder &bw, Value ow,
+                                                     Value outW) {
+              SmallVector<std::pair<Value, Value>> taps;
+              for (int64_t kh = 0; kh < w.kernelHeight; ++kh)
+                for (int64_t kw = 0; kw < w.kernelWidth; ++kw)
+                  taps.push_back(
+                      {position(bw, oh, kh, w.strideH, w.dilationH, source.top,
+                                source.height),
+                       position(bw, ow, kw, w.strideW, w.dilationW,
+                                source.left, source.width)});
+              return loop(bw, w.channels, lanes, outW, [&](OpBuilder &bc,
+                                                           Value c, Value out) {
+                Value acc = start ? start
+                                  : vector::TransferReadOp::create(
+                                        bc, loc, vecType, out,
+                                        ValueRange{n, oh, ow, c}, zero,
+                                        ArrayRef<bool>{true})
+                                        .getResult();
+                for (auto [ih, iw] : taps) {
+                  Value x = vector::TransferReadOp::create(
+                      bc, loc, vecType, source.tensor,
+                      ValueRange{n, ih, iw, c}, zero, ArrayRef<bool>{true});
+                  acc = applyBody(bc, loc, op, x, acc);
+                }
+                return vector::TransferWriteOp::create(
+                           bc, loc, acc, out, ValueRange{n, oh, ow, c},
+                           AffineMapAttr::get(AffineMap::getMinorIdentityMap(
+                               4, 1, bc.getContext())),
+                           inBounds)
+                    .getResult();
+              });
+            });
+          },
+          work);
+    });
+    tessel::cpu::recordKernel(op, "window", loc);
+    op->getResult(0).replaceAllUsesWith(result);
+    auto pad = op.getDpsInputs()[0].getDefiningOp<tensor::PadOp>();
+    op->erase();
+    if (pad && pad->use_empty())
+      pad.erase();
+    if (fill && fill->use_empty())
+      fill->erase();
   }
 
   /// for n, c, oh, ow step T: acc = out[n, c, oh, ow:ow+T]; per tap, the
