@@ -136,12 +136,26 @@ std::optional<TilePlan> planTiles(linalg::LinalgOp op, int64_t lanes,
     if (vectors == 1 || accumulators / vectors >= 4)
       columnTiles.push_back(vectors * columnLanes);
   int64_t nTile = pickDivisor(ranges[*nDim], columnTiles, columnTiles.front());
+  auto rowsFor = [&](int64_t columns) {
+    int64_t vectorsPerRow = (columns + columnLanes - 1) / columnLanes;
+    int64_t maxRows = std::max<int64_t>(1, accumulators / vectorsPerRow);
+    return pickDivisor(ranges[*mDim], {std::min<int64_t>(maxRows, 6), 4},
+                       maxRows);
+  };
+  if (mDim) {
+    // Rows that only divide by few at the widest tile (7x7 feature maps
+    // channels last: 49 rows, 1 x 4 vectors, one load per FMA) take
+    // narrower columns when that fills more accumulators (7 x 2 vectors).
+    int64_t best = rowsFor(nTile) * nTile;
+    for (int64_t columns : columnTiles)
+      if (columns < nTile && ranges[*nDim] % columns == 0 &&
+          rowsFor(columns) * columns > best) {
+        best = rowsFor(columns) * columns;
+        nTile = columns;
+      }
+    plan.tileSizes[*mDim] = rowsFor(nTile);
+  }
   plan.tileSizes[*nDim] = nTile;
-  int64_t vectorsPerRow = (nTile + columnLanes - 1) / columnLanes;
-  int64_t maxRows = std::max<int64_t>(1, accumulators / vectorsPerRow);
-  if (mDim)
-    plan.tileSizes[*mDim] =
-        pickDivisor(ranges[*mDim], {std::min<int64_t>(maxRows, 6), 4}, maxRows);
 
   // Loop order: everything else, then columns, rows, and the reduction
   // innermost so that the output tile stays in registers across it.

@@ -101,6 +101,10 @@ SmallVector<int64_t> planTiles(linalg::LinalgOp op, int64_t budget,
 /// reduction's tile sizes for the parallel dimensions its result follows,
 /// the fill and the reduction fused into its loops. Global average pooling's
 /// sum and division, say, become one loop nest.
+/// The most vectors a tile of a reduction over outer loops reads (a 7x7
+/// global average pooling channels last: 49).
+constexpr int64_t kMaxOuterReductionTile = 64;
+
 struct ReductionEpilogue {
   linalg::LinalgOp reduction;
   linalg::FillOp fill;
@@ -136,8 +140,27 @@ matchReductionEpilogue(linalg::LinalgOp consumer,
     for (size_t d = 0; d < ranges.size(); ++d)
       whole &= iterators[d] != utils::IteratorType::reduction ||
                sizes[d] == ranges[d];
-    if (!whole)
-      continue;
+    if (!whole) {
+      // Reductions over outer loops (channels last, global average pooling
+      // sums [N, H, W, C] over H and W): tiles of the whole reduction
+      // loops times one vector of the innermost (parallel) loop, when those
+      // stay small.
+      size_t inner = ranges.size() - 1;
+      if (iterators[inner] != utils::IteratorType::parallel ||
+          ranges[inner] % lanes != 0)
+        continue;
+      SmallVector<int64_t> outer(ranges.size(), 1);
+      int64_t elements = lanes;
+      for (size_t d = 0; d < inner; ++d)
+        if (iterators[d] == utils::IteratorType::reduction) {
+          outer[d] = ranges[d];
+          elements *= ranges[d];
+        }
+      outer[inner] = lanes;
+      if (elements > kMaxOuterReductionTile * lanes)
+        continue;
+      sizes = std::move(outer);
+    }
     ReductionEpilogue epilogue{reduction, fill, {}};
     for (AffineExpr dim : out.getResults())
       epilogue.sizes.push_back(sizes[cast<AffineDimExpr>(dim).getPosition()]);
