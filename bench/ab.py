@@ -1,5 +1,6 @@
 """A/B runs of the graph optimisations: every model compiled with all of them
-(A) and with the ones named by --disable switched off (B), in one run.
+(A), with the ones named by --disable switched off (B), and with all of them
+and channels-last activations (N, `--layout=nhwc`), in one run.
 
 Exports the models with torch (bench/export_models.py under /usr/bin/python3;
 `resnet18_pruned` is ResNet-18 with 30% of every conv's output channels
@@ -7,8 +8,8 @@ zeroed, as structured pruning leaves it), compiles each twice with
 tessel-compile, checks both artifacts against torch (rtol 1e-4, atol 1e-5),
 and times them interleaved with tessel-bench (1 thread, p50 of each round,
 the median over rounds). Writes bench/ab-results.md and .json with the
-kernel counts (tessel-compile --report), the channels removed, the p50s
-and B/A. Usage:
+kernel counts (tessel-compile --report), the channels removed, the layout
+conversions left (N), the p50s, B/A and N/A. Usage:
 
     python3 bench/ab.py [--models resnet18,resnet18_pruned,...]
                         [--disable fold-batchnorm,drop-zero-channels,fuse-elementwise,...]
@@ -75,7 +76,8 @@ def main():
             np.save(path, expected[n])
             exp_flags.append(f"{n}={path}")
         variants = {}
-        for label, extra in (("A", []), ("B", [f"--disable={args.disable}"])):
+        for label, extra in (("A", []), ("B", [f"--disable={args.disable}"]),
+                             ("N", ["--layout=nhwc"])):
             so = os.path.join(args.work, f"{name}.{label}.so")
             report = os.path.join(args.work, f"{name}.{label}.json")
             log(f"{name}: compiling {label}")
@@ -84,36 +86,47 @@ def main():
             rep = json.load(open(report))
             check = run([os.path.join(bin_dir, "tessel-run"), so, *in_flags, "--expected",
                          *exp_flags, "--rtol", "1e-4", "--atol", "1e-5", "--quiet"])
+            graph = rep.get("graph", {})
             variants[label] = {"so": so, "kernels": len(rep["kernels"]),
-                               "dropped": rep.get("graph", {}).get("dropped_channels", 0),
+                               "dropped": graph.get("dropped_channels", 0),
+                               "layout": graph.get("layout_conversions"),
                                "check": check.strip().splitlines()[-1], "p50": []}
         for _ in range(args.rounds):
-            for label in ("A", "B"):
+            for label in ("A", "B", "N"):
                 out = run([os.path.join(bin_dir, "tessel-bench"), variants[label]["so"],
                            "--warmup", "3", "--iterations", str(args.iterations),
                            "--threads", "1", "--json", *in_flags])
                 variants[label]["p50"].append(json.loads(out)["p50_ms"])
-        for label in ("A", "B"):
+        for label in ("A", "B", "N"):
             variants[label]["p50_ms"] = statistics.median(variants[label]["p50"])
-        a, b = variants["A"], variants["B"]
-        rows.append({"model": name, "A": a, "B": b, "ratio": b["p50_ms"] / a["p50_ms"]})
+        a, b, n = variants["A"], variants["B"], variants["N"]
+        rows.append({"model": name, "A": a, "B": b, "N": n,
+                     "ratio": b["p50_ms"] / a["p50_ms"],
+                     "layout_ratio": n["p50_ms"] / a["p50_ms"]})
         log(f"{name}: A {a['p50_ms']:.2f} ms ({a['kernels']} kernels), "
-            f"B {b['p50_ms']:.2f} ms ({b['kernels']} kernels)")
+            f"B {b['p50_ms']:.2f} ms ({b['kernels']} kernels), "
+            f"N {n['p50_ms']:.2f} ms ({n['kernels']} kernels)")
 
-    lines = ["# A/B: graph optimisations on and off", "",
-             f"`python3 bench/ab.py`: A = all on, B = `--disable={args.disable}`; 1 thread, "
+    lines = ["# A/B: graph optimisations on and off, and the layout", "",
+             f"`python3 bench/ab.py`: A = all on, B = `--disable={args.disable}`, "
+             "N = all on with `--layout=nhwc`; 1 thread, "
              f"p50 per round of {args.iterations} runs, median of {args.rounds} interleaved "
              f"rounds; load average {os.getloadavg()[0]:.2f} at the end. Both artifacts of "
              "every model match torch within rtol 1e-4, atol 1e-5.", "",
-             "| model | A p50 ms | B p50 ms | B / A | kernels A | kernels B | channels removed (A) |",
-             "|---|---|---|---|---|---|---|"]
+             "| model | A p50 ms | B p50 ms | B / A | N p50 ms | N / A | kernels A | kernels B "
+             "| kernels N | layout conversions N (edges, inside) | channels removed (A) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        conv = r["N"]["layout"] or {}
         lines.append(f"| {r['model']} | {r['A']['p50_ms']:.2f} | {r['B']['p50_ms']:.2f} | "
-                     f"{r['ratio']:.3f} | {r['A']['kernels']} | {r['B']['kernels']} | "
+                     f"{r['ratio']:.3f} | {r['N']['p50_ms']:.2f} | {r['layout_ratio']:.3f} | "
+                     f"{r['A']['kernels']} | {r['B']['kernels']} | {r['N']['kernels']} | "
+                     f"{conv.get('edges', '-')}, {conv.get('inside', '-')} | "
                      f"{r['A']['dropped']} |")
-    lines += ["", "Checks (A, then B):", ""]
+    lines += ["", "Checks (A, B, then N):", ""]
     for r in rows:
-        lines.append(f"- {r['model']}: `{r['A']['check']}`; `{r['B']['check']}`")
+        lines.append(f"- {r['model']}: `{r['A']['check']}`; `{r['B']['check']}`; "
+                     f"`{r['N']['check']}`")
     text = "\n".join(lines) + "\n"
     with open(args.out, "w") as f:
         f.write(text)

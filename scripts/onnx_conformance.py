@@ -257,7 +257,7 @@ def relabel_bf16(pb_path, declared, workdir):
     return copy
 
 
-def run_test(test, bindir, workdir, timeout):
+def run_test(test, bindir, workdir, timeout, compile_flags=()):
     label, name, path = test
     result = {"suite": label, "name": name, "status": "", "reason": "", "code": "",
               "seconds": 0.0}
@@ -265,7 +265,7 @@ def run_test(test, bindir, workdir, timeout):
     so = os.path.join(workdir, f"{label}-{name}.so")
     copies = {}  # relabelled copies of test data files -> the originals
     compile_cmd = [os.path.join(bindir, "tessel-compile"),
-                   os.path.join(path, "model.onnx"), "-o", so]
+                   os.path.join(path, "model.onnx"), "-o", so, *compile_flags]
     rc, out, err = run(compile_cmd, timeout)
     fixed = []
     if rc == 1 and "error[E0014]" in err:
@@ -550,6 +550,9 @@ def main():
                     "K-th (0-based), in name order; a fixed slice for slow builds")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=int, default=60, help="seconds per tool run")
+    ap.add_argument("--compile-flag", action="append", default=[],
+                    help="an extra tessel-compile flag for every test "
+                         "(repeatable), e.g. --compile-flag=--layout=nhwc")
     ap.add_argument("--doc", help="write the markdown report here")
     ap.add_argument("--no-doc", action="store_true", help="(default) write no report")
     ap.add_argument("--json", help="write all results as JSON here")
@@ -603,7 +606,8 @@ def main():
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
             for g in groups:
                 start = time.time()
-                futures = [pool.submit(run_test, t, bindir, workdir, args.timeout)
+                futures = [pool.submit(run_test, t, bindir, workdir, args.timeout,
+                                       args.compile_flag)
                            for t in tests[g.label]]
                 for fut in futures:
                     r = fut.result()

@@ -27,6 +27,15 @@ python3 "$root/scripts/onnx_conformance.py" --build "$build" --jobs "$(nproc)" -
   --pip-onnx --pip-xfail "$root/test/conformance/expected-failures-onnx-1.23.txt" \
   --check 2>&1 | tee "$logs/conformance.log"
 conf_rc=${PIPESTATUS[0]}
+# The convolution and pooling tests again with channels-last activations
+# (--layout=nhwc: tessel-assign-layouts and the NHWC kernels), same lists.
+python3 "$root/scripts/onnx_conformance.py" --build "$build" --jobs "$(nproc)" --quiet \
+  --xfail "$root/test/conformance/expected-failures.txt" \
+  --pip-onnx --pip-xfail "$root/test/conformance/expected-failures-onnx-1.23.txt" \
+  --filter '([Cc]onv|[Pp]ool)' --compile-flag=--layout=nhwc \
+  --check 2>&1 | sed 's/^conformance-check \[/conformance-check [nhwc, /' | tee -a "$logs/conformance.log"
+nhwc_rc=${PIPESTATUS[0]}
+[ "$nhwc_rc" -eq 0 ] || conf_rc=$nhwc_rc
 
 count() { grep -E "^ *$1 *: *[0-9]+" "$2" | grep -oE '[0-9]+' | head -n 1; }
 lit_pass=$(count Passed "$logs/lit.log"); lit_pass=${lit_pass:-0}
