@@ -101,8 +101,11 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
   }
   // Last: the folds above see the model's own layout.
-  if (options.layout == "nhwc")
-    pm.addPass(createTesselAssignLayoutsPass());
+  if (options.layout == "nhwc") {
+    TesselAssignLayoutsPassOptions layouts;
+    layouts.vectorWidth = options.vectorWidth;
+    pm.addPass(createTesselAssignLayoutsPass(layouts));
+  }
 }
 
 void mlir::tessel::buildLinalgPipeline(OpPassManager &pm,

@@ -90,7 +90,10 @@ def TesselVectorizeContractionsPass
     one is tiled into an `MR x NR` register tile of the output (`NR` 4, 2 or
     1 whole vectors, a power of two, the widest that leaves `accumulators`
     room for 4 rows; half vectors when no whole vector divides the columns,
-    as a classifier's 1000; `MR` as many rows as the accumulators fit), with loops
+    as a classifier's 1000; `MR` as many rows as the accumulators fit; when
+    few rows divide the row count at that width, as 49 (a 7x7 feature map
+    channels last), the narrower column tile that fills more accumulators:
+    7 rows x 2 vectors), with loops
     ordered columns, rows, then the reduction innermost; the tile becomes a
     `vector.contract` whose accumulator stays in registers across the
     reduction loop (hoisted out of it).
@@ -202,6 +205,13 @@ def TesselVectorizeWindowsPass
     not apply: its input map is no projected permutation. Each rewrite is
     recorded as one kernel.
 
+    Channels last (input and output indexed `[n, h, w, c]`, from
+    `layout = "nhwc"`, channels a multiple of the vector width or of half
+    of it): loops over n, oh (parallel), ow and vectors of channels; each
+    output position's tap positions are computed once (clamped into the
+    unpadded input under the same conditions as above) and every tap reads
+    one vector of channels, combined by the body.
+
     ```mlir
     // 3x3 max pooling, stride 2, vector-width=16: per tile of 16 columns
     %seg = vector.transfer_read %in[%n, %c, %row, %col] ... vector<31xf32>
@@ -251,7 +261,10 @@ def TesselVectorizeGenericsPass
     a reduction with its identity map (the reduction having no other user
     and starting from a `linalg.fill` with no other user) is tiled by the
     reduction's tile sizes along the dimensions the reduction's result
-    keeps, when those tiles hold whole reductions; the fill and the
+    keeps, when those tiles hold whole reductions (a reduction over outer
+    loops, as channels-last global average pooling over H and W, takes
+    tiles of its whole reduced loops x one vector of its innermost parallel
+    loop instead, up to 64 vectors); the fill and the
     reduction are fused into its loops and all three tiles vectorized, one
     kernel: global average pooling's sum and division, say.
 
@@ -320,7 +333,7 @@ def TesselApproximateMathPass
 
 def TesselVectorizeConvolutionsPass
     : Pass<"tessel-vectorize-convolutions", "func::FuncOp"> {
-  let summary = "Direct NCHW f32 convolutions with register-resident output tiles";
+  let summary = "Direct NCHW or NHWC f32 convolutions with register-resident output tiles";
   let description = [{
     CPU code generation for the 2-D convolution that
     `tessel-convert-tessel-to-linalg` emits: a 7-loop `linalg.generic`
@@ -376,6 +389,19 @@ def TesselVectorizeConvolutionsPass
     Filter tiles fill the accumulator budget (`accumulators` vector
     registers; at most 12 for kernels larger than 3x3, whose unrolled taps
     ran slower with more), column tiles at most 12 of it.
+
+    Channels last (the generic with the input indexed `[n, h, w, c]` and
+    the output `[n, oh, ow, f]`, from `layout = "nhwc"`): a 1x1, stride-1,
+    unpadded, ungrouped convolution becomes the product `[N*H*W, C] x
+    [C, F]` (constant weights as a constant `[F, C]`, which
+    `tessel-vectorize-contractions` transposes), with its bias and consumer
+    rebuilt on the `[N*H*W, F]` views; the others run over filters as
+    above, their accumulators stored straight along the (contiguous) filter
+    dimension; a depthwise convolution's tile runs over vectors of channels
+    (the filters of as many groups), each tap reading a vector of channels
+    instead of broadcasting one value (edge taps: a clamped column and a
+    select of a zero vector). The zero padding is read through the same way;
+    no per-channel shift. Other channels-last convolutions stay loops.
 
     With `fuse-neighbours` (the default), the convolution absorbs two
     neighbours, so that it and they are one kernel: the accumulators start

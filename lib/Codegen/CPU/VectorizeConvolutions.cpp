@@ -669,6 +669,17 @@ struct VectorizeConvolutionsPass
     // vectors (each filter reads its own channel) instead of broadcasting
     // one input to all its filters.
     bool vectorInputs = conv.channelsLast && conv.isDepthwise();
+    // A channels-last input that is a transpose of an NCHW tensor (the
+    // graph input in front of the first layer) is read where it comes
+    // from, element by element: no transposed copy.
+    linalg::TransposeOp readThrough;
+    if (conv.channelsLast && !vectorInputs)
+      if (auto t = input.getDefiningOp<linalg::TransposeOp>();
+          t && t.getPermutation() == ArrayRef<int64_t>{0, 2, 3, 1} &&
+          t.hasPureTensorSemantics()) {
+        readThrough = t;
+        input = t.getDpsInputs()[0];
+      }
     // The per-channel shift the input is read through, if any.
     Value shifts;
     if (padding && !padding->shift.empty()) {
@@ -771,8 +782,10 @@ struct VectorizeConvolutionsPass
                     : Value();
             // The input at (ih, iw), shifted.
             auto readInput = [&](Value ih, Value iw) -> Value {
-              Value x = tensor::ExtractOp::create(b, loc, input,
-                                                  conv.at(n, ic, ih, iw));
+              Value x = tensor::ExtractOp::create(
+                  b, loc, input,
+                  readThrough ? SmallVector<Value>{n, ic, ih, iw}
+                              : conv.at(n, ic, ih, iw));
               return shift ? arith::AddFOp::create(b, loc, x, shift).getResult()
                            : x;
             };
@@ -1012,6 +1025,8 @@ struct VectorizeConvolutionsPass
       result = tensor::ExpandShapeOp::create(b, loc, prologue.init.getType(),
                                              result, plane);
     finish(op, result, prologue, epilogue);
+    if (readThrough && readThrough->use_empty())
+      readThrough->erase();
   }
 
   /// Output tiles of Fr filters x OHr rows x OWr columns, the columns

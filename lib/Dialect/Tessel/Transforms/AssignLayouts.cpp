@@ -39,17 +39,60 @@ Value transpose(PatternRewriter &rewriter, Location loc, Value value,
       .getResult();
 }
 
+/// Whether `count` fills whole vectors of `lanes` f32 (or, with 16 lanes,
+/// half vectors).
+bool fillsVectors(int64_t count, int64_t lanes) {
+  return count % lanes == 0 || (lanes >= 16 && count % (lanes / 2) == 0);
+}
+
+/// Whether the CPU kernels run `op` channels last as fast as channels
+/// first (lib/Codegen/CPU): f32 only; a convolution that is a pointwise
+/// product, or has constant weights and filters (per group; depthwise: in
+/// all) that fill vectors; pooling whose channels fill vectors; any global
+/// average. Other ops would become scalar loops channels last.
+bool hasChannelsLastKernel(Operation *op, int64_t lanes) {
+  auto inputType = cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!inputType.getElementType().isF32() || inputType.getRank() != 4)
+    return false;
+  int64_t channels = inputType.getDimSize(1);
+  if (auto conv = dyn_cast<ConvOp>(op)) {
+    auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
+    int64_t filters = weightType.getDimSize(0), group = conv.getGroup();
+    auto ones = [](ArrayRef<int64_t> v) {
+      return llvm::all_of(v, [](int64_t x) { return x == 1; });
+    };
+    bool pointwise = group == 1 && weightType.getDimSize(2) == 1 &&
+                     weightType.getDimSize(3) == 1 && ones(conv.getStrides()) &&
+                     llvm::all_of(conv.getPads(),
+                                  [](int64_t p) { return p == 0; });
+    if (pointwise)
+      return true;
+    if (!matchPattern(conv.getWeight(), m_Constant()))
+      return false;
+    bool depthwise = group == channels && filters == channels;
+    return fillsVectors(depthwise ? filters : filters / group, lanes);
+  }
+  if (isa<MaxPoolOp, AvgPoolOp>(op))
+    return fillsVectors(channels, lanes);
+  return isa<GlobalAveragePoolOp>(op);
+}
+
 /// A 2-D conv or pooling op in NCHW becomes the same op in NHWC between a
-/// transpose of its input and one of its result.
+/// transpose of its input and one of its result, when the kernels run it
+/// channels last.
 template <typename OpTy>
 struct RunChannelsLast : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
+  RunChannelsLast(MLIRContext *ctx, int64_t lanes)
+      : OpRewritePattern<OpTy>(ctx), lanes(lanes) {}
+  int64_t lanes;
 
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     auto inputType = cast<RankedTensorType>(op.getInput().getType());
     if (op.getLayout() != "nchw" || inputType.getRank() != 4)
       return rewriter.notifyMatchFailure(op, "not a 2-D NCHW op");
+    if (!hasChannelsLastKernel(op, lanes))
+      return rewriter.notifyMatchFailure(op, "no channels-last kernel");
     Location loc = op.getLoc();
     Value input = transpose(rewriter, loc, op.getInput(), kToChannelsLast);
     Operation *clone = rewriter.clone(*op.getOperation());
@@ -205,9 +248,9 @@ struct TesselAssignLayoutsPass
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<RunChannelsLast<ConvOp>, RunChannelsLast<MaxPoolOp>,
-                 RunChannelsLast<AvgPoolOp>,
-                 RunChannelsLast<GlobalAveragePoolOp>, SinkThroughUnary,
-                 SinkThroughConcat, SinkThroughBinary<AddOp>,
+                 RunChannelsLast<AvgPoolOp>, RunChannelsLast<GlobalAveragePoolOp>>(
+        ctx, vectorWidth);
+    patterns.add<SinkThroughUnary, SinkThroughConcat, SinkThroughBinary<AddOp>,
                  SinkThroughBinary<SubOp>, SinkThroughBinary<MulOp>,
                  SinkThroughBinary<DivOp>, SinkThroughBinary<MinOp>,
                  SinkThroughBinary<MaxOp>, SinkThroughBinary<PReluOp>>(ctx);

@@ -1,4 +1,4 @@
-// RUN: tessel-opt %s --split-input-file --tessel-assign-layouts | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-assign-layouts="vector-width=4" | FileCheck %s
 
 // A residual block: both convolutions, the activation, the scaled residual
 // add, the pooling and the global average run channels last; the only
@@ -44,18 +44,18 @@ func.func @block(%x: tensor<1x3x8x8xf32>) -> tensor<1x4xf32> {
 // CHECK-LABEL: func.func @branches
 // CHECK:         %[[T:.*]] = tessel.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>}
 // CHECK-DAG:     %[[A:.*]] = tessel.conv %[[T]], {{.*}}layout = "nhwc"
-// CHECK-DAG:     %[[B:.*]] = tessel.avg_pool %[[T]] {{{.*}}layout = "nhwc"{{.*}}} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
-// CHECK:         %[[C:.*]] = tessel.concat %[[A]], %[[B]] {axis = 3 : i64} : (tensor<1x4x4x3xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x5xf32>
-// CHECK:         %[[S:.*]] = tessel.sigmoid %[[C]] : tensor<1x4x4x5xf32>
-// CHECK:         %[[O:.*]] = tessel.transpose %[[S]] {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x4x4x5xf32>) -> tensor<1x5x4x4xf32>
+// CHECK-DAG:     %[[B:.*]] = tessel.avg_pool %[[T]] {{{.*}}layout = "nhwc"{{.*}}} : (tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+// CHECK:         %[[C:.*]] = tessel.concat %[[A]], %[[B]] {axis = 3 : i64} : (tensor<1x4x4x3xf32>, tensor<1x4x4x4xf32>) -> tensor<1x4x4x7xf32>
+// CHECK:         %[[S:.*]] = tessel.sigmoid %[[C]] : tensor<1x4x4x7xf32>
+// CHECK:         %[[O:.*]] = tessel.transpose %[[S]] {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x4x4x7xf32>) -> tensor<1x7x4x4xf32>
 // CHECK:         return %[[O]]
-func.func @branches(%x: tensor<1x2x4x4xf32>) -> tensor<1x5x4x4xf32> {
-  %w = tessel.constant dense<0.5> : tensor<3x2x1x1xf32>
-  %a = tessel.conv %x, %w {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x4x4xf32>
-  %b = tessel.avg_pool %x {dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
-  %c = tessel.concat %a, %b {axis = 1 : i64} : (tensor<1x3x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x5x4x4xf32>
-  %s = tessel.sigmoid %c : tensor<1x5x4x4xf32>
-  return %s : tensor<1x5x4x4xf32>
+func.func @branches(%x: tensor<1x4x4x4xf32>) -> tensor<1x7x4x4xf32> {
+  %w = tessel.constant dense<0.5> : tensor<3x4x1x1xf32>
+  %a = tessel.conv %x, %w {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<3x4x1x1xf32>) -> tensor<1x3x4x4xf32>
+  %b = tessel.avg_pool %x {dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %c = tessel.concat %a, %b {axis = 1 : i64} : (tensor<1x3x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x7x4x4xf32>
+  %s = tessel.sigmoid %c : tensor<1x7x4x4xf32>
+  return %s : tensor<1x7x4x4xf32>
 }
 
 // -----
@@ -79,6 +79,33 @@ func.func @blocked(%x: tensor<1x2x3x3xf32>, %y: tensor<1x2x3x3xf32>) -> (tensor<
   %c2 = tessel.conv %x, %w2 {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x3x3xf32>
   %f = tessel.reshape %c2 {shape = array<i64: 1, 18>} : (tensor<1x2x3x3xf32>) -> tensor<1x18xf32>
   return %a, %f : tensor<1x2x3x3xf32>, tensor<1x18xf32>
+}
+
+// -----
+
+// Ops the CPU kernels would run as scalar loops channels last keep NCHW:
+// 6 filters (not a multiple of 4) with a 3x3 kernel, run-time weights, an
+// integer convolution, max pooling over 6 channels. A pointwise convolution
+// (a product) of the same 6 filters runs channels last.
+// CHECK-LABEL: module attributes {tessel.layout_conversions = {edges = 2 : i64, inside = 0 : i64}}
+// CHECK-LABEL: func.func @no_kernel
+// CHECK:         tessel.conv %arg0, %{{.*}} {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+// CHECK:         tessel.conv %arg0, %arg1 {dilations = array<i64: 1, 1>, pads
+// CHECK:         tessel.conv %arg2, %{{.*}} {dilations = array<i64: 1, 1>, pads
+// CHECK:         tessel.max_pool %{{.*}} {dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads
+// CHECK:         %[[T:.*]] = tessel.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>}
+// CHECK:         %[[P:.*]] = tessel.conv %[[T]], %{{.*}} {{{.*}}layout = "nhwc"
+// CHECK:         tessel.transpose %[[P]] {perm = array<i64: 0, 3, 1, 2>}
+func.func @no_kernel(%x: tensor<1x4x4x4xf32>, %wr: tensor<4x4x3x3xf32>, %xi: tensor<1x4x4x4xi32>) -> (tensor<1x6x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xi32>, tensor<1x6x2x2xf32>) {
+  %w = tessel.constant dense<0.5> : tensor<6x4x3x3xf32>
+  %wi = tessel.constant dense<2> : tensor<4x4x1x1xi32>
+  %w1 = tessel.constant dense<0.5> : tensor<6x4x1x1xf32>
+  %a = tessel.conv %x, %w {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x4x4xf32>
+  %b = tessel.conv %x, %wr {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x4x4xf32>
+  %c = tessel.conv %xi, %wi {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xi32>, tensor<4x4x1x1xi32>) -> tensor<1x4x4x4xi32>
+  %p = tessel.max_pool %a {dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x6x4x4xf32>) -> tensor<1x6x2x2xf32>
+  %d = tessel.conv %x, %w1 {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<6x4x1x1xf32>) -> tensor<1x6x4x4xf32>
+  return %d, %b, %c, %p : tensor<1x6x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xi32>, tensor<1x6x2x2xf32>
 }
 
 // -----

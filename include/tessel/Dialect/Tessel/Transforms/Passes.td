@@ -141,9 +141,16 @@ def TesselAssignLayoutsPass
     : Pass<"tessel-assign-layouts", "ModuleOp"> {
   let summary = "Runs 2-D convolutions and pooling on channels-last (NHWC) activations";
   let description = [{
-    Every 2-D `conv`, `max_pool`, `avg_pool` and `global_average_pool` in
-    `layout = "nchw"` becomes the same op in `layout = "nhwc"` between a
-    transpose of its input to NHWC and one of its result back to NCHW. The
+    Every 2-D f32 `conv`, `max_pool`, `avg_pool` and `global_average_pool`
+    in `layout = "nchw"` that the CPU kernels run channels last becomes the
+    same op in `layout = "nhwc"` between a transpose of its input to NHWC
+    and one of its result back to NCHW. Those kernels: a pointwise
+    convolution (1x1, stride 1, unpadded, ungrouped: a product); a
+    convolution with constant weights whose filters per group (depthwise:
+    all its filters) fill vectors of `vector-width` f32 (or, with 16, half
+    vectors); pooling whose channels do; any global average. The others
+    (integer types, 12 filters per group, run-time weights) keep NCHW, with
+    the conversions around them: channels last they would be scalar loops. The
     transposes then sink through what follows: elementwise ops of one
     operand (activations, `clip`, math, `cast`), broadcasting binary ops
     (`add`, `sub`, `mul`, `div`, `min`, `max`, `prelu`) whose operands are
@@ -171,6 +178,11 @@ def TesselAssignLayoutsPass
     %o = tessel.transpose %r {perm = array<i64: 0, 3, 1, 2>} ...
     ```
   }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
+           "f32 elements per vector register of the target (tessel-compile "
+           "sets it)">,
+  ];
 }
 
 #endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_TD
