@@ -11,6 +11,7 @@
 #include "tessel/Conversion/Passes.h"
 
 #include "AffineProbes.h"
+#include "Convolution2D.h"
 #include "ConvolutionFusion.h"
 #include "KernelMarks.h"
 #include "ParallelMarks.h"
@@ -27,120 +28,10 @@ namespace mlir::tessel {
 
 using namespace mlir;
 using mlir::tessel::pickDivisor;
+using mlir::tessel::cpu::Conv2D;
+using mlir::tessel::cpu::matchConv2D;
 
 namespace {
-
-/// What the rewrite needs to know of one convolution.
-struct Conv2D {
-  int64_t batch, filters, channelsPerGroup, filtersPerGroup;
-  int64_t outHeight, outWidth, kernelHeight, kernelWidth;
-  int64_t strideH, strideW, dilationH, dilationW;
-  /// NHWC input and output (tessel-assign-layouts), not NCHW.
-  bool channelsLast = false;
-
-  /// The output (and input) tensor dimension of the channels, the rows and
-  /// the columns.
-  unsigned channelDim() const { return channelsLast ? 3 : 1; }
-  unsigned rowDim() const { return channelsLast ? 1 : 2; }
-  unsigned colDim() const { return channelsLast ? 2 : 3; }
-  /// Indices (n, channel, row, column) in the layout's order.
-  SmallVector<Value> at(Value n, Value c, Value h, Value w) const {
-    if (channelsLast)
-      return {n, h, w, c};
-    return {n, c, h, w};
-  }
-  /// Depthwise: one channel per group, one filter per group.
-  bool isDepthwise() const {
-    return channelsPerGroup == 1 && filtersPerGroup == 1;
-  }
-};
-
-/// Whether the body is `out + in0 * in1` on f32.
-bool isMultiplyAccumulate(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
-  if (body.getOperations().size() != 3)
-    return false;
-  auto mul = dyn_cast<arith::MulFOp>(&body.front());
-  auto add =
-      dyn_cast_or_null<arith::AddFOp>(mul ? mul->getNextNode() : nullptr);
-  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
-  if (!mul || !add || !yield || yield.getValues().size() != 1 ||
-      yield.getValues()[0] != add.getResult())
-    return false;
-  Value in0 = body.getArgument(0), in1 = body.getArgument(1),
-        out = body.getArgument(2);
-  bool mulOk = (mul.getLhs() == in0 && mul.getRhs() == in1) ||
-               (mul.getLhs() == in1 && mul.getRhs() == in0);
-  bool addOk = (add.getLhs() == out && add.getRhs() == mul.getResult()) ||
-               (add.getRhs() == out && add.getLhs() == mul.getResult());
-  return mulOk && addOk;
-}
-
-/// Recognizes the NCHW convolution generic, or its NHWC form (input and
-/// output indexed [N, H, W, C]); loops are (n, f, oh, ow, c, kh, kw).
-std::optional<Conv2D> matchConv2D(linalg::GenericOp op) {
-  if (op.getNumLoops() != 7 || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics() ||
-      op.hasDynamicShape() || !isMultiplyAccumulate(op))
-    return std::nullopt;
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  for (int i = 0; i < 7; ++i)
-    if (iterators[i] != (i < 4 ? utils::IteratorType::parallel
-                               : utils::IteratorType::reduction))
-      return std::nullopt;
-  for (Value v : op->getOperands())
-    if (!getElementTypeOrSelf(v.getType()).isF32())
-      return std::nullopt;
-  MLIRContext *ctx = op.getContext();
-  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  Conv2D conv;
-  if (maps[2] == AffineMap::get(7, 0, {d(0), d(2), d(3), d(1)}, ctx))
-    conv.channelsLast = true;
-  else if (maps[2] != AffineMap::get(7, 0, {d(0), d(1), d(2), d(3)}, ctx))
-    return std::nullopt;
-  if (maps[1] != AffineMap::get(7, 0, {d(1), d(4), d(5), d(6)}, ctx) ||
-      maps[0].getNumResults() != 4 || maps[0].getResult(0) != d(0))
-    return std::nullopt;
-
-  auto inputType = cast<RankedTensorType>(op.getDpsInputs()[0].getType());
-  auto weightType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
-  auto outType = cast<RankedTensorType>(op.getDpsInits()[0].getType());
-  conv.batch = outType.getDimSize(0);
-  conv.filters = outType.getDimSize(conv.channelDim());
-  conv.outHeight = outType.getDimSize(conv.rowDim());
-  conv.outWidth = outType.getDimSize(conv.colDim());
-  conv.channelsPerGroup = weightType.getDimSize(1);
-  conv.kernelHeight = weightType.getDimSize(2);
-  conv.kernelWidth = weightType.getDimSize(3);
-  int64_t groups =
-      inputType.getDimSize(conv.channelDim()) / conv.channelsPerGroup;
-  if (groups < 1 || conv.filters % groups != 0)
-    return std::nullopt;
-  conv.filtersPerGroup = conv.filters / groups;
-
-  auto rows = tessel::cpu::linearIn(maps[0].getResult(conv.rowDim()), 2, 5, 7);
-  auto cols = tessel::cpu::linearIn(maps[0].getResult(conv.colDim()), 3, 6, 7);
-  if (!rows || !cols)
-    return std::nullopt;
-  std::tie(conv.strideH, conv.dilationH) = *rows;
-  std::tie(conv.strideW, conv.dilationW) = *cols;
-
-  // The input channel: (f floordiv filtersPerGroup) * channelsPerGroup + c.
-  AffineExpr channel = maps[0].getResult(conv.channelDim());
-  for (int d = 0; d < 7; ++d)
-    if (d != 1 && d != 4 && channel.isFunctionOfDim(d))
-      return std::nullopt;
-  for (int64_t f :
-       {int64_t(0), conv.filtersPerGroup - 1,
-        std::min(conv.filtersPerGroup, conv.filters - 1), conv.filters - 1})
-    for (int64_t c : {int64_t(0), conv.channelsPerGroup - 1})
-      if (tessel::cpu::evaluate(channel,
-                                tessel::cpu::at(7, {{1, f}, {4, c}})) !=
-          (f / conv.filtersPerGroup) * conv.channelsPerGroup + c)
-        return std::nullopt;
-  return conv;
-}
 
 /// Multiply-adds of `conv`.
 int64_t workOf(const Conv2D &conv) {

@@ -61,10 +61,10 @@ bool hasChannelsLastKernel(Operation *op, int64_t lanes) {
     auto ones = [](ArrayRef<int64_t> v) {
       return llvm::all_of(v, [](int64_t x) { return x == 1; });
     };
-    bool pointwise = group == 1 && weightType.getDimSize(2) == 1 &&
-                     weightType.getDimSize(3) == 1 && ones(conv.getStrides()) &&
-                     llvm::all_of(conv.getPads(),
-                                  [](int64_t p) { return p == 0; });
+    bool pointwise =
+        group == 1 && weightType.getDimSize(2) == 1 &&
+        weightType.getDimSize(3) == 1 && ones(conv.getStrides()) &&
+        llvm::all_of(conv.getPads(), [](int64_t p) { return p == 0; });
     if (pointwise)
       return true;
     if (!matchPattern(conv.getWeight(), m_Constant()))
@@ -80,8 +80,7 @@ bool hasChannelsLastKernel(Operation *op, int64_t lanes) {
 /// A 2-D conv or pooling op in NCHW becomes the same op in NHWC between a
 /// transpose of its input and one of its result, when the kernels run it
 /// channels last.
-template <typename OpTy>
-struct RunChannelsLast : OpRewritePattern<OpTy> {
+template <typename OpTy> struct RunChannelsLast : OpRewritePattern<OpTy> {
   RunChannelsLast(MLIRContext *ctx, int64_t lanes)
       : OpRewritePattern<OpTy>(ctx), lanes(lanes) {}
   int64_t lanes;
@@ -101,8 +100,8 @@ struct RunChannelsLast : OpRewritePattern<OpTy> {
     auto resultType = cast<RankedTensorType>(op.getType());
     ArrayRef<int64_t> s = resultType.getShape();
     clone->getResult(0).setType(resultType.clone({s[0], s[2], s[3], s[1]}));
-    rewriter.replaceOp(op, transpose(rewriter, loc, clone->getResult(0),
-                                     kToChannelsFirst));
+    rewriter.replaceOp(
+        op, transpose(rewriter, loc, clone->getResult(0), kToChannelsFirst));
     return success();
   }
 };
@@ -155,8 +154,7 @@ struct SinkThroughUnary : RewritePattern {
 /// `op(transpose(x, p), transpose(y, p)) -> transpose(op(x, y), p)` for a
 /// broadcasting binary op; an operand that is a constant instead (of any
 /// rank up to the other's) is transposed by the inverse (and folds).
-template <typename OpTy>
-struct SinkThroughBinary : OpRewritePattern<OpTy> {
+template <typename OpTy> struct SinkThroughBinary : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
 
   LogicalResult matchAndRewrite(OpTy op,
@@ -225,8 +223,8 @@ struct SinkThroughConcat : OpRewritePattern<ConcatOp> {
     int64_t axis = perm[op.getAxis()];
     auto concat = ConcatOp::create(rewriter, op.getLoc(), inputs,
                                    rewriter.getI64IntegerAttr(axis));
-    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(), concat.getResult(),
-                                     perm));
+    rewriter.replaceOp(
+        op, transpose(rewriter, op.getLoc(), concat.getResult(), perm));
     return success();
   }
 };
@@ -247,9 +245,10 @@ struct TesselAssignLayoutsPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
-    patterns.add<RunChannelsLast<ConvOp>, RunChannelsLast<MaxPoolOp>,
-                 RunChannelsLast<AvgPoolOp>, RunChannelsLast<GlobalAveragePoolOp>>(
-        ctx, vectorWidth);
+    patterns
+        .add<RunChannelsLast<ConvOp>, RunChannelsLast<MaxPoolOp>,
+             RunChannelsLast<AvgPoolOp>, RunChannelsLast<GlobalAveragePoolOp>>(
+            ctx, vectorWidth);
     patterns.add<SinkThroughUnary, SinkThroughConcat, SinkThroughBinary<AddOp>,
                  SinkThroughBinary<SubOp>, SinkThroughBinary<MulOp>,
                  SinkThroughBinary<DivOp>, SinkThroughBinary<MinOp>,
@@ -276,11 +275,11 @@ struct TesselAssignLayoutsPass
       (fromInput || toOutput ? edges : inside) += 1;
     });
     Builder b(ctx);
-    module->setAttr("tessel.layout_conversions",
-                    b.getDictionaryAttr(
-                        {b.getNamedAttr("edges", b.getI64IntegerAttr(edges)),
-                         b.getNamedAttr("inside",
-                                        b.getI64IntegerAttr(inside))}));
+    module->setAttr(
+        "tessel.layout_conversions",
+        b.getDictionaryAttr(
+            {b.getNamedAttr("edges", b.getI64IntegerAttr(edges)),
+             b.getNamedAttr("inside", b.getI64IntegerAttr(inside))}));
   }
 };
 

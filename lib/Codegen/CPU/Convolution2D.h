@@ -1,0 +1,50 @@
+//===- Convolution2D.h - The 2-D convolution generic ------------*- C++ -*-===//
+//
+// Internal to lib/Codegen/CPU: the 7-loop convolution generic that
+// tessel-convert-tessel-to-linalg emits (NCHW or NHWC), recognised once for
+// the passes that rewrite it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_LIB_CODEGEN_CPU_CONVOLUTION2D_H
+#define TESSEL_LIB_CODEGEN_CPU_CONVOLUTION2D_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <optional>
+
+namespace mlir::tessel::cpu {
+
+/// What the rewrite needs to know of one convolution.
+struct Conv2D {
+  int64_t batch, filters, channelsPerGroup, filtersPerGroup;
+  int64_t outHeight, outWidth, kernelHeight, kernelWidth;
+  int64_t strideH, strideW, dilationH, dilationW;
+  /// NHWC input and output (tessel-assign-layouts), not NCHW.
+  bool channelsLast = false;
+
+  /// The output (and input) tensor dimension of the channels, the rows and
+  /// the columns.
+  unsigned channelDim() const { return channelsLast ? 3 : 1; }
+  unsigned rowDim() const { return channelsLast ? 1 : 2; }
+  unsigned colDim() const { return channelsLast ? 2 : 3; }
+  /// Indices (n, channel, row, column) in the layout's order.
+  SmallVector<Value> at(Value n, Value c, Value h, Value w) const {
+    if (channelsLast)
+      return {n, h, w, c};
+    return {n, c, h, w};
+  }
+  /// Depthwise: one channel per group, one filter per group.
+  bool isDepthwise() const {
+    return channelsPerGroup == 1 && filtersPerGroup == 1;
+  }
+};
+
+/// Recognizes the NCHW convolution generic, or its NHWC form (input and
+/// output indexed [N, H, W, C]); loops are (n, f, oh, ow, c, kh, kw), f32,
+/// the body `out + in * w`, static shapes.
+std::optional<Conv2D> matchConv2D(linalg::GenericOp op);
+
+} // namespace mlir::tessel::cpu
+
+#endif // TESSEL_LIB_CODEGEN_CPU_CONVOLUTION2D_H
