@@ -96,14 +96,13 @@ LogicalResult CompileReport::write(llvm::StringRef path,
                                 {"features", features}}},
               {"phases", std::move(phaseArray)},
               {"kernels", std::move(kernelArray)},
-              {"graph",
-               Object{{"dropped_channels", droppedChannels},
-                      {"layout_conversions",
-                       layoutsAssigned
-                           ? llvm::json::Value(Object{
-                                 {"edges", layoutConversionsAtEdges},
-                                 {"inside", layoutConversionsInside}})
-                           : llvm::json::Value(nullptr)}}},
+              {"graph", Object{{"dropped_channels", droppedChannels},
+                               {"layout_conversions",
+                                layoutsAssigned
+                                    ? llvm::json::Value(Object{
+                                          {"edges", layoutConversionsAtEdges},
+                                          {"inside", layoutConversionsInside}})
+                                    : llvm::json::Value(nullptr)}}},
               {"memory",
                Object{{"recorded", memoryRecorded},
                       {"workspace_bytes", static_cast<int64_t>(workspaceBytes)},

@@ -391,8 +391,7 @@ struct VectorizeConvolutionsPass
     if (last &&
         matchPattern(op.getDpsInputs()[1], m_Constant(&constantWeights)))
       weights = arith::ConstantOp::create(
-          b, loc,
-          constantWeights.reshape(cast<ShapedType>(weights.getType())));
+          b, loc, constantWeights.reshape(cast<ShapedType>(weights.getType())));
     // The initial output: the bias broadcast along the filters, 0, or the
     // output's values.
     Value init;
@@ -439,12 +438,11 @@ struct VectorizeConvolutionsPass
     SmallVector<utils::IteratorType> iterators = {
         utils::IteratorType::parallel, utils::IteratorType::parallel,
         utils::IteratorType::reduction};
-    SmallVector<Value> operands =
-        last ? SmallVector<Value>{input, weights}
-             : SmallVector<Value>{weights, input};
+    SmallVector<Value> operands = last ? SmallVector<Value>{input, weights}
+                                       : SmallVector<Value>{weights, input};
     auto product = linalg::GenericOp::create(
-        b, loc, flatType, operands, ValueRange{init}, maps,
-        iterators, [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        b, loc, flatType, operands, ValueRange{init}, maps, iterators,
+        [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
           Value mul =
               arith::MulFOp::create(nested, nestedLoc, args[0], args[1]);
           Value sum = arith::AddFOp::create(nested, nestedLoc, args[2], mul);
@@ -597,9 +595,8 @@ struct VectorizeConvolutionsPass
     // positions are contiguous, when the output is only written (the
     // accumulators start from the bias or 0).
     // (Channels last, the filters are contiguous already.)
-    bool transposable =
-        !conv.channelsLast && tile.positions > 1 &&
-        int64_t(llvm::PowerOf2Ceil(tile.positions)) <= lanes;
+    bool transposable = !conv.channelsLast && tile.positions > 1 &&
+                        int64_t(llvm::PowerOf2Ceil(tile.positions)) <= lanes;
     bool rowStores = transposable && (tile.rowSegment ||
                                       conv.outWidth % tile.positions == 0);
     bool planeStores = transposable && !rowStores &&

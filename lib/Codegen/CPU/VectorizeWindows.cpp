@@ -163,8 +163,7 @@ Source sourceOf(linalg::GenericOp op, const Window2D &w) {
         return false;
     return true;
   };
-  if (!overlaps(w.outHeight, w.strideH, w.kernelHeight, low[rowDim],
-                height) ||
+  if (!overlaps(w.outHeight, w.strideH, w.kernelHeight, low[rowDim], height) ||
       !overlaps(w.outWidth, w.strideW, w.kernelWidth, low[colDim], width))
     return source;
   source.tensor = pad.getSource();
@@ -393,46 +392,51 @@ struct VectorizeWindowsPass
     int64_t work =
         tessel::cpu::workOf({w.batch, w.channels, w.outHeight, w.outWidth,
                              w.kernelHeight, w.kernelWidth});
-    Value result = loop(b, w.batch, 1, init, [&](OpBuilder &bn, Value n,
-                                                 Value outN) {
-      return loop(
-          bn, w.outHeight, 1, outN,
-          [&](OpBuilder &bh, Value oh, Value outH) {
-            return loop(bh, w.outWidth, 1, outH, [&](OpBuilder &bw, Value ow,
-                                                     Value outW) {
-              SmallVector<std::pair<Value, Value>> taps;
-              for (int64_t kh = 0; kh < w.kernelHeight; ++kh)
-                for (int64_t kw = 0; kw < w.kernelWidth; ++kw)
-                  taps.push_back(
-                      {position(bw, oh, kh, w.strideH, w.dilationH, source.top,
-                                source.height),
-                       position(bw, ow, kw, w.strideW, w.dilationW,
-                                source.left, source.width)});
-              return loop(bw, w.channels, lanes, outW, [&](OpBuilder &bc,
-                                                           Value c, Value out) {
-                Value acc = start ? start
-                                  : vector::TransferReadOp::create(
-                                        bc, loc, vecType, out,
-                                        ValueRange{n, oh, ow, c}, zero,
-                                        ArrayRef<bool>{true})
-                                        .getResult();
-                for (auto [ih, iw] : taps) {
-                  Value x = vector::TransferReadOp::create(
-                      bc, loc, vecType, source.tensor,
-                      ValueRange{n, ih, iw, c}, zero, ArrayRef<bool>{true});
-                  acc = applyBody(bc, loc, op, x, acc);
-                }
-                return vector::TransferWriteOp::create(
-                           bc, loc, acc, out, ValueRange{n, oh, ow, c},
-                           AffineMapAttr::get(AffineMap::getMinorIdentityMap(
-                               4, 1, bc.getContext())),
-                           inBounds)
-                    .getResult();
-              });
-            });
-          },
-          work);
-    });
+    Value result =
+        loop(b, w.batch, 1, init, [&](OpBuilder &bn, Value n, Value outN) {
+          return loop(
+              bn, w.outHeight, 1, outN,
+              [&](OpBuilder &bh, Value oh, Value outH) {
+                return loop(
+                    bh, w.outWidth, 1, outH,
+                    [&](OpBuilder &bw, Value ow, Value outW) {
+                      SmallVector<std::pair<Value, Value>> taps;
+                      for (int64_t kh = 0; kh < w.kernelHeight; ++kh)
+                        for (int64_t kw = 0; kw < w.kernelWidth; ++kw)
+                          taps.push_back(
+                              {position(bw, oh, kh, w.strideH, w.dilationH,
+                                        source.top, source.height),
+                               position(bw, ow, kw, w.strideW, w.dilationW,
+                                        source.left, source.width)});
+                      return loop(
+                          bw, w.channels, lanes, outW,
+                          [&](OpBuilder &bc, Value c, Value out) {
+                            Value acc = start ? start
+                                              : vector::TransferReadOp::create(
+                                                    bc, loc, vecType, out,
+                                                    ValueRange{n, oh, ow, c},
+                                                    zero, ArrayRef<bool>{true})
+                                                    .getResult();
+                            for (auto [ih, iw] : taps) {
+                              Value x = vector::TransferReadOp::create(
+                                  bc, loc, vecType, source.tensor,
+                                  ValueRange{n, ih, iw, c}, zero,
+                                  ArrayRef<bool>{true});
+                              acc = applyBody(bc, loc, op, x, acc);
+                            }
+                            return vector::TransferWriteOp::create(
+                                       bc, loc, acc, out,
+                                       ValueRange{n, oh, ow, c},
+                                       AffineMapAttr::get(
+                                           AffineMap::getMinorIdentityMap(
+                                               4, 1, bc.getContext())),
+                                       inBounds)
+                                .getResult();
+                          });
+                    });
+              },
+              work);
+        });
     tessel::cpu::recordKernel(op, "window", loc);
     op->getResult(0).replaceAllUsesWith(result);
     auto pad = op.getDpsInputs()[0].getDefiningOp<tensor::PadOp>();

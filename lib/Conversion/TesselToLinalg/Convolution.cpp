@@ -115,8 +115,7 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
                                 PatternRewriter &rewriter) const override {
     auto resultType = cast<RankedTensorType>(op.getType());
     bool channelsLast = op.getLayout() == "nhwc";
-    Value input = padSpatial(rewriter, op.getLoc(), op.getInput(),
-                             op.getPads(),
+    Value input = padSpatial(rewriter, op.getLoc(), op.getInput(), op.getPads(),
                              rewriter.getZeroAttr(resultType.getElementType()),
                              channelsLast);
     rewriter.replaceOp(

@@ -23,8 +23,7 @@ struct Window {
     return {SmallVector<int64_t>(op.getKernel()),
             SmallVector<int64_t>(op.getStrides()),
             SmallVector<int64_t>(op.getPads()),
-            SmallVector<int64_t>(op.getDilations()),
-            op.getLayout() == "nhwc"};
+            SmallVector<int64_t>(op.getDilations()), op.getLayout() == "nhwc"};
   }
   int64_t rank() const { return kernel.size(); }
   /// The tensor dimension of spatial dimension `i`.
@@ -219,8 +218,8 @@ struct GlobalAveragePoolLowering : OpRewritePattern<GlobalAveragePoolOp> {
     SmallVector<AffineMap> maps = {
         rewriter.getMultiDimIdentityMap(rank),
         AffineMap::get(
-            rank, 0,
-            {getAffineDimExpr(0, ctx), getAffineDimExpr(channel, ctx)}, ctx)};
+            rank, 0, {getAffineDimExpr(0, ctx), getAffineDimExpr(channel, ctx)},
+            ctx)};
     Value sums =
         linalg::GenericOp::create(
             rewriter, loc, reducedType, op.getInput(), init, maps, iterators,

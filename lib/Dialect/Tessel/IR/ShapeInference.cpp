@@ -240,8 +240,8 @@ static RankedTensorType toChannelsLast(RankedTensorType t) {
 /// Infers a window op's result in `layout`: the channels-first inference
 /// `infer` on the input viewed channels first, its result viewed back.
 static LogicalResult
-inferInLayout(std::optional<Location> loc, StringRef layout,
-              RankedTensorType x, SmallVectorImpl<Type> &types,
+inferInLayout(std::optional<Location> loc, StringRef layout, RankedTensorType x,
+              SmallVectorImpl<Type> &types,
               function_ref<LogicalResult(RankedTensorType)> infer) {
   FailureOr<bool> last = isChannelsLast(loc, layout, x);
   if (failed(last))
@@ -290,22 +290,24 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
   auto w = getRanked(adaptor.getWeight().getType());
   if (!input)
     return failure();
-  return inferInLayout(loc, adaptor.getLayout(), input, types,
-                       [&](RankedTensorType x) -> LogicalResult {
-    int64_t group = adaptor.getGroup();
-    int64_t filters = w ? w.getDimSize(0) : 0;
-    if (failed(
-            verifyConvOperands(loc, x, w, adaptor.getBias(), group, filters)))
-      return failure();
-    if (w.getDimSize(1) != x.getDimSize(1) / group)
-      return emitOptionalError(loc, "weight has ", w.getDimSize(1),
-                               " channels per filter, expected ",
-                               x.getDimSize(1) / group,
-                               " (input channels / group)");
-    return inferWindowType(loc, x, filters, w.getShape().drop_front(2),
-                           adaptor.getStrides(), adaptor.getPads(),
-                           adaptor.getDilations(), /*ceilMode=*/false, types);
-  });
+  return inferInLayout(
+      loc, adaptor.getLayout(), input, types,
+      [&](RankedTensorType x) -> LogicalResult {
+        int64_t group = adaptor.getGroup();
+        int64_t filters = w ? w.getDimSize(0) : 0;
+        if (failed(verifyConvOperands(loc, x, w, adaptor.getBias(), group,
+                                      filters)))
+          return failure();
+        if (w.getDimSize(1) != x.getDimSize(1) / group)
+          return emitOptionalError(loc, "weight has ", w.getDimSize(1),
+                                   " channels per filter, expected ",
+                                   x.getDimSize(1) / group,
+                                   " (input channels / group)");
+        return inferWindowType(loc, x, filters, w.getShape().drop_front(2),
+                               adaptor.getStrides(), adaptor.getPads(),
+                               adaptor.getDilations(), /*ceilMode=*/false,
+                               types);
+      });
 }
 
 LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *,
@@ -355,13 +357,13 @@ LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *,
   auto input = getWindowInput(loc, adaptor.getInput().getType());
   if (!input)
     return failure();
-  return inferInLayout(loc, adaptor.getLayout(), input, types,
-                       [&](RankedTensorType x) {
-    return inferWindowType(loc, x, x.getDimSize(1), adaptor.getKernel(),
-                           adaptor.getStrides(), adaptor.getPads(),
-                           adaptor.getDilations(), adaptor.getCeilMode(),
-                           types);
-  });
+  return inferInLayout(
+      loc, adaptor.getLayout(), input, types, [&](RankedTensorType x) {
+        return inferWindowType(loc, x, x.getDimSize(1), adaptor.getKernel(),
+                               adaptor.getStrides(), adaptor.getPads(),
+                               adaptor.getDilations(), adaptor.getCeilMode(),
+                               types);
+      });
 }
 
 LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *,
@@ -371,13 +373,13 @@ LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *,
   auto input = getWindowInput(loc, adaptor.getInput().getType());
   if (!input)
     return failure();
-  return inferInLayout(loc, adaptor.getLayout(), input, types,
-                       [&](RankedTensorType x) {
-    return inferWindowType(loc, x, x.getDimSize(1), adaptor.getKernel(),
-                           adaptor.getStrides(), adaptor.getPads(),
-                           adaptor.getDilations(), adaptor.getCeilMode(),
-                           types);
-  });
+  return inferInLayout(
+      loc, adaptor.getLayout(), input, types, [&](RankedTensorType x) {
+        return inferWindowType(loc, x, x.getDimSize(1), adaptor.getKernel(),
+                               adaptor.getStrides(), adaptor.getPads(),
+                               adaptor.getDilations(), adaptor.getCeilMode(),
+                               types);
+      });
 }
 
 LogicalResult GlobalAveragePoolOp::inferReturnTypes(
@@ -386,13 +388,13 @@ LogicalResult GlobalAveragePoolOp::inferReturnTypes(
   auto input = getRanked(adaptor.getInput().getType());
   if (!input || input.getRank() < 3)
     return emitOptionalError(loc, "input must have rank >= 3");
-  return inferInLayout(loc, adaptor.getLayout(), input, types,
-                       [&](RankedTensorType x) {
-    SmallVector<int64_t> shape(x.getShape());
-    std::fill(shape.begin() + 2, shape.end(), 1);
-    types.push_back(RankedTensorType::get(shape, x.getElementType()));
-    return success();
-  });
+  return inferInLayout(
+      loc, adaptor.getLayout(), input, types, [&](RankedTensorType x) {
+        SmallVector<int64_t> shape(x.getShape());
+        std::fill(shape.begin() + 2, shape.end(), 1);
+        types.push_back(RankedTensorType::get(shape, x.getElementType()));
+        return success();
+      });
 }
 
 LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
