@@ -65,10 +65,12 @@ bool hasChannelsLastKernel(Operation *op, int64_t lanes) {
         group == 1 && weightType.getDimSize(2) == 1 &&
         weightType.getDimSize(3) == 1 && ones(conv.getStrides()) &&
         llvm::all_of(conv.getPads(), [](int64_t p) { return p == 0; });
-    if (pointwise)
-      return true;
+    // (Channels last, run-time weights would be a product whose right-hand
+    // side reads along the reduction.)
     if (!matchPattern(conv.getWeight(), m_Constant()))
       return false;
+    if (pointwise)
+      return true;
     bool depthwise = group == channels && filters == channels;
     return fillsVectors(depthwise ? filters : filters / group, lanes);
   }
@@ -166,18 +168,27 @@ template <typename OpTy> struct SinkThroughBinary : OpRewritePattern<OpTy> {
     ArrayRef<int64_t> perm = some.getPerm();
     int64_t rank = perm.size();
     SmallVector<int64_t> inverse = invert(perm);
+    // Every operand transposed alike, or a constant of at most that rank;
+    // checked before anything is built.
+    auto alike = [&](Value operand) {
+      TransposeOp t = transposeOf(operand);
+      return t && t.getPerm() == perm;
+    };
+    for (Value operand : {op.getLhs(), op.getRhs()})
+      if (!alike(operand) &&
+          (!matchPattern(operand, m_Constant()) ||
+           cast<RankedTensorType>(operand.getType()).getRank() > rank))
+        return rewriter.notifyMatchFailure(op, "operand not transposed alike");
     Location loc = op.getLoc();
     SmallVector<Value> operands;
     for (Value operand : {op.getLhs(), op.getRhs()}) {
-      if (TransposeOp t = transposeOf(operand); t && t.getPerm() == perm) {
-        operands.push_back(t.getInput());
+      if (alike(operand)) {
+        operands.push_back(transposeOf(operand).getInput());
         continue;
       }
-      auto type = cast<RankedTensorType>(operand.getType());
-      if (!matchPattern(operand, m_Constant()) || type.getRank() > rank)
-        return rewriter.notifyMatchFailure(op, "operand not transposed alike");
       // A constant: to the full rank (leading unit dimensions), then into
       // the untransposed layout (both fold).
+      auto type = cast<RankedTensorType>(operand.getType());
       if (type.getRank() < rank) {
         SmallVector<int64_t> shape(rank - type.getRank(), 1);
         llvm::append_range(shape, type.getShape());
@@ -189,15 +200,13 @@ template <typename OpTy> struct SinkThroughBinary : OpRewritePattern<OpTy> {
     }
     auto clone = cast<OpTy>(rewriter.clone(*op.getOperation()));
     clone->setOperands(operands);
-    SmallVector<Type> types;
-    if (failed(OpTy::inferReturnTypes(
-            op.getContext(), loc, clone->getOperands(),
-            clone->getAttrDictionary(), clone->getPropertiesStorage(),
-            clone->getRegions(), types))) {
-      rewriter.eraseOp(clone);
-      return failure();
-    }
-    clone->getResult(0).setType(types.front());
+    // The result untransposed: dimension j is the old result's inverse[j]
+    // (broadcasting commutes with permuting every operand alike).
+    auto resultType = cast<RankedTensorType>(op.getType());
+    SmallVector<int64_t> shape;
+    for (int64_t j : inverse)
+      shape.push_back(resultType.getDimSize(j));
+    clone->getResult(0).setType(resultType.clone(shape));
     rewriter.replaceOp(op, transpose(rewriter, loc, clone.getResult(), perm));
     return success();
   }

@@ -84,28 +84,31 @@ func.func @blocked(%x: tensor<1x2x3x3xf32>, %y: tensor<1x2x3x3xf32>) -> (tensor<
 // -----
 
 // Ops the CPU kernels would run as scalar loops channels last keep NCHW:
-// 6 filters (not a multiple of 4) with a 3x3 kernel, run-time weights, an
-// integer convolution, max pooling over 6 channels. A pointwise convolution
-// (a product) of the same 6 filters runs channels last.
+// 6 filters (not a multiple of 4) with a 3x3 kernel, run-time weights (3x3
+// and pointwise), an integer convolution, max pooling over 6 channels. A
+// pointwise convolution (a product) of the same 6 filters runs channels
+// last.
 // CHECK-LABEL: module attributes {tessel.layout_conversions = {edges = 2 : i64, inside = 0 : i64}}
 // CHECK-LABEL: func.func @no_kernel
 // CHECK:         tessel.conv %arg0, %{{.*}} {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
 // CHECK:         tessel.conv %arg0, %arg1 {dilations = array<i64: 1, 1>, pads
 // CHECK:         tessel.conv %arg2, %{{.*}} {dilations = array<i64: 1, 1>, pads
+// CHECK:         tessel.conv %arg0, %arg3 {dilations = array<i64: 1, 1>, pads
 // CHECK:         tessel.max_pool %{{.*}} {dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads
 // CHECK:         %[[T:.*]] = tessel.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>}
 // CHECK:         %[[P:.*]] = tessel.conv %[[T]], %{{.*}} {{{.*}}layout = "nhwc"
 // CHECK:         tessel.transpose %[[P]] {perm = array<i64: 0, 3, 1, 2>}
-func.func @no_kernel(%x: tensor<1x4x4x4xf32>, %wr: tensor<4x4x3x3xf32>, %xi: tensor<1x4x4x4xi32>) -> (tensor<1x6x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xi32>, tensor<1x6x2x2xf32>) {
+func.func @no_kernel(%x: tensor<1x4x4x4xf32>, %wr: tensor<4x4x3x3xf32>, %xi: tensor<1x4x4x4xi32>, %wr1: tensor<4x4x1x1xf32>) -> (tensor<1x6x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xi32>, tensor<1x6x2x2xf32>, tensor<1x4x4x4xf32>) {
   %w = tessel.constant dense<0.5> : tensor<6x4x3x3xf32>
   %wi = tessel.constant dense<2> : tensor<4x4x1x1xi32>
   %w1 = tessel.constant dense<0.5> : tensor<6x4x1x1xf32>
   %a = tessel.conv %x, %w {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x4x4xf32>
   %b = tessel.conv %x, %wr {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x4x4xf32>
   %c = tessel.conv %xi, %wi {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xi32>, tensor<4x4x1x1xi32>) -> tensor<1x4x4x4xi32>
+  %e = tessel.conv %x, %wr1 {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
   %p = tessel.max_pool %a {dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x6x4x4xf32>) -> tensor<1x6x2x2xf32>
   %d = tessel.conv %x, %w1 {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<6x4x1x1xf32>) -> tensor<1x6x4x4xf32>
-  return %d, %b, %c, %p : tensor<1x6x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xi32>, tensor<1x6x2x2xf32>
+  return %d, %b, %c, %p, %e : tensor<1x6x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xi32>, tensor<1x6x2x2xf32>, tensor<1x4x4x4xf32>
 }
 
 // -----
