@@ -437,14 +437,7 @@ struct VectorizeWindowsPass
               },
               work);
         });
-    tessel::cpu::recordKernel(op, "window", loc);
-    op->getResult(0).replaceAllUsesWith(result);
-    auto pad = op.getDpsInputs()[0].getDefiningOp<tensor::PadOp>();
-    op->erase();
-    if (pad && pad->use_empty())
-      pad.erase();
-    if (fill && fill->use_empty())
-      fill->erase();
+    finish(op, result, fill);
   }
 
   /// for n, c, oh, ow step T: acc = out[n, c, oh, ow:ow+T]; per tap, the
@@ -534,11 +527,17 @@ struct VectorizeWindowsPass
               },
               work);
         });
-    tessel::cpu::recordKernel(op, "window", loc);
+    finish(op, result, fill);
+  }
+
+  /// Records the loop nest as a kernel, replaces `op` by its `result`, and
+  /// erases the padding the kernel read through and the fill it started
+  /// from when nothing else uses them.
+  static void finish(linalg::GenericOp op, Value result, linalg::FillOp fill) {
+    tessel::cpu::recordKernel(op, "window", op.getLoc());
     op->getResult(0).replaceAllUsesWith(result);
     auto pad = op.getDpsInputs()[0].getDefiningOp<tensor::PadOp>();
     op->erase();
-    // A padding the kernel read through.
     if (pad && pad->use_empty())
       pad.erase();
     if (fill && fill->use_empty())

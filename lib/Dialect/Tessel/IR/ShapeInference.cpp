@@ -350,10 +350,11 @@ LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *,
-                                          std::optional<Location> loc,
-                                          Adaptor adaptor,
-                                          SmallVectorImpl<Type> &types) {
+/// Max and average pooling: the window over the input's spatial
+/// dimensions, in the op's layout.
+template <typename Adaptor>
+static LogicalResult inferPoolType(std::optional<Location> loc, Adaptor adaptor,
+                                   SmallVectorImpl<Type> &types) {
   auto input = getWindowInput(loc, adaptor.getInput().getType());
   if (!input)
     return failure();
@@ -366,20 +367,18 @@ LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *,
       });
 }
 
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  return inferPoolType(loc, adaptor, types);
+}
+
 LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
-  auto input = getWindowInput(loc, adaptor.getInput().getType());
-  if (!input)
-    return failure();
-  return inferInLayout(
-      loc, adaptor.getLayout(), input, types, [&](RankedTensorType x) {
-        return inferWindowType(loc, x, x.getDimSize(1), adaptor.getKernel(),
-                               adaptor.getStrides(), adaptor.getPads(),
-                               adaptor.getDilations(), adaptor.getCeilMode(),
-                               types);
-      });
+  return inferPoolType(loc, adaptor, types);
 }
 
 LogicalResult GlobalAveragePoolOp::inferReturnTypes(
