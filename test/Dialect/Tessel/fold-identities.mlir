@@ -77,3 +77,20 @@ func.func @unit_dim_transposes(%x: tensor<1x128x64xf32>, %y: tensor<1x4x8x1xf32>
   %c = tessel.transpose %x {perm = array<i64: 0, 2, 1>} : (tensor<1x128x64xf32>) -> tensor<1x64x128xf32>
   return %a, %b, %c : tensor<128x1x64xf32>, tensor<4x1x1x8xf32>, tensor<1x64x128xf32>
 }
+
+// -----
+
+// A transpose of a constant is a constant: element [i, j, k] of the result
+// is element [k, i, j] of the input (perm [1, 2, 0]); a splat stays one.
+// CHECK-LABEL: func.func @transposed_constants
+// CHECK-DAG:     %[[T:.*]] = tessel.constant dense<{{\[\[\[}}1, 4], [2, 5], [3, 6]]]> : tensor<1x3x2xi32>
+// CHECK-DAG:     %[[S:.*]] = tessel.constant dense<7.000000e+00> : tensor<3x2xf32>
+// CHECK-NOT:     tessel.transpose
+// CHECK:         return %[[T]], %[[S]]
+func.func @transposed_constants() -> (tensor<1x3x2xi32>, tensor<3x2xf32>) {
+  %c = tessel.constant dense<[[[1, 2, 3]], [[4, 5, 6]]]> : tensor<2x1x3xi32>
+  %t = tessel.transpose %c {perm = array<i64: 1, 2, 0>} : (tensor<2x1x3xi32>) -> tensor<1x3x2xi32>
+  %s = tessel.constant dense<7.0> : tensor<2x3xf32>
+  %u = tessel.transpose %s {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %t, %u : tensor<1x3x2xi32>, tensor<3x2xf32>
+}
