@@ -235,6 +235,22 @@ Value index(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+/// `for iv = lower to upper step step` carrying one value, `body(iv,
+/// carried)` yielding the next; marked parallel for `parallelWork`.
+Value buildLoop(OpBuilder &at, Location loc, int64_t lower, int64_t upper,
+                int64_t step, Value carried,
+                function_ref<Value(OpBuilder &, Value, Value)> body,
+                int64_t parallelWork) {
+  auto forOp = scf::ForOp::create(
+      at, loc, index(at, loc, lower), index(at, loc, upper),
+      index(at, loc, step), ValueRange{carried},
+      [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
+        scf::YieldOp::create(nested, loc, body(nested, iv, args[0]));
+      });
+  tessel::cpu::markParallel(forOp, parallelWork);
+  return forOp.getResult(0);
+}
+
 /// `v * scale + offset`.
 Value affine(OpBuilder &b, Location loc, Value v, int64_t scale,
              int64_t offset) {
@@ -370,14 +386,7 @@ struct VectorizeWindowsPass
     auto loop = [&](OpBuilder &at, int64_t upper, int64_t step, Value carried,
                     function_ref<Value(OpBuilder &, Value, Value)> body,
                     int64_t parallelWork = 0) {
-      auto forOp = scf::ForOp::create(
-          at, loc, index(at, loc, 0), index(at, loc, upper),
-          index(at, loc, step), ValueRange{carried},
-          [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
-            scf::YieldOp::create(nested, loc, body(nested, iv, args[0]));
-          });
-      tessel::cpu::markParallel(forOp, parallelWork);
-      return forOp.getResult(0);
+      return buildLoop(at, loc, 0, upper, step, carried, body, parallelWork);
     };
     // The input position of output `o` at tap `k` along one dimension.
     auto position = [&](OpBuilder &at, Value o, int64_t k, int64_t stride,
@@ -462,14 +471,8 @@ struct VectorizeWindowsPass
                         int64_t step, Value carried,
                         function_ref<Value(OpBuilder &, Value, Value)> body,
                         int64_t parallelWork = 0) {
-      auto forOp = scf::ForOp::create(
-          at, loc, index(at, loc, lower), index(at, loc, upper),
-          index(at, loc, step), ValueRange{carried},
-          [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
-            scf::YieldOp::create(nested, loc, body(nested, iv, args[0]));
-          });
-      tessel::cpu::markParallel(forOp, parallelWork);
-      return forOp.getResult(0);
+      return buildLoop(at, loc, lower, upper, step, carried, body,
+                       parallelWork);
     };
     auto loop = [&](OpBuilder &at, int64_t upper, int64_t step, Value carried,
                     function_ref<Value(OpBuilder &, Value, Value)> body,
