@@ -147,12 +147,15 @@ std::optional<TilePlan> planTiles(linalg::LinalgOp op, int64_t lanes,
     // channels last: 49 rows, 1 x 4 vectors, one load per FMA) take
     // narrower columns when that fills more accumulators (7 x 2 vectors).
     int64_t best = rowsFor(nTile) * nTile;
-    for (int64_t columns : columnTiles)
-      if (columns < nTile && ranges[*nDim] % columns == 0 &&
-          rowsFor(columns) * columns > best) {
-        best = rowsFor(columns) * columns;
+    for (int64_t columns : columnTiles) {
+      if (columns >= nTile || ranges[*nDim] % columns != 0)
+        continue;
+      int64_t filled = rowsFor(columns) * columns;
+      if (filled > best) {
+        best = filled;
         nTile = columns;
       }
+    }
     plan.tileSizes[*mDim] = rowsFor(nTile);
   }
   plan.tileSizes[*nDim] = nTile;

@@ -37,6 +37,11 @@ struct Window2D {
   int64_t strideH, strideW, dilationH, dilationW;
   bool channelsLast = false;
   unsigned rowDim() const { return channelsLast ? 1 : 2; }
+  /// Taps over all outputs (how much the loop nest does).
+  int64_t work() const {
+    return cpu::workOf(
+        {batch, channels, outHeight, outWidth, kernelHeight, kernelWidth});
+  }
   unsigned colDim() const { return channelsLast ? 2 : 3; }
 };
 
@@ -398,9 +403,7 @@ struct VectorizeWindowsPass
       v = arith::MaxSIOp::create(at, loc, v, index(at, loc, 0));
       return arith::MinSIOp::create(at, loc, v, index(at, loc, size - 1));
     };
-    int64_t work =
-        tessel::cpu::workOf({w.batch, w.channels, w.outHeight, w.outWidth,
-                             w.kernelHeight, w.kernelWidth});
+    int64_t work = w.work();
     Value result =
         loop(b, w.batch, 1, init, [&](OpBuilder &bn, Value n, Value outN) {
           return loop(
@@ -498,9 +501,7 @@ struct VectorizeWindowsPass
         (first == last ? before : after).push_back(ow);
       }
     }
-    int64_t work =
-        tessel::cpu::workOf({w.batch, w.channels, w.outHeight, w.outWidth,
-                             w.kernelHeight, w.kernelWidth});
+    int64_t work = w.work();
     Value result =
         loop(b, w.batch, 1, init, [&](OpBuilder &bn, Value n, Value outN) {
           return loop(
