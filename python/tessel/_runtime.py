@@ -130,6 +130,16 @@ class Session(_Closable):
         self.outputs = list(outputs)
         self._stream_lock = threading.Lock()
         self._stream: Optional[Stream] = None
+        # What run's fast path checks, worked out once: per input its name
+        # and NumPy dtype (None for bfloat16: the checked path refuses it),
+        # per output its name, and its shape and dtype when NumPy has one.
+        self._expected = tuple(
+            (tensor.name, None if tensor.dtype_name == "bfloat16"
+             else np.dtype(tensor.dtype_name)) for tensor in self.inputs)
+        self._output_names = tuple(out.name for out in self.outputs)
+        self._output_types = None if any(
+            out.dtype_name == "bfloat16" for out in self.outputs) else tuple(
+                (out.shape, np.dtype(out.dtype_name)) for out in self.outputs)
 
     @property
     def num_threads(self) -> int:
@@ -144,10 +154,12 @@ class Session(_Closable):
         exactly: nothing is converted. A non-contiguous or misaligned array
         is copied into a C-contiguous one; the others are passed as they are.
         """
-        arrays = self._ordered(inputs)
+        arrays = self._as_given(inputs)
+        if arrays is None:
+            arrays = self._ordered(inputs)
         results = self._allocate_outputs()
         self._ext_object.run(arrays, results)
-        return {out.name: array for out, array in zip(self.outputs, results)}
+        return dict(zip(self._output_names, results))
 
     def run_async(self, inputs: Inputs,
                   stream: Optional[Stream] = None) -> concurrent.futures.Future:
@@ -165,12 +177,14 @@ class Session(_Closable):
         until the run has happened: do not modify them before the future is
         done.
         """
-        arrays = self._ordered(inputs)
+        arrays = self._as_given(inputs)
+        if arrays is None:
+            arrays = self._ordered(inputs)
         results = self._allocate_outputs()
         if stream is None:
             stream = self._own_stream()
-        names = [out.name for out in self.outputs]
-        return stream._submit(self._ext_object, arrays, results, names)
+        return stream._submit(self._ext_object, arrays, results,
+                              list(self._output_names))
 
     def close(self) -> None:
         """Releases the session; first waits for the runs queued on its own
@@ -191,8 +205,30 @@ class Session(_Closable):
             return self._stream
 
     def _allocate_outputs(self) -> list[np.ndarray]:
+        if self._output_types is not None:
+            return [np.empty(shape, dtype) for shape, dtype in self._output_types]
         return [np.empty(out.shape, _dtypes.numpy_dtype(
             out.dtype_name, f"output '{out.name}'")) for out in self.outputs]
+
+    def _as_given(self, inputs: Inputs) -> Optional[list[np.ndarray]]:
+        """The fast path of ``_ordered``: the arrays in descriptor order when
+        ``inputs`` is a dict of exactly the model's inputs, each an ndarray
+        of the input's dtype, C-contiguous and aligned (what ``_ordered``
+        would pass on as it is); None otherwise, for ``_ordered`` to check
+        and explain. (Shapes are the extension's to check, on either path.)
+        """
+        if type(inputs) is not dict or len(inputs) != len(self._expected):
+            return None
+        arrays = []
+        for name, dtype in self._expected:
+            array = inputs.get(name)
+            if type(array) is not np.ndarray or array.dtype != dtype:
+                return None
+            flags = array.flags
+            if not (flags.c_contiguous and flags.aligned):
+                return None
+            arrays.append(array)
+        return arrays
 
     def _ordered(self, inputs: Inputs) -> list[np.ndarray]:
         """The input arrays in descriptor order, each checked to be an array

@@ -42,6 +42,11 @@ def test_unknown_input_name(session):
     assert error.value.code_name == "invalid argument"
 
 
+def test_misnamed_input_in_a_dict_of_the_right_size(session):
+    with pytest.raises(tessel.TesselError, match=r"unknown input 'img'"):
+        session.run({"img": good_image()})
+
+
 def test_missing_input(session):
     with pytest.raises(tessel.TesselError,
                        match=r"missing input 'image' float32\[1,1,28,28\]"):

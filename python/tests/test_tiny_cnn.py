@@ -65,6 +65,24 @@ def test_non_contiguous_input_is_copied_not_converted(tiny_cnn_so, image, expect
     np.testing.assert_array_equal(wide[..., ::2], image)  # input untouched
 
 
+def test_misaligned_and_subclassed_inputs_are_passed_as_values(tiny_cnn_so, image,
+                                                              expected):
+    # A float32 array one byte into its buffer (misaligned), and an ndarray
+    # subclass: neither takes run's fast path; both give the same outputs.
+    raw = np.zeros(image.nbytes + 1, np.uint8)
+    misaligned = raw[1:].view(np.float32).reshape(image.shape)
+    misaligned[...] = image
+    assert not misaligned.flags.aligned
+
+    class Tagged(np.ndarray):
+        pass
+
+    with tessel.load(tiny_cnn_so) as model, model.session() as session:
+        for value in (misaligned, image.view(Tagged), image):
+            out = session.run({"image": value})["probabilities"]
+            np.testing.assert_allclose(out, expected, rtol=RTOL, atol=ATOL)
+
+
 def test_session_outlives_closed_model(tiny_cnn_so, image, expected):
     model = tessel.load(tiny_cnn_so)
     session = model.session()
