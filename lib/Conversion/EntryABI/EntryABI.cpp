@@ -11,8 +11,11 @@
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELENTRYABIPASS
@@ -33,6 +36,37 @@ struct TesselEntryABIPass
     FailureOr<func::FuncOp> entry = findEntryFunction(module);
     if (failed(entry) || failed(rewriteEntry(module, *entry)))
       signalPassFailure();
+  }
+
+  /// The tensor a result `value` reshapes (through expand_shape and
+  /// collapse_shape ops, peeled in turn) and the output `buffer` viewed in
+  /// its shape, the views built before `bodyStart` (the body's first op). Empty-tensor
+  /// elimination follows no reshapes: a result written through one was
+  /// computed into a buffer of its own and copied into the caller's.
+  static std::pair<Value, Value> peelReshapes(RewriterBase &rewriter,
+                                              Operation *bodyStart,
+                                              Value value, Value buffer) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(bodyStart);
+    while (true) {
+      if (auto expand = value.getDefiningOp<tensor::ExpandShapeOp>();
+          expand && expand.getSrcType().hasStaticShape()) {
+        buffer = memref::CollapseShapeOp::create(
+            rewriter, expand.getLoc(), buffer,
+            expand.getReassociationIndices());
+        value = expand.getSrc();
+      } else if (auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>();
+                 collapse && collapse.getSrcType().hasStaticShape()) {
+        buffer = memref::ExpandShapeOp::create(
+            rewriter, collapse.getLoc(),
+            MemRefType::get(collapse.getSrcType().getShape(),
+                            collapse.getSrcType().getElementType()),
+            buffer, collapse.getReassociationIndices());
+        value = collapse.getSrc();
+      } else {
+        return {value, buffer};
+      }
+    }
   }
 
   LogicalResult rewriteEntry(ModuleOp module, func::FuncOp func) {
@@ -92,20 +126,30 @@ struct TesselEntryABIPass
 
     ValueRange outBuffers =
         newEntry->getArguments().drop_front(type.getNumInputs());
+    Operation *bodyStart = &newEntry->front();
     SmallVector<func::ReturnOp> returns;
     entry.walk([&](func::ReturnOp op) { returns.push_back(op); });
     for (func::ReturnOp ret : returns) {
-      rewriter.setInsertionPoint(ret);
       for (auto [value, buffer] : llvm::zip(ret.getOperands(), outBuffers)) {
         if (isEmpty(value.getType()))
           continue;
+        auto [source, destination] =
+            peelReshapes(rewriter, bodyStart, value, buffer);
+        rewriter.setInsertionPoint(ret);
         bufferization::MaterializeInDestinationOp::create(
-            rewriter, ret.getLoc(), Type(), value, buffer, /*restrict=*/true,
-            /*writable=*/true);
+            rewriter, ret.getLoc(), Type(), source, destination,
+            /*restrict=*/true, /*writable=*/true);
       }
       rewriter.replaceOpWithNewOp<func::ReturnOp>(ret);
     }
     rewriter.eraseOp(func);
+    // A reshaped tensor.empty becomes an empty of the reshaped type, so that
+    // an output written through a reshape of its kernel's empty init can
+    // take the caller's buffer instead (empty-tensor elimination follows
+    // no reshapes).
+    RewritePatternSet patterns(entry.getContext());
+    tensor::populateFoldTensorEmptyPatterns(patterns);
+    walkAndApplyPatterns(entry, std::move(patterns));
     return success();
   }
 };
