@@ -40,20 +40,20 @@ struct TesselEntryABIPass
 
   /// The tensor a result `value` reshapes (through expand_shape and
   /// collapse_shape ops, peeled in turn) and the output `buffer` viewed in
-  /// its shape, the views built before `bodyStart` (the body's first op). Empty-tensor
-  /// elimination follows no reshapes: a result written through one was
-  /// computed into a buffer of its own and copied into the caller's.
+  /// its shape, the views built before `bodyStart` (the body's first op).
+  /// Empty-tensor elimination follows no reshapes: a result written through one
+  /// was computed into a buffer of its own and copied into the caller's.
   static std::pair<Value, Value> peelReshapes(RewriterBase &rewriter,
-                                              Operation *bodyStart,
-                                              Value value, Value buffer) {
+                                              Operation *bodyStart, Value value,
+                                              Value buffer) {
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(bodyStart);
     while (true) {
       if (auto expand = value.getDefiningOp<tensor::ExpandShapeOp>();
           expand && expand.getSrcType().hasStaticShape()) {
-        buffer = memref::CollapseShapeOp::create(
-            rewriter, expand.getLoc(), buffer,
-            expand.getReassociationIndices());
+        buffer =
+            memref::CollapseShapeOp::create(rewriter, expand.getLoc(), buffer,
+                                            expand.getReassociationIndices());
         value = expand.getSrc();
       } else if (auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>();
                  collapse && collapse.getSrcType().hasStaticShape()) {
