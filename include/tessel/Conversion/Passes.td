@@ -58,6 +58,13 @@ def TesselEntryABIPass : Pass<"tessel-entry-abi", "ModuleOp"> {
     descriptor. A tensor without elements has a `memref<0xT>` buffer (the
     bare-pointer convention cannot lower `memref<3x0x5xT>`): the body sees
     `tensor.empty` for such an input and writes nothing for such an output.
+    A result that reshapes another tensor (`tensor.expand_shape`,
+    `tensor.collapse_shape`, peeled in turn) is materialized un-reshaped into
+    its buffer viewed in that tensor's shape (`memref.collapse_shape` /
+    `memref.expand_shape` at the start of the body), and reshapes of
+    `tensor.empty` fold into empties: empty-tensor elimination follows no
+    reshapes, and without both the last kernel computed into a buffer of its
+    own that was then copied into the caller's.
   }];
   let dependentDialects = [
     "::mlir::bufferization::BufferizationDialect",
