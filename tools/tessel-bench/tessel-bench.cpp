@@ -1,7 +1,7 @@
 //===- tessel-bench.cpp - Time a compiled Tessel artifact -----------------===//
 //
 //   tessel-bench MODEL.so [--warmup N] [--iterations N] [--threads N]
-//                [--input NAME=FILE ...] [--seed S] [--json]
+//                [--input NAME=FILE ...] [--seed S] [--cold] [--json]
 //
 // Runs the artifact through the runtime's C API: `--warmup` untimed runs,
 // then `--iterations` timed ones, each timed alone with a monotonic clock.
@@ -18,6 +18,7 @@
 #include "tessel/tensor_io.hpp"
 
 #include "BenchStats.h"
+#include "ColdCaches.h"
 #include "CommandLine.h"
 #include "MachineInfo.h"
 #include "RandomInputs.h"
@@ -28,6 +29,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -53,6 +55,11 @@ alone. Prints min, mean, p50, p95 and p99 in milliseconds.
                         not given get seeded random values: floats uniform
                         in [-1, 1), integers uniform in [0, 4), booleans 0/1
   --seed S              seed for the random inputs (default 0)
+  --cold                before every run, write over a buffer twice the
+                        largest cache (64 MiB at least; not timed): each
+                        run then starts with its weights, inputs and
+                        workspace out of the caches, as the early layers of
+                        a larger model find them
   --json                print one JSON object instead of the table
   -h, --help            this text
 )";
@@ -64,6 +71,7 @@ struct Options {
   long threads = 1;
   unsigned long seed = 0;
   bool json = false;
+  bool cold = false;
   std::map<std::string, std::string> inputFiles;
 };
 
@@ -89,6 +97,8 @@ int parseArgs(int argc, char **argv, Options &opts) {
     }
     if (arg == "--json") {
       opts.json = true;
+    } else if (arg == "--cold") {
+      opts.cold = true;
     } else if (arg == "--warmup" || arg == "--iterations" ||
                arg == "--threads" || arg == "--seed") {
       const char *text = value(arg.c_str());
@@ -230,12 +240,20 @@ int main(int argc, char **argv) {
     }
     return true;
   };
-  for (long i = 0; i < opts.warmup; ++i)
+  std::optional<bench::CacheFlusher> flusher;
+  if (opts.cold)
+    flusher.emplace(bench::coldCacheBytes());
+  for (long i = 0; i < opts.warmup; ++i) {
+    if (flusher)
+      flusher->flush();
     if (!runOnce())
       return kExitRuntime;
+  }
   std::vector<double> samples;
   samples.reserve(static_cast<size_t>(opts.iterations));
   for (long i = 0; i < opts.iterations; ++i) {
+    if (flusher)
+      flusher->flush();
     auto start = std::chrono::steady_clock::now();
     if (!runOnce())
       return kExitRuntime;
@@ -249,9 +267,10 @@ int main(int argc, char **argv) {
 
   if (!opts.json) {
     std::printf("%s (%s, %s): %ld iterations after %ld warm-up, %d "
-                "thread(s)\n",
+                "thread(s)%s\n",
                 opts.model.c_str(), desc->model_name, desc->target_cpu,
-                opts.iterations, opts.warmup, threads);
+                opts.iterations, opts.warmup, threads,
+                flusher ? ", cold caches" : "");
     std::printf("  min %.3f ms  mean %.3f ms  p50 %.3f ms  p95 %.3f ms  "
                 "p99 %.3f ms\n",
                 summary.min, summary.mean, summary.p50, summary.p95,
@@ -271,6 +290,8 @@ int main(int argc, char **argv) {
   std::printf(
       "  \"threads\": %d,\n  \"iterations\": %ld,\n  \"warmup\": %ld,\n",
       threads, opts.iterations, opts.warmup);
+  std::printf("  \"cold\": %s, \"flush_bytes\": %zu,\n",
+              flusher ? "true" : "false", flusher ? flusher->bytes() : 0);
   std::printf("  \"machine\": {\"cpu\": %s, \"cores\": %d, \"flags\": [%s], "
               "\"load_average\": %.2f},\n",
               jsonString(machine.cpuModel.c_str()).c_str(), machine.cores,

@@ -35,6 +35,22 @@ a = r["artifact"]
 assert a["name"] and a["target"] == "cpu" and "compile_flags" in a, a
 PY
 
+# --cold: each run after writing over a buffer larger than the caches.
+expect_rc 0 "--cold table" "$bench" "$add" --warmup 1 --iterations 3 --cold
+grep -q '3 iterations after 1 warm-up, 1 thread(s), cold caches' out.txt || fail "--cold table header: $(cat out.txt)"
+expect_rc 0 "--cold json" "$bench" "$add" --warmup 0 --iterations 2 --cold --json
+python3 - out.txt <<'PY' || fail "--cold json record"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["cold"] is True and r["flush_bytes"] >= 64 << 20, r
+PY
+expect_rc 0 "json without --cold" "$bench" "$add" --iterations 1 --json
+python3 - out.txt <<'PY' || fail "json record without --cold"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["cold"] is False and r["flush_bytes"] == 0, r
+PY
+
 # A given input is used as is; a wrong shape is refused with exit 2.
 printf '\223NUMPY\001\000\166\000' >a.npy
 printf "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }" >>a.npy
