@@ -55,8 +55,8 @@ alone. Prints min, mean, p50, p95 and p99 in milliseconds.
                         not given get seeded random values: floats uniform
                         in [-1, 1), integers uniform in [0, 4), booleans 0/1
   --seed S              seed for the random inputs (default 0)
-  --cold                before every run, write over a buffer twice the
-                        largest cache (64 MiB at least; not timed): each
+  --cold                before every run, read a buffer twice the largest
+                        cache (64 MiB at least; not timed): each
                         run then starts with its weights, inputs and
                         workspace out of the caches, as the early layers of
                         a larger model find them
