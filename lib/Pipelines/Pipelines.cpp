@@ -170,8 +170,10 @@ void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 
   // Marked loops on the runtime's parallel_for.
-  if (options.optLevel > 0)
+  if (options.optLevel > 0) {
+    pm.addNestedPass<func::FuncOp>(createTesselPrefetchStoresPass());
     pm.addPass(createTesselParallelizeLoopsPass());
+  }
   // Vectors down to 1-D vector ops, loops, then the LLVM dialect.
   pm.addNestedPass<func::FuncOp>(createTesselLowerVectorsPass());
   VectorTransferToSCFOptions transfers;

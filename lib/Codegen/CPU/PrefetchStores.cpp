@@ -1,0 +1,106 @@
+//===- PrefetchStores.cpp - Prefetch the lines the next tile writes -------===//
+//
+// See the pass description in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELPREFETCHSTORESPASS
+#include "tessel/Conversion/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kLineBytes = 64;
+
+/// The scf.for with constant bounds whose induction variable `index` is,
+/// with its step and the start of its last iteration, or null.
+scf::ForOp loopOf(Value index, int64_t &step, int64_t &last) {
+  auto arg = dyn_cast<BlockArgument>(index);
+  auto loop =
+      arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
+  if (!loop || loop.getInductionVar() != index)
+    return {};
+  APInt lower, upper, stepValue;
+  if (!matchPattern(loop.getLowerBound(), m_ConstantInt(&lower)) ||
+      !matchPattern(loop.getUpperBound(), m_ConstantInt(&upper)) ||
+      !matchPattern(loop.getStep(), m_ConstantInt(&stepValue)))
+    return {};
+  int64_t lb = lower.getSExtValue(), ub = upper.getSExtValue();
+  step = stepValue.getSExtValue();
+  if (step <= 0 || ub - lb <= step) // fewer than two iterations
+    return {};
+  last = lb + (ub - lb - 1) / step * step;
+  return loop;
+}
+
+struct PrefetchStoresPass
+    : tessel::impl::TesselPrefetchStoresPassBase<PrefetchStoresPass> {
+  void runOnOperation() override {
+    SmallVector<vector::TransferWriteOp> writes;
+    getOperation().walk(
+        [&](vector::TransferWriteOp write) { writes.push_back(write); });
+    for (vector::TransferWriteOp write : writes)
+      prefetchNext(write);
+  }
+
+  /// Before a store of whole lines, a vector tile of R <= 8 rows (1 for a
+  /// 1-D vector) by C columns into a row-major buffer at [..., i, j], j a
+  /// loop's induction variable of step S: prefetches for writing the lines
+  /// of [i .. i+R, j+S .. j+S+C), what the same rows of the loop's next
+  /// iteration store.
+  static void prefetchNext(vector::TransferWriteOp write) {
+    auto memref = dyn_cast<MemRefType>(write.getBase().getType());
+    VectorType vector = write.getVectorType();
+    if (!memref || !memref.getLayout().isIdentity() ||
+        !memref.getElementType().isF32() || vector.getRank() > 2 ||
+        memref.getRank() < 2 || !write.getPermutationMap().isMinorIdentity() ||
+        write.getMask() ||
+        !llvm::all_of(write.getInBoundsValues(), [](bool b) { return b; }))
+      return;
+    int64_t rows = vector.getRank() == 2 ? vector.getDimSize(0) : 1;
+    int64_t columns = vector.getShape().back();
+    int64_t perLine = kLineBytes / 4;
+    if (columns % perLine != 0 || rows > 8)
+      return;
+    ValueRange indices = write.getIndices();
+    int64_t step = 0, last = 0;
+    if (!loopOf(indices.back(), step, last))
+      return;
+    OpBuilder b(write);
+    Location loc = write.getLoc();
+    auto idx = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(b, loc, v).getResult();
+    };
+    // The last iteration prefetches its own lines: every address stays in
+    // the buffer (the store is in bounds at each iteration's start).
+    Value next = arith::MinSIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, indices.back(), idx(step)),
+        idx(last));
+    for (int64_t r = 0; r < rows; ++r) {
+      SmallVector<Value> at(indices.begin(), indices.end());
+      Value &row = at[at.size() - 2];
+      if (r)
+        row = arith::AddIOp::create(b, loc, row, idx(r));
+      for (int64_t c = 0; c < columns; c += perLine) {
+        at.back() =
+            c ? arith::AddIOp::create(b, loc, next, idx(c)).getResult() : next;
+        memref::PrefetchOp::create(b, loc, write.getBase(), at,
+                                   /*isWrite=*/true, /*localityHint=*/3,
+                                   /*isDataCache=*/true);
+      }
+    }
+  }
+};
+
+} // namespace
