@@ -222,7 +222,9 @@ class Session(_Closable):
         arrays = []
         for name, dtype in self._expected:
             array = inputs.get(name)
-            if type(array) is not np.ndarray or array.dtype != dtype:
+            # (dtype None is bfloat16; np.dtype(None) would be float64.)
+            if dtype is None or type(array) is not np.ndarray \
+                    or array.dtype != dtype:
                 return None
             flags = array.flags
             if not (flags.c_contiguous and flags.aligned):
