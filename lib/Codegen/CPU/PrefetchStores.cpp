@@ -84,17 +84,25 @@ struct PrefetchStoresPass
     };
     // The last iteration prefetches its own lines: every address stays in
     // the buffer (the store is in bounds at each iteration's start).
-    Value next = arith::MinSIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, indices.back(), idx(step)),
-        idx(last));
+    // (One op per statement: the order of a call's arguments is the
+    // compiler's, and the printed IR would differ between compilers.)
+    Value stepValue = idx(step), lastValue = idx(last);
+    Value stepped = arith::AddIOp::create(b, loc, indices.back(), stepValue);
+    Value next = arith::MinSIOp::create(b, loc, stepped, lastValue);
     for (int64_t r = 0; r < rows; ++r) {
       SmallVector<Value> at(indices.begin(), indices.end());
       Value &row = at[at.size() - 2];
-      if (r)
-        row = arith::AddIOp::create(b, loc, row, idx(r));
+      if (r) {
+        Value offset = idx(r);
+        row = arith::AddIOp::create(b, loc, row, offset);
+      }
       for (int64_t c = 0; c < columns; c += perLine) {
-        at.back() =
-            c ? arith::AddIOp::create(b, loc, next, idx(c)).getResult() : next;
+        if (c) {
+          Value offset = idx(c);
+          at.back() = arith::AddIOp::create(b, loc, next, offset);
+        } else {
+          at.back() = next;
+        }
         memref::PrefetchOp::create(b, loc, write.getBase(), at,
                                    /*isWrite=*/true, /*localityHint=*/3,
                                    /*isDataCache=*/true);
