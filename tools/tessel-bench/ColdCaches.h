@@ -4,8 +4,8 @@
 // last-level cache, so that the run reads its weights and inputs and
 // writes its workspace from and to memory, as the early layers of a larger
 // model find them (a layer timed alone otherwise runs from warm caches:
-// MobileNetV2's first conv 0.23 ms alone, 0.40-0.44 ms with the caches
-// flushed, which is what it costs inside the model).
+// MobileNetV2's first conv 0.23 ms alone, 0.40 ms with --cold, about
+// 0.5 ms inside the model by perf samples).
 //
 //===----------------------------------------------------------------------===//
 
