@@ -35,7 +35,7 @@ a = r["artifact"]
 assert a["name"] and a["target"] == "cpu" and "compile_flags" in a, a
 PY
 
-# --cold: each run after writing over a buffer larger than the caches.
+# --cold: each run after reading a buffer larger than the caches.
 expect_rc 0 "--cold table" "$bench" "$add" --warmup 1 --iterations 3 --cold
 grep -q '3 iterations after 1 warm-up, 1 thread(s), cold caches' out.txt || fail "--cold table header: $(cat out.txt)"
 expect_rc 0 "--cold json" "$bench" "$add" --warmup 0 --iterations 2 --cold --json
