@@ -57,6 +57,10 @@ mlir::tessel::getOptimizationNames() {
        "so the product's epilogue runs it (graph)"},
       {"drop-zero-channels",
        "remove conv output channels whose weights are all zero (graph)"},
+      {"fusion-regions",
+       "group the ops that run as one kernel into tessel.fused regions "
+       "(graph); off, every op is a kernel of its own and the fusions "
+       "below have nothing to fuse"},
       {"fuse-elementwise",
        "fuse chains of elementwise ops into one loop nest (linalg)"},
       {"fuse-conv-epilogue",
@@ -106,6 +110,9 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
     layouts.vectorWidth = options.vectorWidth;
     pm.addPass(createTesselAssignLayoutsPass(layouts));
   }
+  // After layouts: the groups are of the ops that will run.
+  if (options.enabled("fusion-regions"))
+    pm.addNestedPass<func::FuncOp>(createTesselFormFusedRegionsPass());
 }
 
 void mlir::tessel::buildLinalgPipeline(OpPassManager &pm,

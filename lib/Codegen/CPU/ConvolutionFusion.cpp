@@ -2,6 +2,8 @@
 
 #include "ConvolutionFusion.h"
 
+#include "tessel/Dialect/Tessel/IR/FusionGroups.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -22,7 +24,7 @@ ConvPrologue mlir::tessel::cpu::matchPrologue(linalg::GenericOp conv,
   Value out = conv.getDpsInits()[0];
   ConvPrologue none{out, Value(), false, nullptr};
   Operation *producer = out.getDefiningOp();
-  if (!producer || !out.hasOneUse())
+  if (!producer || !out.hasOneUse() || !tessel::mayFuse(conv, producer))
     return none;
   if (auto fill = dyn_cast<linalg::FillOp>(producer)) {
     if (!matchPattern(fill.getInputs()[0], m_PosZeroFloat()))
@@ -58,9 +60,9 @@ mlir::tessel::cpu::matchEpilogue(linalg::GenericOp conv) {
   if (!result.hasOneUse())
     return std::nullopt;
   auto op = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
-  if (!op || !op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      op->getNumResults() != 1 || !allParallel(op) ||
-      op.getResult(0).getType() != result.getType())
+  if (!op || !tessel::mayFuse(conv, op) || !op.hasPureTensorSemantics() ||
+      op.getNumDpsInits() != 1 || op->getNumResults() != 1 ||
+      !allParallel(op) || op.getResult(0).getType() != result.getType())
     return std::nullopt;
   if (!llvm::all_of(op.getIndexingMapsArray(),
                     [](AffineMap map) { return map.isIdentity(); }))

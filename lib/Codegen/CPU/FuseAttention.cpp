@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Tessel/IR/FusionGroups.h"
 
 #include "KernelMarks.h"
 #include "ParallelMarks.h"
@@ -83,9 +84,9 @@ std::optional<AttentionBlock> matchAttention(linalg::LinalgOp product) {
   Value result = product->getResult(0);
   if (result.hasOneUse()) {
     auto consumer = dyn_cast<linalg::LinalgOp>(*result.getUsers().begin());
-    if (consumer && consumer->getNumResults() == 1 &&
-        consumer.hasPureTensorSemantics() && !consumer.hasDynamicShape() &&
-        consumer.getNumReductionLoops() == 0 &&
+    if (consumer && tessel::mayFuse(product, consumer) &&
+        consumer->getNumResults() == 1 && consumer.hasPureTensorSemantics() &&
+        !consumer.hasDynamicShape() && consumer.getNumReductionLoops() == 0 &&
         consumer.getNumDpsInputs() == 1 &&
         consumer.getDpsInputs()[0] == result) {
       AffineMap readMap =
@@ -116,7 +117,8 @@ std::optional<AttentionBlock> matchAttention(linalg::LinalgOp product) {
   for (size_t i = 0; i < worklist.size(); ++i) {
     for (Value operand : worklist[i]->getOperands()) {
       auto producer = operand.getDefiningOp<linalg::LinalgOp>();
-      if (!producer || inBlock(producer) || producer->getNumResults() != 1 ||
+      if (!producer || inBlock(producer) || !tessel::mayFuse(producer, root) ||
+          producer->getNumResults() != 1 ||
           !producer.hasPureTensorSemantics() || producer.hasDynamicShape() ||
           !llvm::all_of(producer->getUsers(), inBlock))
         continue;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Tessel/IR/FusionGroups.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -38,7 +39,7 @@ struct FuseIntoParallelConsumer : public OpRewritePattern<linalg::GenericOp> {
       // once per element of the broadcast dimensions.
       // Every use of the producer is this consumer's (GELU reads its input
       // twice): after the fusion no one else needs it computed.
-      if (!producer ||
+      if (!producer || !tessel::mayFuse(producer, consumer) ||
           !llvm::all_of(producer->getUsers(),
                         [&](Operation *user) { return user == consumer; }) ||
           !consumer.getMatchingIndexingMap(&operand).isPermutation() ||
@@ -50,8 +51,10 @@ struct FuseIntoParallelConsumer : public OpRewritePattern<linalg::GenericOp> {
           linalg::fuseElementwiseOps(rewriter, &operand);
       if (failed(fused))
         return rewriter.notifyMatchFailure(consumer, "fusion failed");
-      rewriter.modifyOpInPlace(fused->fusedOp,
-                               [&] { fused->fusedOp->setLoc(loc); });
+      rewriter.modifyOpInPlace(fused->fusedOp, [&] {
+        fused->fusedOp->setLoc(loc);
+        tessel::copyFusionGroup(consumer, fused->fusedOp);
+      });
       for (auto [original, replacement] : fused->replacements)
         rewriter.replaceUsesWithIf(original, replacement, [&](OpOperand &use) {
           return use.getOwner() != producer;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Tessel/IR/FusionGroups.h"
 
 #include "KernelMarks.h"
 #include "ParallelMarks.h"
@@ -470,7 +471,8 @@ linalg::GenericOp elementwiseUserOf(Value result) {
 /// The consumer `op`'s register tiles can run: the one elementwise generic
 /// reading its result with the identity map.
 linalg::GenericOp consumerOf(linalg::LinalgOp op) {
-  return elementwiseUserOf(op->getResult(0));
+  linalg::GenericOp consumer = elementwiseUserOf(op->getResult(0));
+  return consumer && tessel::mayFuse(op, consumer) ? consumer : nullptr;
 }
 
 /// When the result of `op` (with no unit dimensions) reaches its one
@@ -490,7 +492,8 @@ void absorbUnitExpand(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (llvm::any_of(from, isUnit) ||
       int64_t(to.size()) - llvm::count_if(to, isUnit) != int64_t(from.size()))
     return;
-  if (linalg::GenericOp consumer = elementwiseUserOf(expand.getResult()))
+  if (linalg::GenericOp consumer = elementwiseUserOf(expand.getResult());
+      consumer && tessel::mayFuse(op, consumer))
     dropNeighbourUnitLoops(rewriter, consumer);
 }
 
@@ -498,7 +501,7 @@ void absorbUnitExpand(RewriterBase &rewriter, linalg::LinalgOp op) {
 std::optional<ProductNeighbours> neighboursOf(linalg::LinalgOp op) {
   ProductNeighbours neighbours{consumerOf(op), nullptr};
   Operation *init = op.getDpsInits()[0].getDefiningOp();
-  if (init && init->hasOneUse()) {
+  if (init && init->hasOneUse() && tessel::mayFuse(op, init)) {
     auto producer = dyn_cast<linalg::LinalgOp>(init);
     if (producer && producer.getNumReductionLoops() == 0 &&
         producer->getNumResults() == 1 &&

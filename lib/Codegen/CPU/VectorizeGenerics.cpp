@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Tessel/IR/FusionGroups.h"
 
 #include "KernelMarks.h"
 #include "ParallelMarks.h"
@@ -120,6 +121,7 @@ matchReductionEpilogue(linalg::LinalgOp consumer,
   for (OpOperand *operand : consumer.getDpsInputOperands()) {
     auto reduction = operand->get().getDefiningOp<linalg::LinalgOp>();
     if (!reduction || !candidates.contains(reduction) ||
+        !tessel::mayFuse(reduction, consumer) ||
         reduction.getNumReductionLoops() == 0 || !reduction->hasOneUse() ||
         reduction->getNumResults() != 1 ||
         !consumer.getMatchingIndexingMap(operand).isIdentity())
@@ -205,6 +207,7 @@ matchRowGroup(linalg::LinalgOp consumer,
         Operation *producer = operand.get().getDefiningOp();
         if (!producer || group.contains(producer) ||
             !candidates.contains(producer) || producer->getNumResults() != 1 ||
+            !tessel::mayFuse(producer, consumer) ||
             producer->hasAttr(tessel::cpu::kInKernelAttr) != inKernel ||
             !llvm::all_of(producer->getUsers(), [&](Operation *user) {
               return group.contains(user);

@@ -1,8 +1,9 @@
 //===- TesselToLinalg.cpp - The tessel-to-linalg conversion pass ----------===//
 
-#include "LoweringUtils.h"
 #include "tessel/Conversion/TesselToLinalg/TesselToLinalg.h"
+#include "LoweringUtils.h"
 #include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Tessel/IR/FusionGroups.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 
@@ -80,6 +81,55 @@ std::optional<std::string> whyNotLowerable(Operation *op) {
   return std::nullopt;
 }
 
+/// Wraps every tessel op of `func` that is in no `tessel.fused` region (but
+/// constants) in a region of its own: each is a fusion group by itself.
+void wrapLoneOps(func::FuncOp func) {
+  SmallVector<Operation *> lone;
+  func.walk([&](Operation *op) {
+    if (isa<TesselDialect>(op->getDialect()) &&
+        !isa<FusedOp, YieldOp, ConstantOp>(op) &&
+        !op->getParentOfType<FusedOp>() && op->getNumResults() > 0)
+      lone.push_back(op);
+  });
+  OpBuilder builder(func.getContext());
+  for (Operation *op : lone) {
+    builder.setInsertionPoint(op);
+    auto fused = FusedOp::create(builder, op->getLoc(), op->getResultTypes(),
+                                 builder.getStringAttr("single"));
+    Block *body = builder.createBlock(&fused.getBody());
+    op->replaceAllUsesWith(fused.getResults());
+    op->moveBefore(body, body->end());
+    builder.setInsertionPointToEnd(body);
+    YieldOp::create(builder, op->getLoc(), op->getResults());
+  }
+}
+
+/// Replaces every `tessel.fused` region of `func` by its (lowered) ops,
+/// the structured ones marked with the region's fusion group, numbered in
+/// program order.
+void inlineFusedRegions(func::FuncOp func) {
+  SmallVector<FusedOp> regions;
+  func.walk([&](FusedOp op) { regions.push_back(op); });
+  Builder builder(func.getContext());
+  int64_t group = 0;
+  for (FusedOp fused : regions) {
+    IntegerAttr tag = builder.getI64IntegerAttr(group++);
+    YieldOp yield = fused.getYield();
+    fused->replaceAllUsesWith(yield.getValues());
+    Block &body = fused.getBody().front();
+    for (Operation &op : llvm::make_early_inc_range(body)) {
+      if (&op == yield.getOperation())
+        continue;
+      // The code generators decide fusion on structured ops (a fill only
+      // ever initialises its own op's result: it needs no group).
+      if (isa<linalg::LinalgOp>(op) && !isa<linalg::FillOp>(op))
+        op.setAttr(kFusionGroupAttr, tag);
+      op.moveBefore(fused);
+    }
+    fused->erase();
+  }
+}
+
 struct ConvertTesselToLinalgPass
     : tessel::impl::ConvertTesselToLinalgPassBase<ConvertTesselToLinalgPass> {
   using Base::Base;
@@ -96,8 +146,11 @@ struct ConvertTesselToLinalgPass
     if (unsupported)
       return signalPassFailure();
 
+    wrapLoneOps(getOperation());
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TesselDialect>();
+    // Regions stay until their ops are lowered, then give them their group.
+    target.addLegalOp<FusedOp, YieldOp>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, scf::SCFDialect,
                            tensor::TensorDialect>();
@@ -106,6 +159,7 @@ struct ConvertTesselToLinalgPass
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();
+    inlineFusedRegions(getOperation());
     makeSignless(getOperation());
   }
 };

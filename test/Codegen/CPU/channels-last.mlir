@@ -1,5 +1,5 @@
 // RUN: tessel-opt %s --split-input-file \
-// RUN:   --pass-pipeline="builtin.module(func.func(tessel-convert-tessel-to-linalg),canonicalize,func.func(tessel-vectorize-convolutions{vector-width=8},tessel-vectorize-contractions{vector-width=8},tessel-vectorize-windows{vector-width=8},tessel-vectorize-generics{vector-width=8}))" \
+// RUN:   --pass-pipeline="builtin.module(func.func(tessel-form-fused-regions,tessel-convert-tessel-to-linalg),canonicalize,func.func(tessel-vectorize-convolutions{vector-width=8},tessel-vectorize-contractions{vector-width=8},tessel-vectorize-windows{vector-width=8},tessel-vectorize-generics{vector-width=8}))" \
 // RUN:   | FileCheck %s
 
 // The CPU kernels of channels-last (NHWC) convolutions and pooling, from

@@ -124,3 +124,39 @@ func.func @reduction_consumer(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>, %acc: te
   } -> tensor<4x2xf32>
   return %y : tensor<4x2xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Ops of two fusion groups (two tessel.fused regions) stay two loop nests;
+// ops of one group fuse, and the fused op keeps the group.
+// CHECK-LABEL: func.func @fusion_groups
+// CHECK:         %[[A:.*]] = linalg.generic {{.*}} attrs = {tessel.fusion_group = 0 : i64}
+// CHECK:           math.exp
+// CHECK:         linalg.generic {{.*}} ins(%[[A]] : tensor<4x8xf32>) {{.*}} attrs = {tessel.fusion_group = 1 : i64}
+// CHECK:           arith.negf
+// CHECK:           math.absf
+// CHECK-NOT:     linalg.generic
+func.func @fusion_groups(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) attrs = {tessel.fusion_group = 0 : i64} {
+  ^bb0(%i: f32, %o: f32):
+    %r = math.exp %i : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) attrs = {tessel.fusion_group = 1 : i64} {
+  ^bb0(%i: f32, %o: f32):
+    %r = arith.negf %i : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %c = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) attrs = {tessel.fusion_group = 1 : i64} {
+  ^bb0(%i: f32, %o: f32):
+    %r = math.absf %i : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %c : tensor<4x8xf32>
+}

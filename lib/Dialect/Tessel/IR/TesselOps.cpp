@@ -24,5 +24,24 @@ LogicalResult SoftmaxOp::verify() {
   return success();
 }
 
+YieldOp FusedOp::getYield() { return cast<YieldOp>(getBody().front().back()); }
+
+LogicalResult FusedOp::verify() {
+  Block &body = getBody().front();
+  auto yield = dyn_cast_or_null<YieldOp>(body.empty() ? nullptr : &body.back());
+  if (!yield)
+    return emitOpError() << "region must end with 'tessel.yield'";
+  if (yield.getValues().size() != getNumResults())
+    return emitOpError() << "yields " << yield.getValues().size()
+                         << " values but has " << getNumResults() << " results";
+  for (auto [index, value, result] :
+       llvm::enumerate(yield.getValues(), getResults()))
+    if (value.getType() != result.getType())
+      return emitOpError() << "yields " << value.getType() << " as value #"
+                           << index << " but result #" << index << " is "
+                           << result.getType();
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "tessel/Dialect/Tessel/IR/TesselOps.cpp.inc"

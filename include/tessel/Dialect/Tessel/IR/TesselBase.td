@@ -30,6 +30,15 @@ def Tessel_Dialect : Dialect {
 class Tessel_Op<string mnemonic, list<Trait> traits = []>
     : Op<Tessel_Dialect, mnemonic, traits>;
 
+// Marks the ops that compute each result element from the operands
+// elements at the same (broadcast) index: what fusion groups into chains.
+def Tessel_ElementwiseTrait : NativeOpTrait<"ElementwiseTrait"> {
+  let cppNamespace = "::mlir::tessel";
+}
+
+class Tessel_ElementwiseOp<string mnemonic, list<Trait> traits = []>
+    : Tessel_Op<mnemonic, !listconcat(traits, [Tessel_ElementwiseTrait])>;
+
 // Element types that Tessel tensors carry.
 def Tessel_Element : AnyTypeOf<[AnyFloat, AnySignlessInteger, AnyUnsignedInteger]>;
 def Tessel_Tensor : RankedTensorOf<[Tessel_Element]>;

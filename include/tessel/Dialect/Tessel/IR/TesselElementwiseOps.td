@@ -15,7 +15,7 @@ include "tessel/Dialect/Tessel/IR/TesselBase.td"
 
 // Result type = operand type (ODS infers it from the trait).
 class Tessel_UnaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
-    : Tessel_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType,
+    : Tessel_ElementwiseOp<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType,
                                                InferTypeOpInterface])> {
   let arguments = (ins operandType:$input);
   let results = (outs operandType:$result);
@@ -49,7 +49,7 @@ def Tessel_TanhOp : Tessel_UnaryOp<"tanh", Tessel_FloatTensor> {
   }];
 }
 
-def Tessel_ClipOp : Tessel_Op<"clip",
+def Tessel_ClipOp : Tessel_ElementwiseOp<"clip",
     [Pure, SameOperandsAndResultType, InferTypeOpInterface]> {
   let summary = "Clamps every element to [min, max]";
   let description = [{
@@ -71,7 +71,7 @@ def Tessel_ClipOp : Tessel_Op<"clip",
 // both operands have the same element type, which the result keeps.
 class Tessel_BinaryOp<string mnemonic, list<Trait> traits = [],
                       Type operandType = Tessel_Tensor, dag attrs = (ins)>
-    : Tessel_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor])> {
+    : Tessel_ElementwiseOp<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor])> {
   let arguments = !con((ins operandType:$lhs, operandType:$rhs), attrs);
   let results = (outs operandType:$result);
   let assemblyFormat =
@@ -181,7 +181,7 @@ def Tessel_NotOp : Tessel_UnaryOp<"not", RankedTensorOf<[I1]>> {
 
 // Float -> bool classification; the result has the operand's shape.
 class Tessel_ClassifyOp<string mnemonic, dag attrs = (ins)>
-    : Tessel_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+    : Tessel_ElementwiseOp<mnemonic, [Pure, InferTypeOpAdaptor]> {
   let arguments = !con((ins Tessel_FloatTensor:$input), attrs);
   let results = (outs RankedTensorOf<[I1]>:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
@@ -225,7 +225,7 @@ def Tessel_IsInfOp : Tessel_ClassifyOp<"is_inf",
 
 class Tessel_ActivationOp<string mnemonic, string what, string formula,
                           dag attrs = (ins), string exampleAttrs = "">
-    : Tessel_Op<mnemonic, [Pure, SameOperandsAndResultType,
+    : Tessel_ElementwiseOp<mnemonic, [Pure, SameOperandsAndResultType,
                            InferTypeOpInterface]> {
   let summary = what;
   let description = "`" # formula # "`, elementwise.\n\nOne op rather than "
@@ -353,7 +353,7 @@ def Tessel_XorOp : Tessel_LogicalOp<"xor", "Logical xor with broadcasting">;
 
 // Comparisons: operands of one element type broadcast; the result is bool.
 class Tessel_CompareOp<string mnemonic, string what>
-    : Tessel_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+    : Tessel_ElementwiseOp<mnemonic, [Pure, InferTypeOpAdaptor]> {
   let summary = what;
   let description = "Floats compare ordered: any comparison with NaN is "
       # "false.\n\n```mlir\n%z = tessel." # mnemonic #
@@ -379,7 +379,7 @@ def Tessel_GreaterOp : Tessel_CompareOp<"greater", "Elementwise a > b">;
 def Tessel_GreaterOrEqualOp
     : Tessel_CompareOp<"greater_or_equal", "Elementwise a >= b">;
 
-def Tessel_PowOp : Tessel_Op<"pow", [Pure, InferTypeOpAdaptor]> {
+def Tessel_PowOp : Tessel_ElementwiseOp<"pow", [Pure, InferTypeOpAdaptor]> {
   let summary = "Elementwise power with broadcasting";
   let description = [{
     The exponent may have another element type than the base; the result has
@@ -395,7 +395,7 @@ def Tessel_PowOp : Tessel_Op<"pow", [Pure, InferTypeOpAdaptor]> {
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
 }
 
-def Tessel_WhereOp : Tessel_Op<"where", [Pure, InferTypeOpAdaptor]> {
+def Tessel_WhereOp : Tessel_ElementwiseOp<"where", [Pure, InferTypeOpAdaptor]> {
   let summary = "Elementwise select: condition ? x : y, all three broadcast";
   let description = [{
     ```mlir
@@ -410,7 +410,7 @@ def Tessel_WhereOp : Tessel_Op<"where", [Pure, InferTypeOpAdaptor]> {
       "$condition `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
 }
 
-def Tessel_CastOp : Tessel_Op<"cast", [Pure, InferTypeOpAdaptor]> {
+def Tessel_CastOp : Tessel_ElementwiseOp<"cast", [Pure, InferTypeOpAdaptor]> {
   let summary = "Converts every element to the element type `to`";
   let description = [{
     ONNX Cast semantics: floats to integers truncate towards zero (values out

@@ -9,12 +9,19 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
 namespace mlir::tessel {
+
+/// An elementwise op (TesselElementwiseOps.td): each result element comes
+/// from the operands' elements at the same index, after numpy broadcasting.
+template <typename ConcreteType>
+class ElementwiseTrait
+    : public ::mlir::OpTrait::TraitBase<ConcreteType, ElementwiseTrait> {};
 
 /// Infers the type of a broadcasting binary op: numpy's multidirectional
 /// broadcasting of the two shapes; the element types must be equal.

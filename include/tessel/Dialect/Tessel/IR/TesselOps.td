@@ -8,6 +8,7 @@ include "tessel/Dialect/Tessel/IR/TesselBase.td"
 // One file per op family.
 include "tessel/Dialect/Tessel/IR/TesselDataMovementOps.td"
 include "tessel/Dialect/Tessel/IR/TesselElementwiseOps.td"
+include "tessel/Dialect/Tessel/IR/TesselFusionOps.td"
 include "tessel/Dialect/Tessel/IR/TesselNNOps.td"
 include "tessel/Dialect/Tessel/IR/TesselNormalizationOps.td"
 include "tessel/Dialect/Tessel/IR/TesselReductionOps.td"

@@ -105,6 +105,54 @@ def TesselSinkProductScalesPass
   }];
 }
 
+def TesselFormFusedRegionsPass
+    : Pass<"tessel-form-fused-regions", "func::FuncOp"> {
+  let summary = "Groups ops that run as one kernel into tessel.fused regions";
+  let description = [{
+    Decides fusion on the graph. Each group of two or more ops moves into a
+    `tessel.fused` region (at its last op, yielding what is used outside);
+    lowering to linalg marks the ops a region became with its group
+    (`tessel.fusion_group`), and the code generators fuse ops of one group
+    only. An op in no region is a group of its own (a softmax's or layer
+    norm's parts still make one kernel). Groups, in this order:
+
+    - `attention`: MatMul -> scale -> (mask add) -> Softmax -> MatMul over
+      two or more heads, with the transposes of q, k and v and the one
+      after the value product: from the value product, every transpose,
+      elementwise op, softmax and product it reads whose users are all in
+      the block (reshapes and slices end it).
+    - `elementwise`: chains of elementwise ops (and gathers) from a
+      consumer, through producers used only in the chain and read whole
+      (a producer read broadcast would run once per broadcast element).
+    - `conv`, `product`: a convolution, MatMul or Gemm joins the chain of
+      its one elementwise user (its bias, activation, residual add),
+      possibly through a reshape that only adds or drops unit dimensions;
+      one per chain, the first in program order.
+    - `rows`: from a row op (a softmax, layer norm or keep-dims reduction
+      over the innermost dimension), an elementwise op or a chain no product
+      took, every row op, elementwise op and untaken chain used only in the
+      group that its reader reads whole, one element per row, or as a row
+      op's input: a layer norm written as ReduceMean, Sub, Pow, Sqrt and
+      Div, or two layer norms in a row. Kept when it holds a row op.
+
+    Groups grow to a fixed point: a producer with two users joins once both
+    are in.
+
+    Ops keep their locations, and the region's location fuses them all.
+
+    ```mlir
+    %y = tessel.conv %x, %w, %b {...} : ...
+    %z = tessel.relu %y : tensor<1x64x56x56xf32>
+    // becomes
+    %z = tessel.fused "conv" -> tensor<1x64x56x56xf32> {
+      %y = tessel.conv %x, %w, %b {...} : ...
+      %r = tessel.relu %y : tensor<1x64x56x56xf32>
+      tessel.yield %r : tensor<1x64x56x56xf32>
+    }
+    ```
+  }];
+}
+
 def TesselDropZeroChannelsPass
     : Pass<"tessel-drop-zero-channels", "ModuleOp"> {
   let summary = "Removes conv output channels whose weights and bias are all zero";
