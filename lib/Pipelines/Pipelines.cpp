@@ -120,6 +120,7 @@ void mlir::tessel::buildLinalgPipeline(OpPassManager &pm,
   pm.addPass(createTesselRecordSignaturePass());
   pm.addNestedPass<func::FuncOp>(createConvertTesselToLinalgPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createTesselReadThroughUnitExpandsPass());
   if (options.enabled("fuse-elementwise")) {
     pm.addNestedPass<func::FuncOp>(createTesselFuseElementwisePass());
     pm.addPass(createCanonicalizerPass());

@@ -320,10 +320,63 @@ def attention(rng):
     return graph, inputs
 
 
+def encoder_ffn(rng):
+    """An encoder layer's second half as opset < 17 exporters write it: the
+    residual Add, LayerNorm decomposed into ReduceMean, Sub, Pow, ReduceMean,
+    Add epsilon, Sqrt, Div, Mul by gamma, Add beta; then MatMul, bias Add,
+    GELU in the Erf form (Div by sqrt 2, Erf, Add 1, Mul, Mul by 0.5),
+    MatMul, bias Add and the residual Add of the normalised input."""
+    seq, model, hidden = 16, 32, 64
+    inits = [
+        _init("gamma", 1 + 0.1 * rng.standard_normal(model)),
+        _init("beta", 0.1 * rng.standard_normal(model)),
+        _init("two", 2.0),
+        _init("eps", 1e-5),
+        _init("w1", rng.standard_normal((model, hidden)) / np.sqrt(model)),
+        _init("b1", 0.1 * rng.standard_normal(hidden)),
+        _init("sqrt2", np.sqrt(2.0)),
+        _init("one", 1.0),
+        _init("half", 0.5),
+        _init("w2", rng.standard_normal((hidden, model)) / np.sqrt(hidden)),
+        _init("b2", 0.1 * rng.standard_normal(model)),
+    ]
+    nodes = [
+        helper.make_node("Add", ["x", "r"], ["h"], name="residual"),
+        helper.make_node("ReduceMean", ["h"], ["mean"], name="ln_mean", axes=[-1]),
+        helper.make_node("Sub", ["h", "mean"], ["d"], name="ln_sub"),
+        helper.make_node("Pow", ["d", "two"], ["sq"], name="ln_pow"),
+        helper.make_node("ReduceMean", ["sq"], ["var"], name="ln_var", axes=[-1]),
+        helper.make_node("Add", ["var", "eps"], ["var_eps"], name="ln_eps"),
+        helper.make_node("Sqrt", ["var_eps"], ["std"], name="ln_sqrt"),
+        helper.make_node("Div", ["d", "std"], ["n"], name="ln_div"),
+        helper.make_node("Mul", ["n", "gamma"], ["ng"], name="ln_gamma"),
+        helper.make_node("Add", ["ng", "beta"], ["ln"], name="ln_beta"),
+        helper.make_node("MatMul", ["ln", "w1"], ["p1"], name="ffn1"),
+        helper.make_node("Add", ["p1", "b1"], ["a1"], name="ffn1_bias"),
+        helper.make_node("Div", ["a1", "sqrt2"], ["g0"], name="gelu_div"),
+        helper.make_node("Erf", ["g0"], ["g1"], name="gelu_erf"),
+        helper.make_node("Add", ["g1", "one"], ["g2"], name="gelu_add"),
+        helper.make_node("Mul", ["a1", "g2"], ["g3"], name="gelu_mul"),
+        helper.make_node("Mul", ["g3", "half"], ["g"], name="gelu_half"),
+        helper.make_node("MatMul", ["g", "w2"], ["p2"], name="ffn2"),
+        helper.make_node("Add", ["p2", "b2"], ["a2"], name="ffn2_bias"),
+        helper.make_node("Add", ["a2", "ln"], ["y"], name="ffn_residual"),
+    ]
+    graph = helper.make_graph(
+        nodes, "encoder_ffn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [seq, model]),
+         helper.make_tensor_value_info("r", TensorProto.FLOAT, [seq, model])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [seq, model])],
+        inits)
+    inputs = [rng.standard_normal((seq, model)).astype(np.float32),
+              rng.standard_normal((seq, model)).astype(np.float32)]
+    return graph, inputs
+
+
 MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "stem_cnn": stem_cnn, "stem_cnn_normalized": stem_cnn_normalized,
           "mlp_normalized": mlp_normalized, "attention": attention,
-          "blocked_matmul": blocked_matmul}
+          "blocked_matmul": blocked_matmul, "encoder_ffn": encoder_ffn}
 
 
 def main():

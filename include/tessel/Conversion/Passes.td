@@ -439,6 +439,32 @@ def TesselVectorizeConvolutionsPass
   ];
 }
 
+def TesselReadThroughUnitExpandsPass
+    : Pass<"tessel-read-through-unit-expands", "func::FuncOp"> {
+  let summary = "All-parallel generics read unit-dim expands through their source";
+  let description = [{
+    A keep-dims reduction lowers to a reduction into the kept dimensions and
+    a `tensor.expand_shape` that adds the unit dimension back. An
+    all-parallel `linalg.generic` reading such an expand (one that only adds
+    unit dimensions) reads its source instead, the unit dimensions'
+    expressions dropped from its indexing map (they can only be 0). The
+    reads then go from generic to generic, so the row groups of
+    `tessel-vectorize-generics` see a layer norm written as ReduceMean, Sub,
+    Pow, Sqrt and Div whole. A product's or convolution's result stays read
+    through the expand, which its epilogue fusion absorbs.
+
+    ```mlir
+    %e = tensor.expand_shape %mean [[0, 1]] output_shape [16, 1]
+        : tensor<16xf32> into tensor<16x1xf32>
+    %d = linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1),
+                                          (d0, d1) -> (d0, 0), ...]}
+        ins(%x, %e : ...)
+    // becomes: ins(%x, %mean) with (d0, d1) -> (d0) for %mean
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def TesselFuseElementwisePass
     : Pass<"tessel-fuse-elementwise", "func::FuncOp"> {
   let summary = "Fuses producer-consumer chains of elementwise linalg.generics";
