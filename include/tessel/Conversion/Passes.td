@@ -551,8 +551,12 @@ def TesselPlanMemoryPass : Pass<"tessel-plan-memory", "ModuleOp"> {
     to a call or returned) moves to the top-level block, before the loop:
     one buffer for all iterations instead of an allocation in each
     (`tessel-fuse-attention`'s loop over heads allocates a head's scores).
-    A loop marked `tessel.parallel` keeps its allocations: its iterations
-    run at the same time on different threads.
+    A loop marked `tessel.parallel` (iterations run at the same time on
+    different threads) with constant bounds instead gets one buffer before
+    it, of trip count x the bytes its body allocates, and each static
+    allocation directly in its body whose buffer lives within one iteration
+    becomes a `memref.view` of the iteration's own slice
+    (`(iv - lower) / step * bytes + offset`).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -12,6 +12,7 @@
 
 #include "ParallelMarks.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -139,6 +140,74 @@ void hoistLoopAllocations(Block &entry) {
   }
 }
 
+int64_t alignUp(int64_t bytes) {
+  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+/// Gives each iteration of a top-level loop marked `tessel.parallel` (with
+/// constant bounds) its own slice of one buffer allocated before the loop,
+/// for every static allocation directly in the loop's body whose buffer
+/// lives within one iteration. Iterations that run at the same time on
+/// different threads touch different slices, and the buffer, top-level,
+/// goes into the workspace: no allocation per iteration.
+/// (tessel-fuse-attention's loop over heads allocates each head's
+/// transposed operands and scores, 176 KiB on the BERT-like encoder: a
+/// malloc and free per head, and glibc handed the memory back and faulted
+/// it in again every iteration.)
+void sliceParallelAllocations(Block &entry) {
+  for (Operation &top : entry) {
+    auto loop = dyn_cast<scf::ForOp>(&top);
+    if (!loop || !loop->hasAttr(cpu::kParallelAttr))
+      continue;
+    std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    if (!lower || !upper || !step || *step <= 0 || *upper <= *lower)
+      continue;
+    int64_t trips = (*upper - *lower + *step - 1) / *step;
+    SmallVector<std::pair<memref::AllocOp, int64_t>> slices;
+    int64_t perIteration = 0;
+    for (Operation &op : *loop.getBody()) {
+      auto alloc = dyn_cast<memref::AllocOp>(&op);
+      if (!alloc || alloc->getNumOperands() != 0)
+        continue;
+      std::optional<int64_t> bytes = staticBytes(alloc.getType());
+      if (!bytes || *bytes == 0 || !staysInIteration(alloc))
+        continue;
+      slices.push_back({alloc, perIteration});
+      perIteration += alignUp(*bytes);
+    }
+    if (slices.empty())
+      continue;
+    Location loc = loop.getLoc();
+    OpBuilder before(loop);
+    auto bufferType =
+        MemRefType::get({trips * perIteration}, before.getIntegerType(8));
+    Value buffer = memref::AllocOp::create(
+        before, loc, bufferType, before.getI64IntegerAttr(kAlignment));
+    // The iteration's slice starts at (iv - lower) / step * perIteration.
+    OpBuilder body = OpBuilder::atBlockBegin(loop.getBody());
+    Value iteration = arith::DivUIOp::create(
+        body, loc,
+        arith::SubIOp::create(body, loc, loop.getInductionVar(),
+                              loop.getLowerBound()),
+        loop.getStep());
+    Value base = arith::MulIOp::create(
+        body, loc, iteration,
+        arith::ConstantIndexOp::create(body, loc, perIteration));
+    for (auto [alloc, offset] : slices) {
+      OpBuilder b(alloc);
+      Value at = arith::AddIOp::create(
+          b, alloc.getLoc(), base,
+          arith::ConstantIndexOp::create(b, alloc.getLoc(), offset));
+      Value view = memref::ViewOp::create(b, alloc.getLoc(), alloc.getType(),
+                                          buffer, at, ValueRange());
+      alloc.replaceAllUsesWith(view);
+      alloc.erase();
+    }
+  }
+}
+
 struct PlanMemoryPass : tessel::impl::TesselPlanMemoryPassBase<PlanMemoryPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -147,6 +216,7 @@ struct PlanMemoryPass : tessel::impl::TesselPlanMemoryPassBase<PlanMemoryPass> {
       return;
     Block &entry = func.getBody().front();
     hoistLoopAllocations(entry);
+    sliceParallelAllocations(entry);
     DenseMap<Operation *, unsigned> pos;
     unsigned index = 0;
     for (Operation &op : entry)
@@ -163,8 +233,7 @@ struct PlanMemoryPass : tessel::impl::TesselPlanMemoryPassBase<PlanMemoryPass> {
       std::optional<unsigned> last = lastUse(alloc, entry, pos);
       if (!last)
         continue;
-      int64_t rounded = (*bytes + kAlignment - 1) / kAlignment * kAlignment;
-      buffers.push_back({alloc, rounded, pos[alloc], *last});
+      buffers.push_back({alloc, alignUp(*bytes), pos[alloc], *last});
     }
 
     // First fit, largest buffers first: each takes the lowest offset that

@@ -60,20 +60,28 @@ module {
 // A static buffer allocated inside a loop that lives within one iteration
 // (a head's scores in tessel-fuse-attention's loop) moves before the loop
 // and joins the workspace: one buffer for all iterations, no malloc per
-// iteration. One allocated in a loop marked `tessel.parallel` stays (its
-// iterations run at the same time), and so does one an iteration yields
-// (it outlives the iteration).
+// iteration. In a loop marked `tessel.parallel` (its iterations run at the
+// same time) each iteration gets its own 64-byte slice of one 4 x 64-byte
+// buffer, which joins the workspace. One an iteration yields stays (it
+// outlives the iteration).
 
-// CHECK-LABEL: module attributes {tessel.workspace_size = 64 : i64}
-// CHECK:       func.func @tessel_model_main(%[[OUT:.*]]: memref<4x8xf32>, %[[WS:.*]]: memref<64xi8>)
+// CHECK-LABEL: module attributes {tessel.workspace_size = 256 : i64}
+// CHECK:       func.func @tessel_model_main(%[[OUT:.*]]: memref<4x8xf32>, %[[WS:.*]]: memref<256xi8>)
 // CHECK:         %[[HEAD:.*]] = memref.view %[[WS]]{{.*}} to memref<8xf32>
 // CHECK:         scf.for
 // CHECK-NOT:       memref.alloc
 // CHECK:           linalg.fill {{.*}} outs(%[[HEAD]] : memref<8xf32>)
 // CHECK:           memref.copy %[[HEAD]]
 // CHECK:         } {tessel.serial}
-// CHECK:         scf.for
-// CHECK:           memref.alloc() : memref<8xf32>
+// CHECK:         %[[SLICES:.*]] = memref.view %[[WS]]{{.*}} : memref<256xi8> to memref<256xi8>
+// CHECK:         scf.for %[[I:.*]] = %[[LB:.*]] to
+// CHECK-NOT:       memref.alloc
+// CHECK:           %[[D:.*]] = arith.subi %[[I]], %[[LB]]
+// CHECK:           %[[N:.*]] = arith.divui %[[D]]
+// CHECK:           %[[BASE:.*]] = arith.muli %[[N]], %[[C64:.*]] : index
+// CHECK:           %[[AT:.*]] = arith.addi %[[BASE]]
+// CHECK:           %[[SLICE:.*]] = memref.view %[[SLICES]][%[[AT]]][] : memref<256xi8> to memref<8xf32>
+// CHECK:           linalg.fill {{.*}} outs(%[[SLICE]] : memref<8xf32>)
 // CHECK:         } {tessel.parallel}
 // CHECK:         scf.for
 // CHECK:           memref.alloc() : memref<8xf32>
