@@ -245,3 +245,48 @@ func.func @layer_norms_in_a_row(%x: tensor<4x16xf32>, %y: tensor<4x16xf32>, %s: 
   %m:3 = tessel.layer_norm %n#0, %s {axis = 1 : i64} : (tensor<4x16xf32>, tensor<16xf32>) -> (tensor<4x16xf32>, tensor<4x1xf32>, tensor<4x1xf32>)
   return %m#0 : tensor<4x16xf32>
 }
+
+// -----
+
+// The same layer norm with its epsilon a graph input, not a constant: the
+// group needs no constant (nothing is folded, the add runs per row), so it
+// is still one row group.
+// CHECK-LABEL: func.func @runtime_epsilon
+// CHECK:         tessel.fused "rows"
+// CHECK:           tessel.add %{{.*}}, %arg1 : (tensor<4x1xf32>, tensor<f32>)
+// CHECK:           tessel.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return
+func.func @runtime_epsilon(%x: tensor<4x16xf32>, %eps: tensor<f32>) -> tensor<4x16xf32> {
+  %two = tessel.constant dense<2.0> : tensor<f32>
+  %mean = tessel.reduce_mean %x {axes = array<i64: 1>, keepdims = true} : (tensor<4x16xf32>) -> tensor<4x1xf32>
+  %d = tessel.sub %x, %mean : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %sq = tessel.pow %d, %two : (tensor<4x16xf32>, tensor<f32>) -> tensor<4x16xf32>
+  %var = tessel.reduce_mean %sq {axes = array<i64: 1>, keepdims = true} : (tensor<4x16xf32>) -> tensor<4x1xf32>
+  %ve = tessel.add %var, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %sd = tessel.sqrt %ve : tensor<4x1xf32>
+  %n = tessel.div %d, %sd : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  return %n : tensor<4x16xf32>
+}
+
+// -----
+
+// The mean is also a graph output (a shared producer): it stays out of the
+// group, computed once; the rest of the norm reads it per row.
+// CHECK-LABEL: func.func @mean_escapes
+// CHECK:         %[[MEAN:.*]] = tessel.reduce_mean %arg0
+// CHECK-NEXT:    %[[N:.*]] = tessel.fused "rows" -> tensor<4x16xf32> {
+// CHECK-NEXT:      tessel.sub %arg0, %[[MEAN]]
+// CHECK-NOT:       tessel.reduce_mean %arg0
+// CHECK:           tessel.yield
+// CHECK:         return %[[N]], %[[MEAN]]
+func.func @mean_escapes(%x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x1xf32>) {
+  %two = tessel.constant dense<2.0> : tensor<f32>
+  %mean = tessel.reduce_mean %x {axes = array<i64: 1>, keepdims = true} : (tensor<4x16xf32>) -> tensor<4x1xf32>
+  %d = tessel.sub %x, %mean : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %sq = tessel.pow %d, %two : (tensor<4x16xf32>, tensor<f32>) -> tensor<4x16xf32>
+  %var = tessel.reduce_mean %sq {axes = array<i64: 1>, keepdims = true} : (tensor<4x16xf32>) -> tensor<4x1xf32>
+  %sd = tessel.sqrt %var : tensor<4x1xf32>
+  %n = tessel.div %d, %sd : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  return %n, %mean : tensor<4x16xf32>, tensor<4x1xf32>
+}
