@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Tessel/IR/FusionGroups.h"
 
 #include "AffineProbes.h"
 #include "Convolution2D.h"
@@ -130,7 +131,7 @@ std::optional<Padding> paddingOf(linalg::GenericOp conv,
   padding.top = low[rowDim];
   padding.left = low[colDim];
   auto shifted = padding.source.getDefiningOp<linalg::GenericOp>();
-  if (geometry.channelsLast)
+  if (geometry.channelsLast || (shifted && !tessel::mayFuse(conv, shifted)))
     return padding;
   if (std::optional<SmallVector<float>> shift =
           channelShiftOf(shifted, padding.source)) {

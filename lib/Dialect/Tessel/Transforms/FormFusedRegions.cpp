@@ -123,6 +123,7 @@ public:
     formAttention();
     formChains();
     attachAnchors();
+    attachShifts();
     formRows();
     for (auto &[group, kind] : groups)
       if (group.size() > 1)
@@ -305,6 +306,29 @@ private:
         group.insert(op);
         groupOf[op] = index;
       }
+    }
+  }
+
+  /// A convolution adds a constant shift to its input as it reads it (the
+  /// add a folded input normaliser leaves before a padded convolution): an
+  /// add of a constant that only the convolution reads joins its group.
+  void attachShifts() {
+    for (Operation *op : topLevelOps()) {
+      auto conv = dyn_cast<ConvOp>(op);
+      if (!conv)
+        continue;
+      Operation *shift = conv->getOperand(0).getDefiningOp();
+      if (!isa_and_nonnull<AddOp>(shift) || grouped(shift) ||
+          !shift->hasOneUse() ||
+          !llvm::any_of(shift->getOperands(), [](Value operand) {
+            return operand.getDefiningOp<ConstantOp>();
+          }))
+        continue;
+      if (!grouped(conv))
+        add(Group(&op, &op + 1), "conv");
+      size_t index = groupOf.lookup(conv);
+      groups[index].first.insert(shift);
+      groupOf[shift] = index;
     }
   }
 

@@ -290,3 +290,30 @@ func.func @mean_escapes(%x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x1xf
   %n = tessel.div %d, %sd : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
   return %n, %mean : tensor<4x16xf32>, tensor<4x1xf32>
 }
+
+// -----
+
+// The shift a folded input normaliser leaves before a padded convolution
+// (an add of a constant that only the convolution reads) joins the
+// convolution's group, which reads it as it reads the input; a shift with
+// another reader stays out.
+// CHECK-LABEL: func.func @input_shift
+// CHECK:         tessel.fused "conv" -> tensor<1x2x4x4xf32> {
+// CHECK-NEXT:      tessel.add %arg0
+// CHECK-NEXT:      tessel.conv
+// CHECK-NEXT:      tessel.relu
+// CHECK-NEXT:      tessel.yield
+// CHECK:         %[[S:.*]] = tessel.add %arg0
+// CHECK-NEXT:    tessel.conv %[[S]]
+// CHECK-NEXT:    return
+func.func @input_shift(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x3x3xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %k = tessel.constant dense<[[[0.5]], [[-1.0]]]> : tensor<2x1x1xf32>
+  %s = tessel.add %x, %k : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %c = tessel.conv %s, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+      : (tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
+  %r = tessel.relu %c : tensor<1x2x4x4xf32>
+  %s2 = tessel.add %x, %k : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %c2 = tessel.conv %s2, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+      : (tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
+  return %r, %c2, %s2 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}

@@ -127,7 +127,10 @@ def TesselFormFusedRegionsPass
     - `conv`, `product`: a convolution, MatMul or Gemm joins the chain of
       its one elementwise user (its bias, activation, residual add),
       possibly through a reshape that only adds or drops unit dimensions;
-      one per chain, the first in program order.
+      one per chain, the first in program order. A convolution also takes
+      the add of a constant that only it reads (the shift a folded input
+      normaliser leaves before a padded convolution, which its kernel adds
+      as it reads).
     - `rows`: from a row op (a softmax, layer norm or keep-dims reduction
       over the innermost dimension), an elementwise op or a chain no product
       took, every row op, elementwise op and untaken chain used only in the
