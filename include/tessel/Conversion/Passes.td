@@ -556,7 +556,8 @@ def TesselPlanMemoryPass : Pass<"tessel-plan-memory", "ModuleOp"> {
     it, of trip count x the bytes its body allocates, and each static
     allocation directly in its body whose buffer lives within one iteration
     becomes a `memref.view` of the iteration's own slice
-    (`(iv - lower) / step * bytes + offset`).
+    (`(iv - lower) / step * bytes + offset`), unless the slices would take
+    more than 64 MiB.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -140,6 +140,11 @@ void hoistLoopAllocations(Block &entry) {
   }
 }
 
+/// The most bytes one parallel loop's slices may take: past it, the
+/// iterations' buffers are large enough that allocating them costs little
+/// next to the work on them.
+constexpr int64_t kMaxSlicedBytes = int64_t(64) << 20;
+
 int64_t alignUp(int64_t bytes) {
   return (bytes + kAlignment - 1) / kAlignment * kAlignment;
 }
@@ -147,7 +152,8 @@ int64_t alignUp(int64_t bytes) {
 /// Gives each iteration of a top-level loop marked `tessel.parallel` (with
 /// constant bounds) its own slice of one buffer allocated before the loop,
 /// for every static allocation directly in the loop's body whose buffer
-/// lives within one iteration. Iterations that run at the same time on
+/// lives within one iteration (up to kMaxSlicedBytes in all). Iterations
+/// that run at the same time on
 /// different threads touch different slices, and the buffer, top-level,
 /// goes into the workspace: no allocation per iteration.
 /// (tessel-fuse-attention's loop over heads allocates each head's
@@ -177,7 +183,7 @@ void sliceParallelAllocations(Block &entry) {
       slices.push_back({alloc, perIteration});
       perIteration += alignUp(*bytes);
     }
-    if (slices.empty())
+    if (slices.empty() || trips * perIteration > kMaxSlicedBytes)
       continue;
     Location loc = loop.getLoc();
     OpBuilder before(loop);

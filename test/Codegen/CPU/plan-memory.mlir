@@ -115,3 +115,28 @@ module {
     return
   }
 }
+
+// -----
+
+// A parallel loop whose slices would take more than 64 MiB (3 x 32 MiB)
+// keeps its allocation: buffers that large cost little to allocate next to
+// the work on them.
+// CHECK-LABEL: func.func @tessel_model_main(%{{.*}}: memref<3xf32>)
+// CHECK:         scf.for
+// CHECK:           memref.alloc() : memref<8388608xf32>
+// CHECK:         } {tessel.parallel}
+module {
+  func.func @tessel_model_main(%out: memref<3xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %zero = arith.constant 0.0 : f32
+    scf.for %i = %c0 to %c3 step %c1 {
+      %big = memref.alloc() : memref<8388608xf32>
+      linalg.fill ins(%zero : f32) outs(%big : memref<8388608xf32>)
+      %v = memref.load %big[%c0] : memref<8388608xf32>
+      memref.store %v, %out[%i] : memref<3xf32>
+    } {tessel.parallel}
+    return
+  }
+}
