@@ -60,7 +60,7 @@ mlir::tessel::getOptimizationNames() {
       {"fusion-regions",
        "group the ops that run as one kernel into tessel.fused regions "
        "(graph); off, every op is a kernel of its own and the fusions "
-       "below have nothing to fuse"},
+       "below only join the parts of one op (a softmax's loop nests)"},
       {"fuse-elementwise",
        "fuse chains of elementwise ops into one loop nest (linalg)"},
       {"fuse-conv-epilogue",
