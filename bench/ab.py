@@ -25,7 +25,7 @@ import sys
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ALL = "fold-batchnorm,fold-input-normalization,sink-product-scales,drop-zero-channels,fusion-regions,fuse-elementwise,fuse-conv-epilogue,fuse-product-epilogue,fuse-reductions,fuse-attention"
+ALL = "fold-batchnorm,fold-input-normalization,sink-product-scales,drop-zero-channels,fusion-regions,fuse-elementwise,fuse-conv-epilogue,fuse-product-epilogue,fuse-reductions,fuse-attention,prefetch-weights"
 
 
 def log(*args):

@@ -98,8 +98,10 @@ cl::list<std::string> disabledOptimizations(
     "disable", cl::CommaSeparated, cl::value_desc("name,..."),
     cl::desc("Switch optimisations off, for A/B comparisons: fold-batchnorm, "
              "fold-input-normalization, sink-product-scales, "
-             "drop-zero-channels, fuse-elementwise, fuse-conv-epilogue, "
-             "fuse-product-epilogue, fuse-reductions, fuse-attention "
+             "drop-zero-channels, fusion-regions, fuse-elementwise, "
+             "fuse-conv-epilogue, "
+             "fuse-product-epilogue, fuse-reductions, fuse-attention, "
+             "prefetch-weights "
              "(repeatable; --disable=help lists them)"),
     cl::cat(category));
 cl::opt<std::string> activationLayout(

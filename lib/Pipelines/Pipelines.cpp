@@ -76,6 +76,9 @@ mlir::tessel::getOptimizationNames() {
       {"fuse-attention",
        "run an attention block (scores product, softmax, value product and "
        "the head transposes) as one loop over its heads (codegen)"},
+      {"prefetch-weights",
+       "prefetch the next panel of a convolution's or product's packed "
+       "weights while the tiles of this one run (codegen)"},
   };
   return names;
 }
@@ -180,6 +183,8 @@ void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
   // Marked loops on the runtime's parallel_for.
   if (options.optLevel > 0) {
     pm.addNestedPass<func::FuncOp>(createTesselPrefetchStoresPass());
+    if (options.enabled("prefetch-weights"))
+      pm.addNestedPass<func::FuncOp>(createTesselPrefetchWeightsPass());
     pm.addPass(createTesselParallelizeLoopsPass());
   }
   // Vectors down to 1-D vector ops, loops, then the LLVM dialect.

@@ -1,0 +1,131 @@
+// RUN: tessel-opt %s --split-input-file --tessel-prefetch-weights | FileCheck %s
+
+// A 1x1 convolution's product as the code generator leaves it: panels of
+// 32 filters [40, 320, 32], the panel index computed in the loop over
+// filter blocks, the panel read again in each of the 7 pixel tiles. Before
+// the read: one prefetch per line (two for 32 floats) of the same row of
+// the next panel, clamped to the last panel (39).
+// CHECK-LABEL: func.func @panel_per_filter_block
+// CHECK: scf.for %[[F:.+]] = %c0 to %c1280 step %c32
+// CHECK: %[[P:.+]] = arith.divui %[[F]], %c32
+// CHECK: scf.for %{{.+}} = %c0 to %c49 step %c7
+// CHECK: scf.for %[[K:.+]] = %c0 to %c320 step %c1
+// CHECK: %[[STEP:.+]] = arith.addi %[[P]], %c1
+// CHECK-NEXT: %[[NEXT:.+]] = arith.minsi %[[STEP]], %c39
+// CHECK-NEXT: memref.prefetch %[[W:.+]][%[[NEXT]], %[[K]], %c0], read, locality<2>, data : memref<40x320x32xf32>
+// CHECK: %[[C16:.+]] = arith.addi %c0, %c16
+// CHECK-NEXT: memref.prefetch %[[W]][%[[NEXT]], %[[K]], %[[C16]]], read, locality<2>, data
+// CHECK-NEXT: vector.transfer_read %[[W]][%[[P]], %[[K]], %c0]
+memref.global "private" constant @__constant_40x320x32xf32 : memref<40x320x32xf32> = dense<1.0>
+func.func @panel_per_filter_block(%out: memref<1280x49xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c32 = arith.constant 32 : index
+  %c49 = arith.constant 49 : index
+  %c320 = arith.constant 320 : index
+  %c1280 = arith.constant 1280 : index
+  %cst = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<32xf32>
+  %w = memref.get_global @__constant_40x320x32xf32 : memref<40x320x32xf32>
+  scf.for %f = %c0 to %c1280 step %c32 {
+    %p = arith.divui %f, %c32 : index
+    scf.for %t = %c0 to %c49 step %c7 {
+      %acc = scf.for %k = %c0 to %c320 step %c1 iter_args(%a = %zero) -> vector<32xf32> {
+        %v = vector.transfer_read %w[%p, %k, %c0], %cst {in_bounds = [true]} : memref<40x320x32xf32>, vector<32xf32>
+        %s = arith.addf %a, %v : vector<32xf32>
+        scf.yield %s : vector<32xf32>
+      }
+      memref.store %cst, %out[%f, %t] : memref<1280x49xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// The reuse loop need not be the read's parent: a 3x3 filter's taps are
+// loops of their own inside the pixel-tile loop. One line per read (16
+// floats).
+// CHECK-LABEL: func.func @taps_inside_tiles
+// CHECK: scf.for %[[KH:.+]] = %c0 to %c3 step %c1
+// CHECK: scf.for %[[KW:.+]] = %c0 to %c3 step %c1
+// CHECK: %[[NEXT:.+]] = arith.minsi %{{.+}}, %c3
+// CHECK-NEXT: memref.prefetch %{{.+}}[%[[NEXT]], %[[KH]], %[[KW]], %c0], read, locality<2>, data : memref<4x3x3x16xf32>
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.transfer_read
+memref.global "private" constant @__constant_4x3x3x16xf32 : memref<4x3x3x16xf32> = dense<1.0>
+func.func @taps_inside_tiles(%out: memref<4x56xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c56 = arith.constant 56 : index
+  %cst = arith.constant 0.0 : f32
+  %w = memref.get_global @__constant_4x3x3x16xf32 : memref<4x3x3x16xf32>
+  scf.for %p = %c0 to %c4 step %c1 {
+    scf.for %t = %c0 to %c56 step %c8 {
+      scf.for %kh = %c0 to %c3 step %c1 {
+        scf.for %kw = %c0 to %c3 step %c1 {
+          %v = vector.transfer_read %w[%p, %kh, %kw, %c0], %cst {in_bounds = [true]} : memref<4x3x3x16xf32>, vector<16xf32>
+          %e = vector.extract %v[0] : f32 from vector<16xf32>
+          memref.store %e, %out[%p, %t] : memref<4x56xf32>
+        }
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+// Left alone: a matrix-vector product's weights (every loop's induction
+// variable is an index: each line is read once), a panel index that changes
+// inside the only repeating loop, a loop of one iteration around the
+// reads, a read of an argument rather than a constant, a 2-D read and a
+// masked read.
+// CHECK-LABEL: func.func @not_prefetched
+// CHECK-NOT: memref.prefetch
+memref.global "private" constant @__constant_8x784x64xf32 : memref<8x784x64xf32> = dense<1.0>
+func.func @not_prefetched(%arg: memref<8x784x64xf32>, %out: memref<8x64xf32>, %m: vector<64xi1>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c784 = arith.constant 784 : index
+  %cst = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<64xf32>
+  %w = memref.get_global @__constant_8x784x64xf32 : memref<8x784x64xf32>
+  scf.for %p = %c0 to %c8 step %c1 {
+    %acc = scf.for %k = %c0 to %c784 step %c1 iter_args(%a = %zero) -> vector<64xf32> {
+      %v = vector.transfer_read %w[%p, %k, %c0], %cst {in_bounds = [true]} : memref<8x784x64xf32>, vector<64xf32>
+      %s = arith.addf %a, %v : vector<64xf32>
+      scf.yield %s : vector<64xf32>
+    }
+    vector.transfer_write %acc, %out[%p, %c0] {in_bounds = [true]} : vector<64xf32>, memref<8x64xf32>
+  }
+  scf.for %t = %c0 to %c8 step %c1 {
+    %q = arith.divui %t, %c2 : index
+    %v = vector.transfer_read %w[%q, %c0, %c0], %cst {in_bounds = [true]} : memref<8x784x64xf32>, vector<64xf32>
+    vector.transfer_write %v, %out[%q, %c0] {in_bounds = [true]} : vector<64xf32>, memref<8x64xf32>
+  }
+  scf.for %p = %c0 to %c8 step %c1 {
+    scf.for %once = %c0 to %c1 step %c1 {
+      %v = vector.transfer_read %w[%p, %c0, %c0], %cst {in_bounds = [true]} : memref<8x784x64xf32>, vector<64xf32>
+      vector.transfer_write %v, %out[%p, %c0] {in_bounds = [true]} : vector<64xf32>, memref<8x64xf32>
+    }
+  }
+  scf.for %p = %c0 to %c8 step %c1 {
+    scf.for %t = %c0 to %c8 step %c1 {
+      %v = vector.transfer_read %arg[%p, %c0, %c0], %cst {in_bounds = [true]} : memref<8x784x64xf32>, vector<64xf32>
+      %v2 = vector.transfer_read %w[%p, %c0, %c0], %cst {in_bounds = [true, true]} : memref<8x784x64xf32>, vector<2x64xf32>
+      %v3 = vector.transfer_read %w[%p, %c0, %c0], %cst, %m {in_bounds = [true]} : memref<8x784x64xf32>, vector<64xf32>
+      vector.transfer_write %v, %out[%p, %c0] {in_bounds = [true]} : vector<64xf32>, memref<8x64xf32>
+      %r = vector.extract %v2[0] : vector<64xf32> from vector<2x64xf32>
+      vector.transfer_write %r, %out[%p, %c0] {in_bounds = [true]} : vector<64xf32>, memref<8x64xf32>
+      vector.transfer_write %v3, %out[%p, %c0] {in_bounds = [true]} : vector<64xf32>, memref<8x64xf32>
+    }
+  }
+  return
+}
