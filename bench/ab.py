@@ -13,6 +13,7 @@ conversions left (N), the p50s, B/A and N/A. Usage:
 
     python3 bench/ab.py [--models resnet18,resnet18_pruned,...]
                         [--disable fold-batchnorm,drop-zero-channels,fuse-elementwise,...]
+                        [--cold]
 """
 
 import argparse
@@ -50,6 +51,10 @@ def main():
     parser.add_argument("--disable", default=ALL)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--iterations", type=int, default=20)
+    parser.add_argument("--cold", action="store_true",
+                        help="time every run with cold caches (tessel-bench --cold: "
+                             "weights and activations start in memory, as inside a "
+                             "process that runs other models in between)")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     models = args.models.split(",")
@@ -95,7 +100,8 @@ def main():
             for label in ("A", "B", "N"):
                 out = run([os.path.join(bin_dir, "tessel-bench"), variants[label]["so"],
                            "--warmup", "3", "--iterations", str(args.iterations),
-                           "--threads", "1", "--json", *in_flags])
+                           "--threads", "1", "--json", *in_flags,
+                           *(["--cold"] if args.cold else [])])
                 variants[label]["p50"].append(json.loads(out)["p50_ms"])
         for label in ("A", "B", "N"):
             variants[label]["p50_ms"] = statistics.median(variants[label]["p50"])
@@ -110,7 +116,8 @@ def main():
     lines = ["# A/B: graph optimisations on and off, and the layout", "",
              f"`python3 bench/ab.py`: A = all on, B = `--disable={args.disable}`, "
              "N = all on with `--layout=nhwc`; 1 thread, "
-             f"p50 per round of {args.iterations} runs, median of {args.rounds} interleaved "
+             + ("caches cold before every run (`--cold`), " if args.cold else "")
+             + f"p50 per round of {args.iterations} runs, median of {args.rounds} interleaved "
              f"rounds; load average {os.getloadavg()[0]:.2f} at the end. Both artifacts of "
              "every model match torch within rtol 1e-4, atol 1e-5.", "",
              "| model | A p50 ms | B p50 ms | B / A | N p50 ms | N / A | kernels A | kernels B "
