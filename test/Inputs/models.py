@@ -373,10 +373,31 @@ def encoder_ffn(rng):
     return graph, inputs
 
 
+def pointwise_7x7(rng):
+    """A late MobileNetV2 block's shape: a 1x1 Conv 96 -> 192 on a 7x7 map
+    with bias and ReLU6 (Clip 0..6); its weights are packed in panels of
+    filters, each read again by every tile of the 49 pixels."""
+    cin, cout = 96, 192
+    w = rng.standard_normal((cout, cin, 1, 1)) / np.sqrt(cin)
+    b = rng.standard_normal(cout) * 0.1
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["conv"], name="conv",
+                              kernel_shape=[1, 1]),
+             helper.make_node("Clip", ["conv", "lo", "hi"], ["y"], name="relu6")]
+    graph = helper.make_graph(
+        nodes, "pointwise_7x7",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, cin, 7, 7])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, cout, 7, 7])],
+        [_init("w", w), _init("b", b), _init("lo", np.array(0.0)),
+         _init("hi", np.array(6.0))])
+    inputs = [rng.standard_normal((1, cin, 7, 7)).astype(np.float32)]
+    return graph, inputs
+
+
 MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "stem_cnn": stem_cnn, "stem_cnn_normalized": stem_cnn_normalized,
           "mlp_normalized": mlp_normalized, "attention": attention,
-          "blocked_matmul": blocked_matmul, "encoder_ffn": encoder_ffn}
+          "blocked_matmul": blocked_matmul, "encoder_ffn": encoder_ffn,
+          "pointwise_7x7": pointwise_7x7}
 
 
 def main():
