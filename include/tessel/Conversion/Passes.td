@@ -602,8 +602,9 @@ def TesselPrefetchWeightsPass
     waits on it (MobileNetV2's 7x7 1x1 layers in the model ran 1.2-1.3x
     their warm time). Before each 1-D f32 `vector.transfer_read` of a
     `memref.get_global` at `[p, ...]` (rank 2 or more, static, in bounds,
-    unmasked) inside an `scf.for` that repeats and whose induction
-    variable no index depends on, with `p` computed outside that loop,
+    unmasked) inside an `scf.for` that repeats and in which no index varies
+    (none depends on its induction variable or loop-carried values), with
+    `p` computed outside that loop,
     adds `memref.prefetch ... read, locality<2>` of the same lines of the
     next panel, `[min(p + 1, P - 1), ...]`, one per 64-byte line of the
     vector. A read outside such a loop (a matrix-vector product's weights,

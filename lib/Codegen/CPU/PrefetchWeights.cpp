@@ -24,10 +24,15 @@ namespace {
 
 constexpr int64_t kLineBytes = 64;
 
-/// Whether `value` is computed from `iv` (is it, or an op of its backward
-/// slice reads it).
-bool dependsOn(Value value, Value iv) {
-  if (value == iv)
+/// Whether `value` may change between iterations of `loop`: it is one of
+/// the loop body's block arguments (the induction variable, a loop-carried
+/// value), or an op of its backward slice reads one.
+bool variesIn(Value value, scf::ForOp loop) {
+  auto isLoopArgument = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == loop.getBody();
+  };
+  if (isLoopArgument(value))
     return true;
   Operation *def = value.getDefiningOp();
   if (!def)
@@ -37,7 +42,7 @@ bool dependsOn(Value value, Value iv) {
   options.inclusive = true;
   (void)getBackwardSlice(def, &slice, options);
   return llvm::any_of(slice, [&](Operation *op) {
-    return llvm::is_contained(op->getOperands(), iv);
+    return llvm::any_of(op->getOperands(), isLoopArgument);
   });
 }
 
@@ -63,9 +68,10 @@ struct PrefetchWeightsPass
   }
 
   /// A 1-D f32 read of a constant, packed as panels `[P, ...]`, at
-  /// `[p, ...]` inside a loop `R` that repeats and whose induction variable
-  /// no index depends on, `p` computed outside `R`: each of R's iterations
-  /// reads the panel again, so only the first finds it out of the caches.
+  /// `[p, ...]` inside a loop `R` that repeats and in which no index varies
+  /// (none depends on R's induction variable or loop-carried values), `p`
+  /// computed outside `R`: each of R's iterations reads the panel again, so
+  /// only the first finds it out of the caches.
   /// Prefetches the same lines of the next panel, `[min(p + 1, P - 1),
   /// ...]`, so the panel after this one is in the caches when its first
   /// iteration starts.
@@ -90,9 +96,8 @@ struct PrefetchWeightsPass
       if (loop->isAncestor(panel.getParentBlock()->getParentOp()) ||
           (panel.getDefiningOp() && loop->isAncestor(panel.getDefiningOp())))
         break;
-      Value iv = loop.getInductionVar();
       if (repeats(loop) && llvm::none_of(indices, [&](Value index) {
-            return dependsOn(index, iv);
+            return variesIn(index, loop);
           })) {
         reuse = loop;
         break;

@@ -129,3 +129,29 @@ func.func @not_prefetched(%arg: memref<8x784x64xf32>, %out: memref<8x64xf32>, %m
   }
   return
 }
+
+// -----
+
+// Left alone: an index carried by the loop around the read (each iteration
+// reads another row, as an induction variable would), so the loop reuses
+// nothing.
+// CHECK-LABEL: func.func @carried_index
+// CHECK-NOT: memref.prefetch
+memref.global "private" constant @__constant_4x8x16xf32 : memref<4x8x16xf32> = dense<1.0>
+func.func @carried_index(%out: memref<4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %cst = arith.constant 0.0 : f32
+  %w = memref.get_global @__constant_4x8x16xf32 : memref<4x8x16xf32>
+  scf.for %p = %c0 to %c4 step %c1 {
+    %last = scf.for %t = %c0 to %c8 step %c1 iter_args(%row = %c0) -> index {
+      %v = vector.transfer_read %w[%p, %row, %c0], %cst {in_bounds = [true]} : memref<4x8x16xf32>, vector<16xf32>
+      vector.transfer_write %v, %out[%p, %c0] {in_bounds = [true]} : vector<16xf32>, memref<4x16xf32>
+      %next = arith.addi %row, %c1 : index
+      scf.yield %next : index
+    }
+  }
+  return
+}
