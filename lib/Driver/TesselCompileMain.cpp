@@ -192,6 +192,9 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 
 int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // Before the pass manager's options: --mlir-print-ir-before/after=PASS
+  // look PASS up among the registered passes (Tessel's and MLIR's).
+  registerTesselPasses();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
