@@ -11,7 +11,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/Matchers.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELPREFETCHWEIGHTSPASS
@@ -48,13 +47,8 @@ bool variesIn(Value value, scf::ForOp loop) {
 
 /// Whether `loop` runs its body at least twice (constant bounds).
 bool repeats(scf::ForOp loop) {
-  APInt lower, upper, step;
-  if (!matchPattern(loop.getLowerBound(), m_ConstantInt(&lower)) ||
-      !matchPattern(loop.getUpperBound(), m_ConstantInt(&upper)) ||
-      !matchPattern(loop.getStep(), m_ConstantInt(&step)))
-    return false;
-  int64_t s = step.getSExtValue();
-  return s > 0 && upper.getSExtValue() - lower.getSExtValue() > s;
+  std::optional<APInt> trips = loop.getStaticTripCount();
+  return trips && trips->uge(2);
 }
 
 struct PrefetchWeightsPass
