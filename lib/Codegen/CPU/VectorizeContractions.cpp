@@ -60,7 +60,12 @@ struct TilePlan {
 /// 97, 256/128/1024 100, 128/64/1024 107; MobileNetV2's 16 -> 96 pointwise
 /// convolution at 112x112 ([96, 16] x [16, 12544], 0.8 MB) 0.79 ms blocked,
 /// 0.54 ms not, and the whole network 8.6 -> 7.9 ms with a 2 MiB threshold
-/// instead of 512 KiB; 512^3 (2 MiB) the same either way.
+/// instead of 512 KiB; 512^3 (2 MiB) the same either way. Measured again
+/// (1024^3, tessel-bench p50 over 4 interleaved rounds of 20 runs, ms):
+/// 128/64/1024 20.0-20.3, 1024/64/512 20.3-21.2, 256/256/512
+/// 21.5-22.7, 512/512/512 21.7-23.1; in a noisier round 128/64/1024
+/// 20.1-21.4, 64/64/1024 20.3-22.2, 128/128/1024 22.1-23.0, 96/256/256
+/// 21.2-23.1, 128/128/512 21.5-22.0.
 constexpr int64_t kRowBlock = 128, kReductionBlock = 1024;
 constexpr int64_t kBlockingBytes = 2 * 1024 * 1024;
 
