@@ -206,16 +206,18 @@ def mlp_normalized(rng):
 
 
 def parallel(rng):
-    """Kernels large enough (>= 2^20 multiply-adds or elements) for
+    """Kernels large enough (>= 2^17 multiply-adds or elements) for
     tessel-parallelize-loops to split: a 3x3 conv (filter tiles), a 1x1 conv
-    on a large plane (a product), a max pool, and a MatMul; and an
-    elementwise add too small to split."""
+    on a large plane (a product), a max pool, a MatMul, and a
+    matrix-vector product of exactly 2^17 multiply-adds (its panels); and
+    an elementwise add too small to split (2^16 elements)."""
     inits = [
         _init("conv1.weight", rng.standard_normal((32, 32, 3, 3)) * 0.1),
         _init("conv1.bias", rng.standard_normal(32) * 0.1),
         _init("conv2.weight", rng.standard_normal((64, 32, 1, 1)) * 0.2),
         _init("conv2.bias", rng.standard_normal(64) * 0.1),
         _init("w", rng.standard_normal((512, 512)) * 0.05),
+        _init("w2", rng.standard_normal((512, 256)) * 0.05),
     ]
     nodes = [
         helper.make_node("Conv", ["x", "conv1.weight", "conv1.bias"], ["c1"], name="conv1",
@@ -226,16 +228,20 @@ def parallel(rng):
                          strides=[2, 2], pads=[1, 1, 1, 1]),
         helper.make_node("Add", ["a", "a"], ["aa"], name="add"),
         helper.make_node("MatMul", ["aa", "w"], ["m"], name="matmul"),
+        helper.make_node("MatMul", ["v", "w2"], ["mv"], name="matvec"),
     ]
     graph = helper.make_graph(
         nodes, "parallel",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 32, 128, 128]),
-         helper.make_tensor_value_info("a", TensorProto.FLOAT, [256, 512])],
+         helper.make_tensor_value_info("a", TensorProto.FLOAT, [128, 512]),
+         helper.make_tensor_value_info("v", TensorProto.FLOAT, [1, 512])],
         [helper.make_tensor_value_info("p", TensorProto.FLOAT, [1, 64, 64, 64]),
-         helper.make_tensor_value_info("m", TensorProto.FLOAT, [256, 512])],
+         helper.make_tensor_value_info("m", TensorProto.FLOAT, [128, 512]),
+         helper.make_tensor_value_info("mv", TensorProto.FLOAT, [1, 256])],
         inits)
     inputs = [rng.standard_normal((1, 32, 128, 128)).astype(np.float32),
-              rng.standard_normal((256, 512)).astype(np.float32)]
+              rng.standard_normal((128, 512)).astype(np.float32),
+              rng.standard_normal((1, 512)).astype(np.float32)]
     return graph, inputs
 
 
