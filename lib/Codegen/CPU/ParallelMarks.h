@@ -27,15 +27,16 @@ inline constexpr llvm::StringLiteral kParallelAttr = "tessel.parallel";
 /// (one round at 1.18 for both lower thresholds); ResNet-18 17-20 ms
 /// either way; 1-thread times unchanged. (Before the pool polled, waking a
 /// sleeping helper cost more than small kernels gained.)
-/// 2^17 against 2^20 (tessel-bench, 5 interleaved rounds, median of the
-/// rounds' p50): at 2 threads MobileNetV2 4.52 against 4.64 ms (12 more of
-/// its kernels split, the 14x14 and 7x7 depthwise layers among them; min
-/// 3.76-3.88 against 4.07-4.23), BERT-like 0.73 against 0.75, ResNet-18
-/// 17.2 against 17.7; the MLP's matrix-vector products (2^18.6 and 2^17
-/// multiply-adds, each streaming its weights from L3: ~16 and ~5 us on one
-/// core) now split: min 0.012 against 0.022 ms, p50 0.013-0.025 against
-/// 0.022-0.023 (the split pays while the host leaves the second core
-/// free); 1 thread: all four within 1.5%.
+/// 2^17 against 2^20 (tessel-bench at 2 threads, 5 interleaved rounds,
+/// median of the rounds' p50; two sessions): MobileNetV2 4.52 and 4.71 ms
+/// against 4.64 and 4.96 (12 more of its kernels split, the 14x14 and 7x7
+/// depthwise layers among them); the MLP's matrix-vector products (2^18.6
+/// and 2^17 multiply-adds, each streaming its weights from L3: ~16 and ~5
+/// us on one core) split: 0.023 and 0.020 ms against 0.022 and 0.024
+/// (best rounds 0.013 against 0.022: it pays while the host leaves the
+/// second core free); ResNet-18 (one more kernel split) and the BERT-like encoder (the
+/// same kernels) within the rounds' noise, +-5%; 1 thread: all four within
+/// 1.5%.
 inline constexpr int64_t kMinParallelWork = int64_t(1) << 17;
 
 /// Marks `loop`, one of the loops of an op of `work` iterations, as having
