@@ -34,9 +34,9 @@ inline constexpr llvm::StringLiteral kParallelAttr = "tessel.parallel";
 /// and 2^17 multiply-adds, each streaming its weights from L3: ~16 and ~5
 /// us on one core) split: 0.023 and 0.020 ms against 0.022 and 0.024
 /// (best rounds 0.013 against 0.022: it pays while the host leaves the
-/// second core free); ResNet-18 (one more kernel split) and the BERT-like encoder (the
-/// same kernels) within the rounds' noise, +-5%; 1 thread: all four within
-/// 1.5%.
+/// second core free); ResNet-18 (one more kernel split) and the BERT-like
+/// encoder (the same kernels) within the rounds' noise, +-5%; 1 thread: all
+/// four within 1.5%.
 inline constexpr int64_t kMinParallelWork = int64_t(1) << 17;
 
 /// Marks `loop`, one of the loops of an op of `work` iterations, as having
