@@ -210,8 +210,8 @@ def parallel(rng):
     tessel-parallelize-loops to split: a 3x3 conv (filter tiles), a 1x1 conv
     on a large plane (a product), a max pool, a MatMul, and a
     matrix-vector product of exactly 2^17 multiply-adds (split over its
-    weight panels); and
-    an elementwise add too small to split (2^16 elements)."""
+    weight panels); and an elementwise add too small to split (2^16
+    elements)."""
     inits = [
         _init("conv1.weight", rng.standard_normal((32, 32, 3, 3)) * 0.1),
         _init("conv1.bias", rng.standard_normal(32) * 0.1),
