@@ -183,6 +183,24 @@ std::string defaultOutput(llvm::StringRef input, llvm::StringRef extension) {
   return path.str().str();
 }
 
+/// libLLVM and libMLIR register ~400 options for every backend (Polly,
+/// AMDGPU, Hexagon, ...). --help lists Tessel's options and MLIR's
+/// `--mlir-*` flags (IR printing, timing, reproducers); the rest are hidden:
+/// --help-hidden lists them, and they still parse.
+void hideBackendOptions() {
+  static cl::OptionCategory mlirCategory("MLIR options");
+  for (auto &[name, option] : cl::getRegisteredOptions()) {
+    if (name.starts_with("mlir-")) {
+      option->addCategory(mlirCategory);
+      continue;
+    }
+    bool shown = llvm::is_contained(option->Categories, &category) ||
+                 name == "help" || name == "help-list" || name == "version";
+    if (!shown && option->getOptionHiddenFlag() == cl::NotHidden)
+      option->setHiddenFlag(cl::Hidden);
+  }
+}
+
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
@@ -203,6 +221,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
                         LLVM_VERSION_STRING + ")";
   cl::AddExtraVersionPrinter(
       [&](llvm::raw_ostream &os) { os << version << "\n"; });
+  hideBackendOptions();
   cl::ParseCommandLineOptions(
       argc, argv,
       "tessel-compile: compiles an ONNX model into a native artifact\n\n"
