@@ -54,14 +54,16 @@ cl::opt<std::string> outputFile(
              "name with .so, .o or .ll)"),
     cl::cat(category));
 cl::opt<std::string> targetName("target", cl::init("cpu"),
-                                cl::desc("Target: cpu"), cl::cat(category));
+                                cl::value_desc("cpu"), cl::desc("Target: cpu"),
+                                cl::cat(category));
 cl::opt<std::string>
-    targetCpu("target-cpu", cl::init("host"),
+    targetCpu("target-cpu", cl::init("host"), cl::value_desc("name"),
               cl::desc("LLVM CPU name (znver4, skylake-avx512, haswell, "
-                       "x86-64...) or 'host'"),
+                       "x86-64...) or host (the default)"),
               cl::cat(category));
 cl::opt<std::string>
     targetFeatures("target-features", cl::init(""),
+                   cl::value_desc("+feature,-feature,..."),
                    cl::desc("Extra LLVM target features, e.g. +avx2,-avx512f"),
                    cl::cat(category));
 cl::opt<char> optLevel("O", cl::Prefix, cl::init('2'),
@@ -87,7 +89,8 @@ cl::opt<std::string>
                 cl::desc("The phase an .mlir input is at (default: import)"),
                 cl::cat(category));
 cl::opt<std::string> emitKind("emit", cl::init("so"),
-                              cl::desc("Final output: llvm-ir, obj or so"),
+                              cl::value_desc("llvm-ir|obj|so"),
+                              cl::desc("Final output (default: so)"),
                               cl::cat(category));
 cl::opt<bool> checkOnly(
     "check",
