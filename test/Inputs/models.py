@@ -248,9 +248,10 @@ def parallel(rng):
 
 def blocked_matmul(rng):
     """A MatMul of two run-time operands over 2 MiB ([384, 1024] x
-    [1024, 320]), then a bias Add: cache-blocked, each block of the
-    right-hand side copied into a contiguous buffer per column block (5
-    blocks of 64 columns, split across threads)."""
+    [1024, 320]), then a bias Add: its whole reduction fits one cache
+    block, so the bias and the product run in the register tiles, and each
+    column of 64 of the right-hand side is copied into a contiguous buffer
+    once (5 columns, split across threads)."""
     inits = [_init("bias", rng.standard_normal(320) * 0.1)]
     nodes = [
         helper.make_node("MatMul", ["a", "b"], ["m"], name="matmul"),
@@ -264,6 +265,27 @@ def blocked_matmul(rng):
         inits)
     inputs = [(rng.standard_normal((384, 1024)) * 0.1).astype(np.float32),
               (rng.standard_normal((1024, 320)) * 0.1).astype(np.float32)]
+    return graph, inputs
+
+
+def blocked_matmul_split_k(rng):
+    """A MatMul of two run-time operands over 2 MiB with a reduction longer
+    than one cache block ([128, 2048] x [2048, 192]), then a bias Add: the
+    reduction runs in two blocks of 1024, so the output tiles start from
+    the bias once and accumulate across both blocks."""
+    inits = [_init("bias", rng.standard_normal(192) * 0.1)]
+    nodes = [
+        helper.make_node("MatMul", ["a", "b"], ["m"], name="matmul"),
+        helper.make_node("Add", ["m", "bias"], ["y"], name="bias_add"),
+    ]
+    graph = helper.make_graph(
+        nodes, "blocked_matmul_split_k",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [128, 2048]),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, [2048, 192])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [128, 192])],
+        inits)
+    inputs = [(rng.standard_normal((128, 2048)) * 0.1).astype(np.float32),
+              (rng.standard_normal((2048, 192)) * 0.1).astype(np.float32)]
     return graph, inputs
 
 
@@ -403,7 +425,8 @@ def pointwise_7x7(rng):
 MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "stem_cnn": stem_cnn, "stem_cnn_normalized": stem_cnn_normalized,
           "mlp_normalized": mlp_normalized, "attention": attention,
-          "blocked_matmul": blocked_matmul, "encoder_ffn": encoder_ffn,
+          "blocked_matmul": blocked_matmul,
+          "blocked_matmul_split_k": blocked_matmul_split_k, "encoder_ffn": encoder_ffn,
           "pointwise_7x7": pointwise_7x7}
 
 

@@ -89,17 +89,23 @@ func.func @shared_product(%x: tensor<64x32xf32>, %w: tensor<32x128xf32>,
 
 // -----
 
-// With cache blocks (columns one register tile wide, 16 here), the fill is
-// fused per block of columns (whole rows): its 1024x16 tile would be one
-// huge vector, so it is left, marked as part of this kernel, for
-// tessel-vectorize-generics to tile into registers.
+// With cache blocks that keep the whole reduction (K = 1024 <= KC), the
+// blocks only split the row loop: the fill runs in the register tiles (the
+// accumulators start from its value; no zeroed output for them to load),
+// and the right-hand side's column of 16 is still copied into a contiguous
+// buffer once per column, outside the row loop.
 
 // CHECK-LABEL: func.func @blocked_fill
 // CHECK-SAME:    tessel.kernels = [{kind = "contraction", {{.*}}}]
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %c1024{{.*}} step %c16
-// CHECK:           linalg.fill {tessel.in_kernel} {{.*}} -> tensor<1024x16xf32>
-// CHECK:           scf.for
-// CHECK:             vector.contract
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<4x16xf32>
+// CHECK:         scf.for %[[J:.*]] = %{{.*}} to %c1024{{.*}} step %c16
+// CHECK:           %[[PACKED:.*]] = linalg.copy {tessel.in_kernel} ins(%{{.*}} : tensor<1024x16xf32>)
+// CHECK:           scf.for %[[I:.*]] = %{{.*}} to %c1024{{.*}} step %c4
+// CHECK:             vector.transfer_write %[[ZERO]]
+// CHECK:             scf.for %{{.*}} = %{{.*}} to %c1024 step %c1
+// CHECK:               vector.transfer_read %[[PACKED]]
+// CHECK:               vector.contract
+// CHECK:           } {tessel.parallel}
 // CHECK-NOT:     linalg.fill
 func.func @blocked_fill(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
   %zero = arith.constant 0.0 : f32
@@ -107,6 +113,68 @@ func.func @blocked_fill(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) ->
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
   %p = linalg.matmul ins(%a, %b : tensor<1024x1024xf32>, tensor<1024x1024xf32>) outs(%f : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
   return %p : tensor<1024x1024xf32>
+}
+
+// -----
+
+// Cache blocks that split the reduction (K = 2048 > KC = 1024): each
+// output tile is loaded and stored once per block of the reduction, so the
+// fill is fused per block of columns (whole rows): its 256x16 tile would be
+// one huge vector, so it is left, marked as part of this kernel, for
+// tessel-vectorize-generics to tile into registers.
+
+// CHECK-LABEL: func.func @blocked_fill_split_reduction
+// CHECK-SAME:    tessel.kernels = [{kind = "contraction", {{.*}}}]
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c256{{.*}} step %c16
+// CHECK:           linalg.fill {tessel.in_kernel} {{.*}} -> tensor<256x16xf32>
+// CHECK:           scf.for {{.*}} to %c2048 step %c1024
+// CHECK:             vector.contract
+// CHECK-NOT:     linalg.fill
+func.func @blocked_fill_split_reduction(%a: tensor<256x2048xf32>, %b: tensor<2048x256xf32>) -> tensor<256x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %p = linalg.matmul ins(%a, %b : tensor<256x2048xf32>, tensor<2048x256xf32>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %p : tensor<256x256xf32>
+}
+
+// -----
+
+// A product over 2 MiB whose cache blocks keep the whole reduction, with a
+// bias broadcast and a ReLU (a large Gemm's epilogue): bias, reduction and
+// ReLU all run on the 4x16 register tile, which is stored once.
+
+#biasB = affine_map<(i, j) -> (j)>
+#idB = affine_map<(i, j) -> (i, j)>
+// CHECK-LABEL: func.func @blocked_bias_relu
+// CHECK-SAME:    tessel.kernels = [{kind = "contraction", {{.*}}}]
+// CHECK:         scf.for %[[J:.*]] = %{{.*}} to %c1024{{.*}} step %c16
+// CHECK:           linalg.copy {tessel.in_kernel} ins(%{{.*}} : tensor<1024x16xf32>)
+// CHECK:           scf.for %[[I:.*]] = %{{.*}} to %c512{{.*}} step %c4
+// CHECK:             vector.transfer_read %{{.*}}[%[[J]]]{{.*}} : tensor<1024xf32>, vector<4x16xf32>
+// CHECK:             scf.for %{{.*}} = %{{.*}} to %c1024 step %c1
+// CHECK:               vector.contract
+// CHECK:             arith.maximumf %{{.*}} : vector<4x16xf32>
+// CHECK:             vector.transfer_write %{{.*}}[%[[I]], %[[J]]]{{.*}} : vector<4x16xf32>, tensor<512x1024xf32>
+// CHECK-NOT:     linalg.generic
+func.func @blocked_bias_relu(%x: tensor<512x1024xf32>, %w: tensor<1024x1024xf32>,
+                             %bias: tensor<1024xf32>) -> tensor<512x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<512x1024xf32>
+  %init = linalg.generic {indexing_maps = [#biasB, #idB], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<1024xf32>) outs(%e0 : tensor<512x1024xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<512x1024xf32>
+  %p = linalg.matmul ins(%x, %w : tensor<512x1024xf32>, tensor<1024x1024xf32>) outs(%init : tensor<512x1024xf32>) -> tensor<512x1024xf32>
+  %e1 = tensor.empty() : tensor<512x1024xf32>
+  %relu = linalg.generic {indexing_maps = [#idB, #idB], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<512x1024xf32>) outs(%e1 : tensor<512x1024xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<512x1024xf32>
+  return %relu : tensor<512x1024xf32>
 }
 
 // -----
