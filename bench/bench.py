@@ -44,6 +44,14 @@ RTOL, ATOL = 1e-4, 1e-5
 # With several threads, each system runs this many blocks of consecutive
 # calls per model (see worker()).
 BLOCKS_PER_RUN = 8
+# With several threads, each block starts after this pause: onnxruntime's
+# pool threads go on spinning for 20-50 ms after its last run, on the cores
+# the next system's threads need. Measured (BERT-like, 2 threads, Tessel's
+# 25 calls right after 25 of onnxruntime's, 16 rounds): no pause p50 1.28-
+# 1.39 ms, p95 4.9-5.3; 10 or 20 ms p50 0.83-0.85, p95 4.9; 50 ms p50
+# 0.84-1.20, p95 1.21-1.31. Tessel's pool stops polling 200 us after its
+# last task.
+SETTLE_S = 0.1
 
 
 def log(*args):
@@ -302,9 +310,10 @@ def percentiles(samples):
 def time_interleaved(runners, feeds, warmup, iterations, budget_s, block=1):
     """Runs every runner `block` times in a row per round, rotating the
     order; each call is timed alone. With blocks (several threads), each
-    block starts with one untimed call: the peer that ran before may leave
-    its threads spinning on the cores for a while (onnxruntime's do, after
-    every run), and the first call after it would pay for that. A runner
+    block starts after a pause of SETTLE_S and one untimed call: the peer
+    that ran before may leave its threads spinning on the cores for a while
+    (onnxruntime's do, after every run), and a sleeping pool's first call
+    pays for waking its threads. A runner
     whose timed calls pass `budget_s` in total stops early (its sample
     count is reported); warm-up stops at a quarter of the budget."""
     names = list(runners)
@@ -325,6 +334,7 @@ def time_interleaved(runners, feeds, warmup, iterations, budget_s, block=1):
             break
         for name in active:
             if block > 1:
+                time.sleep(SETTLE_S)
                 runners[name](feeds[name])
             for _ in range(min(block, iterations - len(samples[name]))):
                 start = time.perf_counter_ns()
@@ -471,12 +481,15 @@ def write_report(record, out_md, out_json):
         "calling each system once in rotating order, each call timed alone "
         "(Python `perf_counter_ns` around the API call, outputs returned as "
         "NumPy arrays). With more than one thread, a round instead calls each "
-        f"system for 1/{BLOCKS_PER_RUN} of its timed calls in a row, after one "
-        "untimed call: onnxruntime's pool keeps its threads spinning after "
-        "each run, on the cores the next system's threads need (measured on "
-        "this 2-core machine: Tessel's MobileNetV2 at 2 threads 5.2-5.6 ms "
-        "in blocks, 12.8 ms interleaved call by call with onnxruntime; "
-        "onnxruntime 4.3-4.8 and 8.5 ms). A slow system stops early when its "
+        f"system for 1/{BLOCKS_PER_RUN} of its timed calls in a row, after a "
+        f"{SETTLE_S:g} s pause and one untimed call: onnxruntime's pool keeps "
+        "its threads spinning for 20-50 ms after each run, on the cores the "
+        "next system's threads need (measured on this 2-core machine: "
+        "Tessel's MobileNetV2 at 2 threads 5.2-5.6 ms in blocks, 12.8 ms "
+        "interleaved call by call with onnxruntime; onnxruntime 4.3-4.8 and "
+        "8.5 ms; Tessel's BERT-like encoder right after a block of "
+        "onnxruntime's: p95 4.9-5.3 ms with no pause, 1.2-1.3 with 50 ms). "
+        "A slow system stops early when its "
         "timed calls pass "
         f"{record['budget_s']:g} s, and its warm-up at a quarter of that (the "
         "`n` column says how many timed calls ran). "
