@@ -246,26 +246,31 @@ def parallel(rng):
     return graph, inputs
 
 
+def _matmul_bias(rng, name, m, k, n):
+    """y = a @ b + bias, with a [m, k] and b [k, n] run-time inputs."""
+    inits = [_init("bias", rng.standard_normal(n) * 0.1)]
+    nodes = [
+        helper.make_node("MatMul", ["a", "b"], ["m"], name="matmul"),
+        helper.make_node("Add", ["m", "bias"], ["y"], name="bias_add"),
+    ]
+    graph = helper.make_graph(
+        nodes, name,
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [m, k]),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, [k, n])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])],
+        inits)
+    inputs = [(rng.standard_normal((m, k)) * 0.1).astype(np.float32),
+              (rng.standard_normal((k, n)) * 0.1).astype(np.float32)]
+    return graph, inputs
+
+
 def blocked_matmul(rng):
     """A MatMul of two run-time operands over 2 MiB ([384, 1024] x
     [1024, 320]), then a bias Add: its whole reduction fits one cache
     block, so the bias and the product run in the register tiles, and each
     column of 64 of the right-hand side is copied into a contiguous buffer
     once (5 columns, split across threads)."""
-    inits = [_init("bias", rng.standard_normal(320) * 0.1)]
-    nodes = [
-        helper.make_node("MatMul", ["a", "b"], ["m"], name="matmul"),
-        helper.make_node("Add", ["m", "bias"], ["y"], name="bias_add"),
-    ]
-    graph = helper.make_graph(
-        nodes, "blocked_matmul",
-        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [384, 1024]),
-         helper.make_tensor_value_info("b", TensorProto.FLOAT, [1024, 320])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [384, 320])],
-        inits)
-    inputs = [(rng.standard_normal((384, 1024)) * 0.1).astype(np.float32),
-              (rng.standard_normal((1024, 320)) * 0.1).astype(np.float32)]
-    return graph, inputs
+    return _matmul_bias(rng, "blocked_matmul", 384, 1024, 320)
 
 
 def blocked_matmul_split_k(rng):
@@ -273,20 +278,7 @@ def blocked_matmul_split_k(rng):
     than one cache block ([128, 2048] x [2048, 192]), then a bias Add: the
     reduction runs in two blocks of 1024, so the output tiles start from
     the bias once and accumulate across both blocks."""
-    inits = [_init("bias", rng.standard_normal(192) * 0.1)]
-    nodes = [
-        helper.make_node("MatMul", ["a", "b"], ["m"], name="matmul"),
-        helper.make_node("Add", ["m", "bias"], ["y"], name="bias_add"),
-    ]
-    graph = helper.make_graph(
-        nodes, "blocked_matmul_split_k",
-        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [128, 2048]),
-         helper.make_tensor_value_info("b", TensorProto.FLOAT, [2048, 192])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [128, 192])],
-        inits)
-    inputs = [(rng.standard_normal((128, 2048)) * 0.1).astype(np.float32),
-              (rng.standard_normal((2048, 192)) * 0.1).astype(np.float32)]
-    return graph, inputs
+    return _matmul_bias(rng, "blocked_matmul_split_k", 128, 2048, 192)
 
 
 def attention(rng):
