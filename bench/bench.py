@@ -218,8 +218,9 @@ class IreeRunner:
     a worker thread and puts the caller to sleep until it ends: measured in
     this rotation, that cost IREE's MLP 0.18-0.22 ms against 0.073 in
     local-sync, and left the caller's core idle, which slowed the next
-    system's call (Tessel's MLP 0.045-0.053 ms after it against 0.034).
-    At N > 1 threads: `local-task` with N workers."""
+    system's call (Tessel's MLP, p50 of all its calls in the rotation:
+    0.045-0.053 ms against 0.034; onnxruntime's 0.066-0.081 against
+    0.046-0.048). At N > 1 threads: `local-task` with N workers."""
 
     def __init__(self, path, threads):
         import iree.runtime as rt
