@@ -9,7 +9,10 @@
 Steps, all recorded in bench/results.md and bench/results.json:
   1. exports the models with torch (bench/export_models.py, Debian's
      /usr/bin/python3), with torch's outputs as the reference;
-  2. measures this CPU's FP32 FMA peak (bench/peak.c) per thread count;
+  2. measures this CPU's FP32 FMA peak (bench/peak.c) per thread count,
+     and how long one core takes to read each model's weights once, from
+     the caches beyond its L2 (bench/stream.c): a floor for models whose
+     time is that read (the MLP);
   3. compiles every model with tessel-compile, and with IREE
      (iree-import-onnx, then iree-compile for llvm-cpu, target CPU host);
   4. per thread count, in a fresh worker process: loads every system, checks
@@ -118,6 +121,22 @@ def measure_peak(work, threads):
     return json.loads(out.stdout)
 
 
+def measure_weight_read(work, nbytes):
+    """bench/stream.c: the p50 time one core takes to read `nbytes` with
+    its L2 evicted before each read (best of 5 rounds)."""
+    exe = os.path.join(work, "stream")
+    src = os.path.join(ROOT, "bench", "stream.c")
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        out = run(["cc", "-O3", "-march=native", "-mprefer-vector-width=512",
+                   "-o", exe, src])
+        if out.returncode:
+            raise SystemExit(f"cannot build bench/stream.c: {out.stderr}")
+    out = run([exe, str(nbytes), "5"])
+    if out.returncode:
+        raise SystemExit(f"bench/stream.c failed: {out.stderr}")
+    return json.loads(out.stdout)
+
+
 def export_models(work):
     models = os.path.join(work, "models")
     stamp = os.path.join(models, ".exported")
@@ -143,16 +162,17 @@ def compile_tessel(onnx_path, out_dir, name):
     wall = time.perf_counter() - start
     if out.returncode:
         return {"ok": False, "reason": last_line(out.stderr), "seconds": wall}
-    phases = {}
+    phases, weights_bytes = {}, None
     try:
         with open(report) as f:
             rep = json.load(f)
         phases = {p["name"]: round(p.get("seconds", 0), 2)
                   for p in rep.get("phases", [])}
-    except (OSError, ValueError, KeyError, TypeError):
+        weights_bytes = rep.get("memory", {}).get("weights_bytes")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
     return {"ok": True, "path": so, "seconds": wall, "phases": phases,
-            "command": " ".join(cmd)}
+            "weights_bytes": weights_bytes, "command": " ".join(cmd)}
 
 
 def compile_iree(onnx_path, out_dir, name):
@@ -453,6 +473,48 @@ def fmt(x, digits=2):
     return "-" if x is None else f"{x:.{digits}f}"
 
 
+def weight_read_section(record):
+    """The weight-read floor against the 1-thread timings: no system runs a
+    model faster than one read of its weights (each is used at least once),
+    plus its per-call floor."""
+    reads = record.get("weight_read", {})
+    res = record["runs"].get("1")
+    if not reads or not res:
+        return []
+    floor = res["floor"].get("tessel", {})
+    call_ms = floor.get("p50_ms", 0.0) if floor.get("ok") else 0.0
+    lines = ["## Weight-read floor (1 thread)", "",
+             "No system runs a model faster than reading each of its weights "
+             "once. `bench/stream.c` times one core reading as many bytes as "
+             "Tessel's weights (its compile report's `weights_bytes`), each "
+             "read after an untimed 8 MiB read that evicts the L2, as the "
+             "other systems' calls do in the rotation (p50 of 200 reads, best "
+             "of 5 rounds; buffers larger than the L3 come from memory). "
+             "Floor = that read + Tessel's per-call floor "
+             f"({fmt(call_ms, 4)} ms); the last column is the lowest "
+             "Tessel/ORT that floor allows at onnxruntime's p50 of this run. "
+             "At batch 1 the MLP does one multiply-add per weight: the read is "
+             "nearly all of its work.", "",
+             "| model | weights MB | read p50 ms | GB/s | floor ms | Tessel p50 ms | "
+             "Tessel / floor | ORT p50 ms | lowest Tessel/ORT |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for name in record["models"]:
+        r = reads.get(name)
+        model = res["models"].get(name)
+        if not r or not model:
+            continue
+        read_ms = r["best_us"] / 1e3
+        total = read_ms + call_ms
+        t = model["systems"].get("tessel", {}).get("p50_ms")
+        o = model["systems"].get("ort", {}).get("p50_ms")
+        lines.append(
+            f"| {DISPLAY[name]} | {r['bytes'] / 1e6:.2f} | {fmt(read_ms, 4)} | "
+            f"{r['gbytes_per_s']:.1f} | {fmt(total, 4)} | "
+            f"{fmt(t, 3) if t else 'n/a'} | {fmt(t / total) if t else 'n/a'} | "
+            f"{fmt(o, 3) if o else 'n/a'} | {fmt(total / o) if o else 'n/a'} |")
+    return lines + [""]
+
+
 def write_report(record, out_md, out_json):
     with open(out_json, "w") as f:
         json.dump(record, f, indent=1)
@@ -556,6 +618,7 @@ def write_report(record, out_md, out_json):
             row += [ratio, f"{t['max_rel_err']:.1e}" if "max_rel_err" in t else "-"]
             lines.append("| " + " | ".join(row) + " |")
         lines.append("")
+    lines += weight_read_section(record)
     lines += ["## Compilation", "",
               "| model | Tessel s | Tessel phases (s) | IREE s |", "|---|---|---|---|"]
     for name, c in record["compiled"].items():
@@ -607,7 +670,8 @@ def main():
     os.makedirs(ARGS.work, exist_ok=True)
     record = {"machine": machine_record(), "warmup": ARGS.warmup,
               "iterations": ARGS.iterations, "budget_s": ARGS.budget,
-              "models": ARGS.models, "peak": {}, "runs": {}, "compiled": {}}
+              "models": ARGS.models, "peak": {}, "weight_read": {},
+              "runs": {}, "compiled": {}}
     models_dir = export_models(ARGS.work)
     out_dir = os.path.join(ARGS.work, "compiled")
     os.makedirs(out_dir, exist_ok=True)
@@ -623,6 +687,11 @@ def main():
         record["compiled"][name] = entry
     with open(os.path.join(ARGS.work, "compiled.json"), "w") as f:
         json.dump(record["compiled"], f, indent=1)
+    for name in ARGS.models:
+        nbytes = record["compiled"][name]["tessel"].get("weights_bytes")
+        if nbytes:
+            log(f"timing a read of {name}'s weights ({nbytes} bytes)")
+            record["weight_read"][name] = measure_weight_read(ARGS.work, nbytes)
 
     for threads in [int(t) for t in ARGS.threads.split(",") if t]:
         record["peak"][str(threads)] = measure_peak(ARGS.work, threads)
