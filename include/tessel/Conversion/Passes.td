@@ -625,7 +625,12 @@ def TesselParallelizeLoopsPass
     pooling's channels). For each outermost marked `scf.for` of the entry
     function with constant bounds and more than one iteration, the body
     becomes a function `void tessel_parallel_body_N(ptr ctx, i64 begin,
-    i64 end)` that runs iterations [begin, end); the values it uses travel
+    i64 end)` that runs iterations [begin, end), named
+    `tessel_parallel_body_N:NODES` when its ops' locations name model nodes
+    (`NameLoc`s, joined by '+' in the order they first appear, the loop's
+    own last; bytes outside printable ASCII, quotes and backslashes become
+    '_'; cut at 160 characters with "+..."): `tessel-bench --profile`,
+    perf and debuggers show the kernel by its nodes. The values it uses travel
     in a stack struct (memref descriptors, indices as i64, scalars) and
     constants are cloned into it. The loop becomes a call of the
     `parallel_for` of the runtime services

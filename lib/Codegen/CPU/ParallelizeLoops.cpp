@@ -57,6 +57,43 @@ Type travelType(Type type) {
   return nullptr;
 }
 
+/// The model nodes (NameLocs) that the ops of `loop` come from, in the
+/// order they first appear, joined by '+' and made safe for a symbol: bytes
+/// outside printable ASCII become '_'; cut after `kMaxNodeNamesChars` with
+/// "+...". Empty when no op names a node.
+constexpr size_t kMaxNodeNamesChars = 160;
+std::string nodeNamesOf(Operation *loop) {
+  llvm::SetVector<StringRef> names;
+  auto collect = [&](Operation *op) {
+    op->getLoc()->walk([&](Location inner) {
+      if (auto named = dyn_cast<NameLoc>(inner))
+        if (!named.getName().getValue().empty())
+          names.insert(named.getName().getValue());
+      return WalkResult::advance();
+    });
+  };
+  // The body's ops first: a fused loop takes its consumer's location.
+  for (Region &region : loop->getRegions())
+    region.walk<WalkOrder::PreOrder>(collect);
+  collect(loop);
+  std::string joined;
+  for (StringRef name : names) {
+    if (!joined.empty() &&
+        joined.size() + 1 + name.size() > kMaxNodeNamesChars) {
+      joined += "+...";
+      break;
+    }
+    if (!joined.empty())
+      joined += '+';
+    joined += name.take_front(kMaxNodeNamesChars).str();
+  }
+  for (char &c : joined)
+    if (static_cast<unsigned char>(c) < 0x21 ||
+        static_cast<unsigned char>(c) > 0x7e || c == '"' || c == '\\')
+      c = '_';
+  return joined;
+}
+
 /// Whether `op` can be cloned into the outlined body instead of travelling.
 bool isClonable(Operation *op) {
   return op && op->getNumOperands() == 0 && op->getNumRegions() == 0 &&
@@ -146,10 +183,17 @@ struct ParallelizeLoopsPass
     auto i32 = IntegerType::get(ctx, 32);
     auto ctxType = LLVM::LLVMStructType::getLiteral(ctx, fields);
 
-    // The body: void name(ptr ctx, i64 begin, i64 end).
-    std::string name = ("tessel_parallel_body_" + Twine(counter++)).str();
+    // The body: void name(ptr ctx, i64 begin, i64 end), named after the
+    // model nodes it computes when its ops' locations name them (profilers
+    // and debuggers show the name).
+    std::string node = nodeNamesOf(loop);
+    auto bodyName = [&] {
+      std::string name = ("tessel_parallel_body_" + Twine(counter++)).str();
+      return node.empty() ? name : name + ":" + node;
+    };
+    std::string name = bodyName();
     while (module.lookupSymbol(name))
-      name = ("tessel_parallel_body_" + Twine(counter++)).str();
+      name = bodyName();
     OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
     auto bodyType = mb.getFunctionType({ptr, i64, i64}, {});
     auto body = func::FuncOp::create(mb, loc, name, bodyType);

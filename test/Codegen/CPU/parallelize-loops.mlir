@@ -74,3 +74,27 @@ func.func @other(%out: memref<32xf32>) {
   } {tessel.parallel}
   return
 }
+
+// -----
+
+// A body is named after the model nodes its ops come from (NameLocs, in
+// the order they first appear, the loop's own location last), joined by
+// '+'; characters outside printable ASCII, quotes and backslashes become
+// '_'. Profilers and debuggers show the name.
+
+// CHECK-LABEL: func.func @tessel_model_main
+// CHECK:         constant @"tessel_parallel_body_0:/block/Conv+/block/Re_lu+/block/Clip"
+// CHECK-LABEL: func.func private @"tessel_parallel_body_0:/block/Conv+/block/Re_lu+/block/Clip"
+func.func @tessel_model_main(%in: memref<64x16xf32>, %out: memref<64x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %pad = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c64 step %c16 {
+    %v = vector.transfer_read %in[%i, %c0], %pad {in_bounds = [true]} : memref<64x16xf32>, vector<16xf32> loc(fused<"Conv">["/block/Conv"])
+    %w = arith.addf %v, %v : vector<16xf32> loc("/block/Re\22lu")
+    %x = arith.mulf %w, %v : vector<16xf32> loc(fused["/block/Conv", "/block/Re\22lu"])
+    vector.transfer_write %x, %out[%i, %c0] {in_bounds = [true]} : vector<16xf32>, memref<64x16xf32>
+  } {tessel.parallel} loc("/block/Clip")
+  return
+}
