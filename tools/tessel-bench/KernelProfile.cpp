@@ -138,6 +138,8 @@ SymbolTable SymbolTable::read(const std::string &path) {
       symbols->sh_entsize != sizeof(Elf64_Sym))
     return fail("no symbol table");
   const Elf64_Shdr &strings = sections[symbols->sh_link];
+  if (strings.sh_size > fileSize)
+    return fail("truncated string table");
   std::vector<char> names(strings.sh_size + 1, '\0');
   if (!readAt(file.get(), strings.sh_offset, names.data(), strings.sh_size,
               fileSize))

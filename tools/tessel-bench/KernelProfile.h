@@ -10,7 +10,7 @@
 // kernels) is `tessel_model_entry`. Samples outside the artifact are
 // attributed to their library (the runtime, libc). With several threads,
 // only the calling thread is sampled: the share of its time spent waiting
-// for the others shows as the runtime's.
+// for the others shows as the runtime's or libc's.
 //
 //===----------------------------------------------------------------------===//
 

@@ -69,7 +69,7 @@ alone. Prints min, mean, p50, p95 and p99 in milliseconds.
                         they compute, the serial rest of the compiled code
                         as tessel_model_entry, code outside the artifact by
                         library (with --threads > 1, waiting for the other
-                        threads shows as the runtime's)
+                        threads shows as the runtime's or libc's)
   --json                print one JSON object instead of the table
   -h, --help            this text
 )";
