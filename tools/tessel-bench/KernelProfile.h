@@ -31,7 +31,7 @@ struct ProfileEntry {
 };
 
 struct Profile {
-  uint64_t samples = 0;            ///< all samples taken during runs
+  uint64_t samples = 0;            ///< the samples kept, all inside runs
   std::vector<ProfileEntry> items; ///< most samples first
 };
 
