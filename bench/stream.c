@@ -9,7 +9,8 @@
  * which evicts the L2 (as the other systems' calls do in the benchmark's
  * rotation) and, on a CPU whose L3 holds both, leaves the BYTES in the L3.
  * The read ORs 64-bit words into 8 independent accumulators: the compiler
- * vectorises it (-O3 -march=native), and nothing but the loads bounds it.
+ * vectorises it (bench.py builds it -O3 -march=native
+ * -mprefer-vector-width=512), and nothing but the loads bounds it.
  * REPEATS (default 5) rounds of 200 timed reads; prints one JSON object:
  *   {"bytes": B, "p50_us": [r1, ...], "best_us": min, "gbytes_per_s": B/min}
  * with each round's p50.

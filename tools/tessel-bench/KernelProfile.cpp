@@ -145,12 +145,13 @@ SymbolTable SymbolTable::read(const std::string &path) {
   if (!readAt(file.get(), strings.sh_offset, names.data(), strings.sh_size,
               fileSize))
     return fail("truncated string table");
-  uint64_t count = symbols->sh_size / sizeof(Elf64_Sym);
-  for (uint64_t i = 0; i < count; ++i) {
-    Elf64_Sym symbol;
-    if (!readAt(file.get(), symbols->sh_offset + i * sizeof(symbol), &symbol,
-                sizeof(symbol), fileSize))
-      return fail("truncated symbol table");
+  if (symbols->sh_size > fileSize)
+    return fail("truncated symbol table");
+  std::vector<Elf64_Sym> entries(symbols->sh_size / sizeof(Elf64_Sym));
+  if (!readAt(file.get(), symbols->sh_offset, entries.data(),
+              entries.size() * sizeof(Elf64_Sym), fileSize))
+    return fail("truncated symbol table");
+  for (const Elf64_Sym &symbol : entries) {
     if (ELF64_ST_TYPE(symbol.st_info) != STT_FUNC || symbol.st_size == 0 ||
         symbol.st_shndx == SHN_UNDEF || symbol.st_name >= strings.sh_size)
       continue;
@@ -246,7 +247,6 @@ bool KernelProfiler::start(unsigned intervalMicros, std::string &error) {
     gArmed.store(false);
     return false;
   }
-  interval = intervalMicros;
   armed = true;
   return true;
 }

@@ -78,10 +78,7 @@ public:
   /// the runtime loaded) and to the libraries outside it.
   Profile attribute(const std::string &artifactPath) const;
 
-  unsigned intervalMicros() const { return interval; }
-
 private:
-  unsigned interval = 0;
   bool armed = false;
 };
 
