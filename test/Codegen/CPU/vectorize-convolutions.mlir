@@ -4,6 +4,9 @@
 // RUN: tessel-opt %s --split-input-file \
 // RUN:   --pass-pipeline="builtin.module(func.func(tessel-vectorize-convolutions{vector-width=16}))" \
 // RUN:   | FileCheck %s --check-prefix=WIDE
+// RUN: tessel-opt %s --split-input-file \
+// RUN:   --pass-pipeline="builtin.module(func.func(tessel-vectorize-convolutions{vector-width=16 accumulators=24}))" \
+// RUN:   | FileCheck %s --check-prefix=WIDE24
 
 // A 3x3 convolution, stride 1: 4 filters, 2 channels, 6x8 output. The tile
 // is 8 columns (one vector), 4 filters x 3 rows = 12 accumulators, carried
@@ -500,4 +503,44 @@ func.func @shifted_depthwise_kept(%x: tensor<1x4x24x40xf32>, %w: tensor<4x1x3x3x
     linalg.yield %s : f32
   } -> tensor<1x4x24x40xf32>
   return %0 : tensor<1x4x24x40xf32>
+}
+
+// -----
+
+// A stem (3 channels -> 32 filters, stride 2, padded) with AVX-512's 24
+// accumulators: 2 vectors of filters x 8 columns and 1 vector x 16 columns
+// both fill 16; the tile takes the 16 columns, so that each filter's row
+// segment is stored as one whole vector (the weights packed 16 filters to
+// a vector), not as two half vectors written by neighbouring tiles.
+
+#in = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh * 2 + kh, ow * 2 + kw)>
+#w = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
+#out = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
+// CHECK-LABEL:  func.func @stem_whole_vector_rows
+// WIDE-LABEL:   func.func @stem_whole_vector_rows
+// WIDE24-LABEL: func.func @stem_whole_vector_rows
+// WIDE24:         arith.constant dense<5.000000e-01> : tensor<2x3x3x3x16xf32>
+// WIDE24:         scf.for %{{.*}} = %{{.*}} to %c32{{.*}} step %c16
+// WIDE24:           scf.for %{{.*}} = %{{.*}} to %c32{{.*}} step %c16
+// WIDE24-COUNT-16:    vector.transfer_write {{.*}} : vector<16xf32>, tensor<1x32x8x32xf32>
+// WIDE24-NOT:     vector<8xf32>
+func.func @stem_whole_vector_rows(%x: tensor<1x3x16x64xf32>,
+                                  %init: tensor<1x32x8x32xf32>) -> tensor<1x32x8x32xf32> {
+  %w = arith.constant dense<0.5> : tensor<32x3x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x3x16x64xf32> to tensor<1x3x18x66xf32>
+  %0 = linalg.generic {indexing_maps = [#in, #w, #out],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}
+      ins(%padded, %w : tensor<1x3x18x66xf32>, tensor<32x3x3x3xf32>)
+      outs(%init : tensor<1x32x8x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x32x8x32xf32>
+  return %0 : tensor<1x32x8x32xf32>
 }
