@@ -395,13 +395,13 @@ def TesselVectorizeConvolutionsPass
 
     Filter tiles fill the accumulator budget (`accumulators` vector
     registers; at most 12 for kernels larger than 3x3, whose unrolled taps
-    ran slower with more), column tiles at most 12 of it. Of the filter
-    tiles that fill it alike, one of exactly a vector of positions is
-    taken (each filter's outputs are then written as one whole vector, not
-    as halves written by neighbouring tiles: MobileNetV2's stem, 3 -> 32
-    filters at 112x112, ran 0.32 ms as 1 vector of filters x 16 columns
-    against 0.41-0.47 as 2 x 8), else the fewest filter vectors and
-    positions.
+    ran slower with more), column tiles at most 12 of it. Of the NCHW
+    filter tiles that fill it alike, one of exactly a vector of positions
+    is taken (each filter's outputs are then written as one whole vector,
+    not as halves written by neighbouring tiles: MobileNetV2's stem, 3 ->
+    32 filters at 112x112, ran 0.32 ms as 1 vector of filters x 16 columns
+    against 0.41-0.47 as 2 x 8); otherwise, and channels last, the fewest
+    filter vectors and positions.
 
     Channels last (the generic with the input indexed `[n, h, w, c]` and
     the output `[n, oh, ow, f]`, from `layout = "nhwc"`): a 1x1, stride-1,

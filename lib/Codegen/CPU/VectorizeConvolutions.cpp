@@ -510,16 +510,17 @@ struct VectorizeConvolutionsPass
                          ? std::min<int64_t>(accumulators, 12)
                          : accumulators;
     std::optional<FilterTile> best;
-    // The most accumulators; among those, positions that are one whole
-    // vector (each filter's outputs stored as one full vector, not two
-    // halves written by neighbouring tiles); then the fewest vectors and
-    // positions. Measured on MobileNetV2's stem (3 -> 32 filters, 3x3,
-    // stride 2, 112x112, AVX-512, 24 accumulators, tessel-bench --profile,
-    // 2 x 300 runs): 16 positions x 1 vector of filters 0.32-0.33 ms,
-    // 8 x 2 0.41-0.47 ms; the network 6.57-6.68 ms against 6.72-6.84.
+    // The most accumulators; among those, NCHW, positions that are one
+    // whole vector (each filter's outputs stored as one full vector, not
+    // two halves written by neighbouring tiles; channels last stores along
+    // the filters either way); then the fewest vectors and positions.
+    // Measured on MobileNetV2's stem (3 -> 32 filters, 3x3, stride 2,
+    // 112x112, AVX-512, 24 accumulators, tessel-bench --profile, 2 x 300
+    // runs): 16 positions x 1 vector of filters 0.32-0.33 ms, 8 x 2
+    // 0.41-0.47 ms; the network 6.57-6.68 ms against 6.72-6.84.
     auto score = [&](const FilterTile &t) {
       return std::make_tuple(t.filterVectors * t.positions,
-                             t.positions == lanes,
+                             !conv.channelsLast && t.positions == lanes,
                              -(t.filterVectors + t.positions));
     };
     auto consider = [&](FilterTile t) {

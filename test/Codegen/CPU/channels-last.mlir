@@ -95,3 +95,22 @@ func.func @global_average_pool_nhwc(%x: tensor<1x7x7x32xf32>) -> tensor<1x1x1x32
   %0 = tessel.global_average_pool %x {layout = "nhwc"} : (tensor<1x7x7x32xf32>) -> tensor<1x1x1x32xf32>
   return %0 : tensor<1x1x1x32xf32>
 }
+
+// -----
+
+// Channels last, tiles that fill the accumulators alike (8 of 12: 1 vector
+// of filters x 8 columns, 2 x 4) keep the fewest filter vectors and
+// columns: 2 x 4 (the weights packed 16 filters to a block). The outputs
+// are stored along the filters either way; only NCHW prefers a whole
+// vector of columns (vectorize-convolutions.mlir).
+// CHECK-LABEL: func.func @conv_nhwc_tile_shape
+// CHECK:         arith.constant dense<5.000000e-01> : tensor<1x2x3x3x16xf32>
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c16{{.*}} step %c16
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %c16{{.*}} step %c4
+// CHECK-NOT:     linalg.generic
+func.func @conv_nhwc_tile_shape(%x: tensor<1x4x16x2xf32>) -> tensor<1x4x16x16xf32> {
+  %w = tessel.constant dense<0.5> : tensor<16x2x3x3xf32>
+  %b = tessel.constant dense<1.0> : tensor<16xf32>
+  %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, layout = "nhwc", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x16x2xf32>, tensor<16x2x3x3xf32>, tensor<16xf32>) -> tensor<1x4x16x16xf32>
+  return %0 : tensor<1x4x16x16xf32>
+}
