@@ -12,7 +12,6 @@
 #include "tessel/runtime.h"
 
 #include <nanobind/nanobind.h>
-#include <nanobind/ndarray.h>
 
 #include <cstdint>
 #include <mutex>
@@ -38,6 +37,10 @@ void check(tessel_status status);
 /// True while the interpreter runs; false once it is finalizing, when a
 /// destructor must neither release the GIL nor wait for the runtime.
 bool interpreterAlive();
+
+/// The Tessel element type of a buffer from its struct-module `format` and
+/// `itemsize` (Py_buffer's fields); -1 when Tessel has none.
+int32_t formatCode(const char *format, Py_ssize_t itemsize);
 
 /// An owned runtime handle that one thread may close while others use it.
 /// Uses and the close take the lock with the GIL released, and never take

@@ -2,7 +2,9 @@
 //
 // Thin owners of runtime handles. The Python layer (python/tessel) checks
 // what the user passes and words the errors; these only call the C API,
-// with the GIL released around everything that may block.
+// with the GIL released around everything that may block. (Session.run's
+// fast path, RunPlan, checks the inputs itself, but only to decide whether
+// to take them: anything else goes back to the Python layer.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,7 @@
 
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace tessel::python {
 
@@ -34,6 +37,21 @@ struct Session {
       : guard(session, tessel_session_release, "session") {}
 
   Guarded<tessel_session> guard;
+};
+
+/// What Session.run's fast path checks and makes, worked out once per
+/// session: per input its name (the key in the caller's dict) and Tessel
+/// element type, per output its name, shape and NumPy dtype; numpy.empty
+/// and numpy.ndarray.
+struct RunPlan {
+  RunPlan(nb::list inputNames, nb::list inputCodes, nb::list outputNames,
+          nb::list outputShapes, nb::list outputDtypes, nb::object empty,
+          nb::object ndarray);
+
+  std::vector<nb::object> inputNames;
+  std::vector<int32_t> inputCodes;
+  std::vector<nb::object> outputNames, outputShapes, outputDtypes;
+  nb::object empty, ndarray;
 };
 
 /// A tessel_stream. `submit` makes the steps of one asynchronous run

@@ -140,6 +140,17 @@ class Session(_Closable):
         self._output_types = None if any(
             out.dtype_name == "bfloat16" for out in self.outputs) else tuple(
                 (out.shape, np.dtype(out.dtype_name)) for out in self.outputs)
+        # The extension's fast path does run's checks, allocations and
+        # call in one call (about 1 us less per run); None with a bfloat16
+        # output, which NumPy cannot allocate.
+        self._plan = None if self._output_types is None else \
+            _ext.module().RunPlan(
+                [name for name, _ in self._expected],
+                [_plan_code(dtype) for _, dtype in self._expected],
+                list(self._output_names),
+                [shape for shape, _ in self._output_types],
+                [dtype for _, dtype in self._output_types],
+                np.empty, np.ndarray)
 
     @property
     def num_threads(self) -> int:
@@ -154,6 +165,10 @@ class Session(_Closable):
         exactly: nothing is converted. A non-contiguous or misaligned array
         is copied into a C-contiguous one; the others are passed as they are.
         """
+        if self._plan is not None:
+            named = self._ext_object.run_named(self._plan, inputs)
+            if named is not None:
+                return named
         arrays = self._as_given(inputs)
         if arrays is None:
             arrays = self._ordered(inputs)
@@ -265,6 +280,13 @@ class Session(_Closable):
 
     def __repr__(self) -> str:
         return f"<tessel.Session{' (closed)' if self.closed else ''}>"
+
+def _plan_code(dtype: Optional[np.dtype]) -> int:
+    """The Tessel code the fast path requires of an input of ``dtype``; -1
+    (never taken) for bfloat16, which NumPy has no dtype for."""
+    code = None if dtype is None else _dtypes.code_of(dtype)
+    return -1 if code is None else code
+
 
 def _as_input(what: str, value) -> np.ndarray:
     if not isinstance(value, (np.ndarray, np.generic)):
