@@ -79,6 +79,16 @@ int32_t formatCode(const char *format, Py_ssize_t itemsize) {
   }
 }
 
+void fillView(const Py_buffer &buffer, int32_t code,
+              std::vector<int64_t> &shape, tessel_tensor_view &view) {
+  shape.assign(buffer.shape, buffer.shape + buffer.ndim);
+  view.data = buffer.buf;
+  view.dtype = code;
+  view.rank = static_cast<int32_t>(buffer.ndim);
+  view.shape = shape.empty() ? nullptr : shape.data();
+  view.size_bytes = static_cast<size_t>(buffer.len);
+}
+
 // The arrays are read through the buffer protocol, which NumPy answers
 // from the array itself: nanobind's ndarray caster asks NumPy for a DLPack
 // capsule first, which took about 0.6 us per array (the one-element
@@ -103,14 +113,7 @@ Views::Views(nb::handle arrays, bool writable, const char *what) {
     }
     bool contiguous = PyBuffer_IsContiguous(&buffer, 'C');
     int32_t code = formatCode(buffer.format, buffer.itemsize);
-    std::vector<int64_t> &shape = shapes[index];
-    shape.assign(buffer.shape, buffer.shape + buffer.ndim);
-    tessel_tensor_view &view = views[index];
-    view.data = buffer.buf;
-    view.dtype = code;
-    view.rank = static_cast<int32_t>(buffer.ndim);
-    view.shape = shape.empty() ? nullptr : shape.data();
-    view.size_bytes = static_cast<size_t>(buffer.len);
+    fillView(buffer, code, shapes[index], views[index]);
     // Released now: the caller's references keep the arrays, and so their
     // memory, alive until the run is over.
     PyBuffer_Release(&buffer);

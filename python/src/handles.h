@@ -42,6 +42,11 @@ bool interpreterAlive();
 /// `itemsize` (Py_buffer's fields); -1 when Tessel has none.
 int32_t formatCode(const char *format, Py_ssize_t itemsize);
 
+/// Points `view` at `buffer`'s memory as element type `code`, its shape
+/// copied into `shape` (which must outlive the view).
+void fillView(const Py_buffer &buffer, int32_t code,
+              std::vector<int64_t> &shape, tessel_tensor_view &view);
+
 /// An owned runtime handle that one thread may close while others use it.
 /// Uses and the close take the lock with the GIL released, and never take
 /// the GIL while holding it, so runs and waits do not hold the GIL.

@@ -76,9 +76,11 @@ static tessel_status queueRun(tessel_session *session, tessel_stream *user,
   return nullptr;
 }
 
-static void run(Session &session, nb::handle inputs, nb::handle outputs) {
-  Views inputViews(inputs, /*writable=*/false, "input");
-  Views outputViews(outputs, /*writable=*/true, "output");
+/// Runs `session` once on this thread with the GIL released; raises its
+/// error, or that the session is closed.
+static void runOnce(Session &session, const tessel_tensor_view *inputs,
+                    size_t numInputs, const tessel_tensor_view *outputs,
+                    size_t numOutputs) {
   tessel_status status = nullptr;
   bool closed = false;
   {
@@ -87,13 +89,19 @@ static void run(Session &session, nb::handle inputs, nb::handle outputs) {
     if (!use.handle)
       closed = true;
     else
-      status =
-          tessel_session_run(use.handle, inputViews.data(), inputViews.size(),
-                             outputViews.data(), outputViews.size());
+      status = tessel_session_run(use.handle, inputs, numInputs, outputs,
+                                  numOutputs);
   }
   if (closed)
     session.guard.raiseClosed();
   check(status);
+}
+
+static void run(Session &session, nb::handle inputs, nb::handle outputs) {
+  Views inputViews(inputs, /*writable=*/false, "input");
+  Views outputViews(outputs, /*writable=*/true, "output");
+  runOnce(session, inputViews.data(), inputViews.size(), outputViews.data(),
+          outputViews.size());
 }
 
 RunPlan::RunPlan(nb::list inputNames, nb::list inputCodes, nb::list outputNames,
@@ -146,14 +154,8 @@ static nb::object runNamed(Session &session, const RunPlan &plan,
         found >= 0 && (code < 0 || found == code) &&
         PyBuffer_IsContiguous(&buffer, 'C') && buffer.itemsize > 0 &&
         reinterpret_cast<uintptr_t>(buffer.buf) % buffer.itemsize == 0;
-    if (usable) {
-      shape.assign(buffer.shape, buffer.shape + buffer.ndim);
-      view.data = buffer.buf;
-      view.dtype = found;
-      view.rank = static_cast<int32_t>(buffer.ndim);
-      view.shape = shape.empty() ? nullptr : shape.data();
-      view.size_bytes = static_cast<size_t>(buffer.len);
-    }
+    if (usable)
+      fillView(buffer, found, shape, view);
     // Released now: `held` (the inputs) and `results` (the outputs) keep
     // the arrays, and so their memory, alive until the run is over.
     PyBuffer_Release(&buffer);
@@ -188,21 +190,8 @@ static nb::object runNamed(Session &session, const RunPlan &plan,
                                   "write output " +
                                       std::to_string(i) + " to");
   }
-  tessel_status status = nullptr;
-  bool closed = false;
-  {
-    nb::gil_scoped_release noGil;
-    auto use = session.guard.use();
-    if (!use.handle)
-      closed = true;
-    else
-      status =
-          tessel_session_run(use.handle, inputViews.data(), inputViews.size(),
-                             outputViews.data(), outputViews.size());
-  }
-  if (closed)
-    session.guard.raiseClosed();
-  check(status);
+  runOnce(session, inputViews.data(), inputViews.size(), outputViews.data(),
+          outputViews.size());
   nb::dict named;
   for (size_t i = 0; i < results.size(); ++i)
     named[plan.outputNames[i]] = results[i];
