@@ -169,9 +169,12 @@ class Session(_Closable):
             named = self._ext_object.run_named(self._plan, inputs)
             if named is not None:
                 return named
-        arrays = self._as_given(inputs)
-        if arrays is None:
+            # (What _as_given would accept, run_named has just run.)
             arrays = self._ordered(inputs)
+        else:
+            arrays = self._as_given(inputs)
+            if arrays is None:
+                arrays = self._ordered(inputs)
         results = self._allocate_outputs()
         self._ext_object.run(arrays, results)
         return dict(zip(self._output_names, results))

@@ -40,7 +40,7 @@ def checked_path_only(session):
     fast path."""
     def refuse(_inputs):
         raise AssertionError("took the checked path")
-    session._as_given = refuse
+    session._ordered = refuse
 
 
 def test_plain_dict_takes_the_fast_path(session, image):
