@@ -13,6 +13,7 @@ conversions left (N), the p50s, B/A and N/A. Usage:
 
     python3 bench/ab.py [--models resnet18,resnet18_pruned,...]
                         [--disable fold-batchnorm,drop-zero-channels,fuse-elementwise,...]
+                        [--list-switches]
                         [--cold]
 """
 
@@ -26,7 +27,14 @@ import sys
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ALL = "fold-batchnorm,fold-input-normalization,sink-product-scales,drop-zero-channels,fusion-regions,fuse-elementwise,fuse-conv-epilogue,fuse-product-epilogue,fuse-reductions,fuse-attention,prefetch-weights"
+
+
+def switches(build):
+    """The names `tessel-compile --disable=help` lists: the compiler's one
+    list of optimisation switches (lib/Pipelines/Pipelines.cpp)."""
+    out = subprocess.run([os.path.join(build, "bin", "tessel-compile"), "--disable=help"],
+                         capture_output=True, text=True, check=True).stdout
+    return [line.split(":", 1)[0].strip() for line in out.splitlines() if ":" in line]
 
 
 def log(*args):
@@ -48,7 +56,11 @@ def main():
     parser.add_argument("--work", default=os.path.join(ROOT, "bench", "work-ab"))
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "ab-results.md"))
     parser.add_argument("--models", default="resnet18,resnet18_pruned,mobilenet_v2,bert,mlp")
-    parser.add_argument("--disable", default=ALL)
+    parser.add_argument("--disable", default=None,
+                        help="comma-separated switches to turn off in B (default: every "
+                             "switch tessel-compile --disable=help lists)")
+    parser.add_argument("--list-switches", action="store_true",
+                        help="print the switches B turns off by default, one a line, and exit")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--cold", action="store_true",
@@ -56,6 +68,11 @@ def main():
                              "weights and activations start in memory, as inside a "
                              "process that runs other models in between)")
     args = parser.parse_args()
+    if args.disable is None:
+        args.disable = ",".join(switches(args.build))
+    if args.list_switches:
+        print("\n".join(args.disable.split(",")))
+        return
     os.makedirs(args.work, exist_ok=True)
     models = args.models.split(",")
     bin_dir = os.path.join(args.build, "bin")

@@ -45,7 +45,7 @@ namespace {
 
 cl::OptionCategory category("tessel-compile options");
 
-cl::opt<std::string> inputFile(cl::Positional, cl::Required,
+cl::opt<std::string> inputFile(cl::Positional,
                                cl::desc("<model.onnx | module.mlir>"),
                                cl::cat(category));
 cl::opt<std::string> outputFile(
@@ -97,15 +97,23 @@ cl::opt<bool> checkOnly(
     cl::desc("Only check that the model is supported: list every unsupported "
              "operator, type and dynamic dimension; exit 0 if supported"),
     cl::cat(category));
-cl::list<std::string> disabledOptimizations(
-    "disable", cl::CommaSeparated, cl::value_desc("name,..."),
-    cl::desc("Switch optimisations off, for A/B comparisons: fold-batchnorm, "
-             "fold-input-normalization, sink-product-scales, "
-             "drop-zero-channels, fusion-regions, fuse-elementwise, "
-             "fuse-conv-epilogue, "
-             "fuse-product-epilogue, fuse-reductions, fuse-attention, "
-             "prefetch-weights "
-             "(repeatable; --disable=help lists them)"),
+/// `--disable`'s description, naming every optimisation from the one list.
+const std::string &disableDescription() {
+  static const std::string text =
+      "Switch optimisations off, for A/B comparisons: " +
+      joinOptimizationNames(", ") +
+      " (repeatable; --disable=help lists them with what each does)";
+  return text;
+}
+cl::list<std::string> disabledOptimizations("disable", cl::CommaSeparated,
+                                            cl::value_desc("name,..."),
+                                            cl::desc(disableDescription()),
+                                            cl::cat(category));
+cl::opt<bool> printTarget(
+    "print-target",
+    cl::desc("Print what code generation knows of --target-cpu (vector "
+             "width, registers, multiply-add instructions) and the "
+             "micro-kernel each product's element types get, then exit"),
     cl::cat(category));
 cl::opt<std::string> activationLayout(
     "layout", cl::value_desc("nchw|nhwc"), cl::init("nchw"),
@@ -249,25 +257,32 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   if (emitKind != "so" && emitKind != "obj" && emitKind != "llvm-ir")
     return usageError("unknown --emit kind '" + emitKind +
                       "' (llvm-ir, obj, so)");
-  if (activationLayout != "nchw" && activationLayout != "nhwc")
-    return usageError("unknown --layout '" + activationLayout +
-                      "' (nchw, nhwc)");
-  for (const std::string &name : disabledOptimizations) {
-    auto known = getOptimizationNames();
-    if (name == "help") {
-      for (const auto &[optimization, description] : known)
-        llvm::outs() << "  " << optimization << ": " << description << "\n";
-      return 0;
-    }
-    if (llvm::none_of(known,
-                      [&](const auto &entry) { return entry.first == name; })) {
-      std::string names;
-      for (const auto &entry : known)
-        names += (names.empty() ? "" : ", ") + entry.first.str();
-      return usageError("unknown optimisation '" + name + "' in --disable (" +
-                        names + ")");
-    }
+  if (llvm::is_contained(disabledOptimizations, "help")) {
+    for (const Optimization &optimization : getOptimizations())
+      llvm::outs() << "  " << optimization.name << ": "
+                   << optimization.description << " (" << optimization.phase
+                   << ", " << optimization.pass << ")\n";
+    return 0;
   }
+  // The target machine first: its description sizes the register tiles.
+  CpuTarget target{"", targetCpu, targetFeatures,
+                   static_cast<unsigned>(optLevel - '0')};
+  std::string error;
+  FailureOr<PipelineOptions> resolved = resolvePipelineOptions(
+      target, target.optLevel,
+      llvm::SmallVector<std::string>(disabledOptimizations.begin(),
+                                     disabledOptimizations.end()),
+      activationLayout, error);
+  if (failed(resolved))
+    return usageError(error);
+  const PipelineOptions &pipelineOptions = *resolved;
+  if (printTarget) {
+    MLIRContext context;
+    printCpuTargetInfo(pipelineOptions.target, &context, llvm::outs());
+    return 0;
+  }
+  if (inputFile.empty())
+    return usageError("no input file (tessel-compile model.onnx -o model.so)");
   ImportOptions importOptions;
   importOptions.defaultModelName = llvm::sys::path::stem(inputFile).str();
   for (const std::string &spec : inputShapes) {
@@ -372,22 +387,12 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   report.phases.push_back(
       {std::string(getPhaseName(from)), secondsSince(start)});
 
-  // The target machine first: its vector width sizes the register tiles.
-  CpuTarget target{"", targetCpu, targetFeatures,
-                   static_cast<unsigned>(optLevel - '0')};
-  std::string error;
   FailureOr<std::unique_ptr<llvm::TargetMachine>> machine =
       createTargetMachine(target, error);
   if (failed(machine))
     return usageError(error);
 
   // Phases 2..4: one pass manager per phase, so each is timed on its own.
-  PipelineOptions pipelineOptions;
-  pipelineOptions.optLevel = optLevel - '0';
-  pipelineOptions.vectorWidth = getVectorWidthF32(**machine);
-  pipelineOptions.disabled.assign(disabledOptimizations.begin(),
-                                  disabledOptimizations.end());
-  pipelineOptions.layout = activationLayout;
   for (Phase phase : {Phase::Graph, Phase::Linalg, Phase::LLVM}) {
     if (phase <= from || phase > to)
       continue;

@@ -2,8 +2,11 @@
 
 #include "tessel/Pipelines/Pipelines.h"
 
+#include "tessel/Codegen/CPU/Passes.h"
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Linalg/Transforms/Passes.h"
+#include "tessel/Target/LLVM/TargetInfo.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
@@ -44,43 +47,101 @@ llvm::StringRef mlir::tessel::getPhaseName(Phase phase) {
   llvm_unreachable("unknown phase");
 }
 
-llvm::ArrayRef<std::pair<llvm::StringRef, llvm::StringRef>>
-mlir::tessel::getOptimizationNames() {
-  static const std::pair<llvm::StringRef, llvm::StringRef> names[] = {
-      {"fold-batchnorm",
-       "fold BatchNormalization into the preceding Conv or Gemm (graph)"},
-      {"fold-input-normalization",
+llvm::ArrayRef<Optimization> mlir::tessel::getOptimizations() {
+  static const Optimization optimizations[] = {
+      {"fold-batchnorm", "graph", "tessel-fold-batchnorm",
+       "fold BatchNormalization into the preceding Conv or Gemm"},
+      {"fold-input-normalization", "graph", "tessel-fold-input-normalization",
        "fold a per-channel (x - mean) / std on a graph input into the first "
-       "Conv or Gemm (graph)"},
-      {"sink-product-scales",
+       "Conv or Gemm"},
+      {"sink-product-scales", "graph", "tessel-sink-product-scales",
        "scale a MatMul's result instead of its operand by a scalar constant, "
-       "so the product's epilogue runs it (graph)"},
-      {"drop-zero-channels",
-       "remove conv output channels whose weights are all zero (graph)"},
-      {"fusion-regions",
-       "group the ops that run as one kernel into tessel.fused regions "
-       "(graph); off, every op is a kernel of its own and the fusions "
-       "below only join the parts of one op (a softmax's loop nests)"},
-      {"fuse-elementwise",
-       "fuse chains of elementwise ops into one loop nest (linalg)"},
-      {"fuse-conv-epilogue",
+       "so the product's epilogue runs it"},
+      {"drop-zero-channels", "graph", "tessel-drop-zero-channels",
+       "remove conv output channels whose weights are all zero"},
+      {"fusion-regions", "graph", "tessel-form-fused-regions",
+       "group the ops that run as one kernel into tessel.fused regions; "
+       "off, every op is a kernel of its own and the fusions below only "
+       "join the parts of one op (a softmax's loop nests)"},
+      {"fuse-elementwise", "linalg", "tessel-fuse-elementwise",
+       "fuse chains of elementwise ops into one loop nest"},
+      {"fuse-conv-epilogue", "codegen",
+       "tessel-vectorize-convolutions{fuse-epilogue}",
        "start a convolution from its bias and run its consuming elementwise "
-       "op on the tile in registers (codegen)"},
-      {"fuse-product-epilogue",
+       "op on the tile in registers"},
+      {"fuse-product-epilogue", "codegen",
+       "tessel-vectorize-contractions{fuse-epilogue}",
        "start a matrix product from its bias and run its consuming "
-       "elementwise op on each register tile (codegen)"},
-      {"fuse-reductions",
+       "elementwise op on each register tile"},
+      {"fuse-reductions", "codegen",
+       "tessel-vectorize-generics{fuse-reductions}",
        "run the elementwise op consuming a reduction (and the reduction's "
        "fill) in the reduction's loops, softmax and layer norm row by row "
-       "in one loop nest (codegen)"},
-      {"fuse-attention",
+       "in one loop nest"},
+      {"fuse-attention", "codegen", "tessel-fuse-attention",
        "run an attention block (scores product, softmax, value product and "
-       "the head transposes) as one loop over its heads (codegen)"},
-      {"prefetch-weights",
+       "the head transposes) as one loop over its heads"},
+      {"prefetch-weights", "codegen", "tessel-prefetch-weights",
        "prefetch the next panel of a convolution's or product's packed "
-       "weights while the tiles of this one run (codegen)"},
+       "weights while the tiles of this one run"},
   };
+  return optimizations;
+}
+
+const Optimization *mlir::tessel::lookupOptimization(llvm::StringRef name) {
+  for (const Optimization &optimization : getOptimizations())
+    if (optimization.name == name)
+      return &optimization;
+  return nullptr;
+}
+
+std::string mlir::tessel::joinOptimizationNames(llvm::StringRef separator) {
+  std::string names;
+  for (const Optimization &optimization : getOptimizations())
+    names += (names.empty() ? "" : separator.str()) +
+             optimization.name.str();
   return names;
+}
+
+CpuTargetInfo PipelineOptions::getDefaultTarget() {
+  CpuTargetInfo target;
+  target.cpu = "haswell";
+  target.vectorBits = 256;
+  target.vectorRegisters = 16;
+  target.fma = true;
+  target.avx2 = true;
+  return target;
+}
+
+FailureOr<PipelineOptions> mlir::tessel::resolvePipelineOptions(
+    const CpuTarget &target, unsigned optLevel,
+    llvm::ArrayRef<std::string> disabled, llvm::StringRef layout,
+    std::string &error) {
+  PipelineOptions options;
+  if (optLevel > 3) {
+    error = "unknown optimisation level " + std::to_string(optLevel) +
+            " (0..3)";
+    return failure();
+  }
+  options.optLevel = optLevel;
+  for (const std::string &name : disabled) {
+    if (!lookupOptimization(name)) {
+      error = "unknown optimisation '" + name + "' in --disable (" +
+              joinOptimizationNames(", ") + ")";
+      return failure();
+    }
+  }
+  options.disabled.assign(disabled.begin(), disabled.end());
+  if (layout != "nchw" && layout != "nhwc") {
+    error = "unknown --layout '" + layout.str() + "' (nchw, nhwc)";
+    return failure();
+  }
+  options.layout = layout.str();
+  FailureOr<CpuTargetInfo> info = resolveCpuTargetInfo(target, error);
+  if (failed(info))
+    return failure();
+  options.target = *info;
+  return options;
 }
 
 void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
@@ -103,14 +164,14 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
   // whether the channel is zero.
   if (options.enabled("drop-zero-channels")) {
     TesselDropZeroChannelsPassOptions drop;
-    drop.channelMultiple = options.vectorWidth;
+    drop.channelMultiple = options.getVectorWidth();
     pm.addPass(createTesselDropZeroChannelsPass(drop));
     pm.addPass(createCanonicalizerPass());
   }
   // Last: the folds above see the model's own layout.
   if (options.layout == "nhwc") {
     TesselAssignLayoutsPassOptions layouts;
-    layouts.vectorWidth = options.vectorWidth;
+    layouts.vectorWidth = options.getVectorWidth();
     pm.addPass(createTesselAssignLayoutsPass(layouts));
   }
   // After layouts: the groups are of the ops that will run.
@@ -136,12 +197,9 @@ void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
   // convolutions and products.
   if (options.optLevel > 0) {
     TesselVectorizeConvolutionsPassOptions convolutions;
-    convolutions.vectorWidth = options.vectorWidth;
-    convolutions.fuseNeighbours = options.enabled("fuse-conv-epilogue");
-    // Filter tiles of up to 24 accumulators with AVX-512's 32 registers
-    // (ResNet-18's 3x3 convolutions: 1.16x onnxruntime's time at 12, 1.02x
-    // at 24), 12 with AVX2's 16.
-    convolutions.accumulators = options.vectorWidth >= 16 ? 24 : 12;
+    convolutions.vectorWidth = options.getVectorWidth();
+    convolutions.fuseEpilogue = options.enabled("fuse-conv-epilogue");
+    convolutions.accumulators = options.target.getConvolutionAccumulators();
     pm.addNestedPass<func::FuncOp>(
         createTesselVectorizeConvolutionsPass(convolutions));
     // Before the vectorizers: they register-tile the ops in each head's
@@ -149,17 +207,16 @@ void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
     if (options.enabled("fuse-attention"))
       pm.addNestedPass<func::FuncOp>(createTesselFuseAttentionPass());
     TesselVectorizeContractionsPassOptions vectorize;
-    vectorize.vectorWidth = options.vectorWidth;
-    // AVX-512 has 32 vector registers, AVX2 16.
-    vectorize.accumulators = options.vectorWidth >= 16 ? 16 : 12;
-    vectorize.fuseEpilogues = options.enabled("fuse-product-epilogue");
+    vectorize.vectorWidth = options.getVectorWidth();
+    vectorize.accumulators = options.target.getProductAccumulators();
+    vectorize.fuseEpilogue = options.enabled("fuse-product-epilogue");
     pm.addNestedPass<func::FuncOp>(
         createTesselVectorizeContractionsPass(vectorize));
     TesselVectorizeWindowsPassOptions windows;
-    windows.vectorWidth = options.vectorWidth;
+    windows.vectorWidth = options.getVectorWidth();
     pm.addNestedPass<func::FuncOp>(createTesselVectorizeWindowsPass(windows));
     TesselVectorizeGenericsPassOptions generics;
-    generics.vectorWidth = options.vectorWidth;
+    generics.vectorWidth = options.getVectorWidth();
     generics.fuseReductions = options.enabled("fuse-reductions");
     pm.addNestedPass<func::FuncOp>(createTesselVectorizeGenericsPass(generics));
     pm.addNestedPass<func::FuncOp>(createTesselApproximateMathPass());
@@ -237,19 +294,43 @@ void mlir::tessel::buildPipeline(OpPassManager &pm, Phase from, Phase to,
     buildLLVMPipeline(pm, options);
 }
 
-void mlir::tessel::registerTesselPipelines() {
-  PassPipelineRegistration<>(
-      "tessel-graph-pipeline", "Graph-level cleanup of the tessel dialect",
-      [](OpPassManager &pm) { buildGraphPipeline(pm, {}); });
-  PassPipelineRegistration<>(
-      "tessel-linalg-pipeline", "Lowers the tessel dialect to linalg",
-      [](OpPassManager &pm) { buildLinalgPipeline(pm, {}); });
-  PassPipelineRegistration<>(
-      "tessel-llvm-pipeline", "Lowers linalg on tensors to the LLVM dialect",
-      [](OpPassManager &pm) { buildLLVMPipeline(pm, {}); });
-  PassPipelineRegistration<>(
-      "tessel-cpu-pipeline", "The whole CPU pipeline, tessel to LLVM dialect",
-      [](OpPassManager &pm) {
-        buildPipeline(pm, Phase::Import, Phase::LLVM, {});
+/// Registers `name`, building phases (from, to] with the options parsed
+/// from its textual form.
+static void registerPipeline(llvm::StringRef name, llvm::StringRef summary,
+                             Phase from, Phase to) {
+  registerPassPipeline(
+      name, summary,
+      [from, to](OpPassManager &pm, llvm::StringRef text,
+                 llvm::function_ref<LogicalResult(const llvm::Twine &)>
+                     errorHandler) -> LogicalResult {
+        PipelineCLOptions cl;
+        if (failed(cl.parseFromString(text)))
+          return failure();
+        std::string error;
+        FailureOr<PipelineOptions> options = resolvePipelineOptions(
+            CpuTarget{"", cl.targetCpu, cl.targetFeatures, cl.optLevel},
+            cl.optLevel, cl.disable, cl.layout, error);
+        if (failed(options))
+          return errorHandler(error);
+        buildPipeline(pm, from, to, *options);
+        return success();
+      },
+      [](llvm::function_ref<void(const detail::PassOptions &)> handler) {
+        handler(PipelineCLOptions());
       });
+}
+
+void mlir::tessel::registerTesselPipelines() {
+  registerPipeline("tessel-graph-pipeline",
+                   "Graph-level cleanup of the tessel dialect", Phase::Import,
+                   Phase::Graph);
+  registerPipeline("tessel-linalg-pipeline",
+                   "Lowers the tessel dialect to linalg", Phase::Graph,
+                   Phase::Linalg);
+  registerPipeline("tessel-llvm-pipeline",
+                   "Lowers linalg on tensors to the LLVM dialect",
+                   Phase::Linalg, Phase::LLVM);
+  registerPipeline("tessel-cpu-pipeline",
+                   "The whole CPU pipeline, tessel to LLVM dialect",
+                   Phase::Import, Phase::LLVM);
 }

@@ -2,9 +2,11 @@
 
 #include "tessel/Pipelines/Registration.h"
 
+#include "tessel/Codegen/CPU/Passes.h"
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Linalg/Transforms/Passes.h"
 #include "tessel/Pipelines/Pipelines.h"
 
 #include "mlir/InitAllDialects.h"
@@ -22,6 +24,8 @@ void mlir::tessel::registerTesselDialects(DialectRegistry &registry) {
 void mlir::tessel::registerTesselPasses() {
   registerAllPasses();
   registerTesselConversionPasses();
+  registerTesselLinalgTransformsPasses();
+  registerTesselCodegenCPUPasses();
   registerTesselTransformsPasses();
   registerTesselPipelines();
 }

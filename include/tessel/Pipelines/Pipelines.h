@@ -13,7 +13,11 @@
 #ifndef TESSEL_PIPELINES_PIPELINES_H
 #define TESSEL_PIPELINES_PIPELINES_H
 
+#include "tessel/Codegen/CPU/TargetInfo.h"
+#include "tessel/Target/LLVM/Artifact.h"
+
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -31,15 +35,40 @@ enum class Phase { Import, Graph, Linalg, LLVM };
 std::optional<Phase> parsePhase(llvm::StringRef name);
 llvm::StringRef getPhaseName(Phase phase);
 
-/// Options shared by the pipelines.
+/// One optimisation that `--disable=NAME` switches off: the one list that
+/// tessel-compile's `--disable` (and `--disable=help`), the registered
+/// pipelines' `disable=` option, the README's table and `bench/ab.py` all
+/// take their names from (test/Driver/disable-switches.test checks them).
+struct Optimization {
+  llvm::StringLiteral name;
+  /// The phase whose pipeline it is part of: "graph", "linalg" or
+  /// "codegen" (the llvm phase's code generation).
+  llvm::StringLiteral phase;
+  /// The pass it runs, or the pass and option it sets ("pass{option}").
+  llvm::StringLiteral pass;
+  llvm::StringLiteral description;
+};
+
+/// Every optimisation --disable can name, in pipeline order.
+llvm::ArrayRef<Optimization> getOptimizations();
+
+/// The optimisation called `name`, or null.
+const Optimization *lookupOptimization(llvm::StringRef name);
+
+/// The names of getOptimizations(), joined by `separator`.
+std::string joinOptimizationNames(llvm::StringRef separator);
+
+/// Options shared by the pipelines. tessel-compile fills them from its
+/// flags; the registered pipelines from the options below
+/// (`tessel-opt --tessel-cpu-pipeline="target-cpu=znver4 disable=..."`).
 struct PipelineOptions {
   /// Optimisation level, 0..3. At 0, contractions stay scalar loops.
   unsigned optLevel = 2;
-  /// f32 elements per vector register of the target: 16 with AVX-512, 8
-  /// with AVX/AVX2, 4 otherwise. Sizes the register tiles.
-  int64_t vectorWidth = 8;
+  /// The CPU generated for: sizes the register tiles and chooses the
+  /// micro-kernels. Without one, an AVX2 machine with FMA (haswell).
+  CpuTargetInfo target = getDefaultTarget();
   /// Optimisations switched off by name (tessel-compile --disable=NAME), for
-  /// A/B comparisons; see getOptimizationNames().
+  /// A/B comparisons; see getOptimizations().
   llvm::SmallVector<std::string> disabled;
   /// The activations' layout for 2-D convolutions and pooling: "nchw" (the
   /// model's) or "nhwc" (tessel-assign-layouts).
@@ -48,11 +77,44 @@ struct PipelineOptions {
   bool enabled(llvm::StringRef name) const {
     return llvm::find(disabled, name) == disabled.end();
   }
+  /// f32 elements per vector register of the target.
+  int64_t getVectorWidth() const { return target.getF32Lanes(); }
+  static CpuTargetInfo getDefaultTarget();
 };
 
-/// The optimisations --disable can name, each with a one-line description.
-llvm::ArrayRef<std::pair<llvm::StringRef, llvm::StringRef>>
-getOptimizationNames();
+/// The registered pipelines' textual options: the same as tessel-compile's
+/// flags of the same names.
+struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
+  Option<std::string> targetCpu{
+      *this, "target-cpu",
+      llvm::cl::desc("LLVM CPU name, or host (as tessel-compile "
+                     "--target-cpu; default: host)"),
+      llvm::cl::init("host")};
+  Option<std::string> targetFeatures{
+      *this, "target-features",
+      llvm::cl::desc("Extra LLVM target features, +avx2,-avx512f (as "
+                     "tessel-compile --target-features)")};
+  Option<unsigned> optLevel{
+      *this, "opt-level",
+      llvm::cl::desc("Optimisation level 0..3 (as tessel-compile -O)"),
+      llvm::cl::init(2)};
+  ListOption<std::string> disable{
+      *this, "disable",
+      llvm::cl::desc("Optimisations switched off (as tessel-compile "
+                     "--disable)")};
+  Option<std::string> layout{
+      *this, "layout",
+      llvm::cl::desc("nchw or nhwc (as tessel-compile --layout)"),
+      llvm::cl::init("nchw")};
+};
+
+/// Checks `options` and turns them into PipelineOptions; on failure `error`
+/// says what is wrong, in tessel-compile's words.
+FailureOr<PipelineOptions> resolvePipelineOptions(const CpuTarget &target,
+                                                  unsigned optLevel,
+                                                  llvm::ArrayRef<std::string> disabled,
+                                                  llvm::StringRef layout,
+                                                  std::string &error);
 
 /// import -> graph: graph-level simplification on the tessel dialect.
 void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options);
@@ -67,7 +129,7 @@ void buildPipeline(OpPassManager &pm, Phase from, Phase to,
 
 /// Registers `tessel-graph-pipeline`, `tessel-linalg-pipeline`,
 /// `tessel-llvm-pipeline` and `tessel-cpu-pipeline` (all three) for
-/// tessel-opt.
+/// tessel-opt, each taking PipelineCLOptions.
 void registerTesselPipelines();
 
 } // namespace mlir::tessel

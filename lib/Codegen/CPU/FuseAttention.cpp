@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tessel/Conversion/Passes.h"
+#include "tessel/Codegen/CPU/Passes.h"
 #include "tessel/Dialect/Tessel/IR/FusionGroups.h"
 
 #include "KernelMarks.h"
@@ -21,7 +21,7 @@
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELFUSEATTENTIONPASS
-#include "tessel/Conversion/Passes.h.inc"
+#include "tessel/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::tessel
 
 using namespace mlir;

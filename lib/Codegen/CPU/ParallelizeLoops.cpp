@@ -6,7 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tessel/Conversion/Passes.h"
+#include "tessel/Codegen/CPU/Passes.h"
+#include "tessel/Conversion/EntryABI.h"
 
 #include "ParallelMarks.h"
 
@@ -17,7 +18,7 @@
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELPARALLELIZELOOPSPASS
-#include "tessel/Conversion/Passes.h.inc"
+#include "tessel/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::tessel
 
 using namespace mlir;

@@ -7,7 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tessel/Conversion/Passes.h"
+#include "tessel/Codegen/CPU/Passes.h"
+#include "tessel/Conversion/EntryABI.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
 #include "ParallelMarks.h"
@@ -18,7 +19,7 @@
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELPLANMEMORYPASS
-#include "tessel/Conversion/Passes.h.inc"
+#include "tessel/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::tessel
 
 using namespace mlir;

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tessel/Conversion/Passes.h"
+#include "tessel/Codegen/CPU/Passes.h"
 #include "tessel/Dialect/Tessel/IR/FusionGroups.h"
 
 #include "KernelMarks.h"
@@ -27,7 +27,7 @@
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELVECTORIZECONTRACTIONSPASS
-#include "tessel/Conversion/Passes.h.inc"
+#include "tessel/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::tessel
 
 using namespace mlir;
@@ -726,10 +726,10 @@ struct VectorizeContractionsPass
       // product and its neighbours) unless the product only has unit rows
       // (a matrix-vector product: 1-row tiles either way) and neighbours.
       // With epilogue fusion the neighbours drop the same unit loops.
-      if (fuseEpilogues)
+      if (fuseEpilogue)
         absorbUnitExpand(rewriter, op);
       std::optional<ProductNeighbours> around =
-          fuseEpilogues ? neighboursOf(op) : std::nullopt;
+          fuseEpilogue ? neighboursOf(op) : std::nullopt;
       if (!(around && hasOnlyUnitRows(op)))
         op = around ? dropUnitLoops(rewriter, op, around->consumer,
                                     around->init != nullptr)
@@ -756,7 +756,7 @@ struct VectorizeContractionsPass
       }
       // Same loops and maps: the plan holds for the named op too.
       op = specialize(rewriter, op);
-      if (fuseEpilogues)
+      if (fuseEpilogue)
         if (std::optional<ProductNeighbours> neighbours = neighboursOf(op))
           if (succeeded(
                   fuseNeighbours(rewriter, op, *plan, *neighbours, inKernel))) {

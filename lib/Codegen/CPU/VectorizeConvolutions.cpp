@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tessel/Conversion/Passes.h"
+#include "tessel/Codegen/CPU/Passes.h"
 #include "tessel/Dialect/Tessel/IR/FusionGroups.h"
 
 #include "AffineProbes.h"
@@ -26,7 +26,7 @@
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELVECTORIZECONVOLUTIONSPASS
-#include "tessel/Conversion/Passes.h.inc"
+#include "tessel/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::tessel
 
 using namespace mlir;
@@ -360,7 +360,7 @@ struct VectorizeConvolutionsPass
 
   /// Rewrites a pointwise convolution into the product
   /// out[F, HW] = w[F, C] x in[C, HW] on collapsed views, for
-  /// tessel-vectorize-contractions. With `fuse-neighbours`, its bias
+  /// tessel-vectorize-contractions. With `fuse-epilogue`, its bias
   /// broadcast (or zero fill) and its elementwise consumer are rebuilt on
   /// the [F, HW] views too, so that the product absorbs them there (its
   /// initialiser and epilogue, one kernel).
@@ -1179,12 +1179,12 @@ struct VectorizeConvolutionsPass
 
   tessel::cpu::ConvPrologue prologueOf(linalg::GenericOp op,
                                        const Conv2D &conv) {
-    if (!fuseNeighbours)
+    if (!fuseEpilogue)
       return {op.getDpsInits()[0], Value(), false, nullptr};
     return tessel::cpu::matchPrologue(op, conv.channelDim());
   }
   std::optional<tessel::cpu::ConvEpilogue> epilogueOf(linalg::GenericOp op) {
-    if (!fuseNeighbours)
+    if (!fuseEpilogue)
       return std::nullopt;
     return tessel::cpu::matchEpilogue(op);
   }

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tessel/Conversion/Passes.h"
+#include "tessel/Codegen/CPU/Passes.h"
 #include "tessel/Dialect/Tessel/IR/FusionGroups.h"
 
 #include "KernelMarks.h"
@@ -24,7 +24,7 @@
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELVECTORIZEGENERICSPASS
-#include "tessel/Conversion/Passes.h.inc"
+#include "tessel/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::tessel
 
 using namespace mlir;

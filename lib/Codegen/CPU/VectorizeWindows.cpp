@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tessel/Conversion/Passes.h"
+#include "tessel/Codegen/CPU/Passes.h"
 
 #include "AffineProbes.h"
 #include "KernelMarks.h"
@@ -17,7 +17,7 @@
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELVECTORIZEWINDOWSPASS
-#include "tessel/Conversion/Passes.h.inc"
+#include "tessel/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::tessel
 
 using namespace mlir;

@@ -9,7 +9,7 @@
 
 #include "tessel/Target/LLVM/Artifact.h"
 
-#include "tessel/Conversion/Passes.h"
+#include "tessel/Conversion/EntryABI.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/abi.h"
 

@@ -1,5 +1,5 @@
 // RUN: tessel-opt %s --split-input-file --tessel-form-fused-regions --tessel-convert-tessel-to-linalg --tessel-fuse-elementwise --tessel-vectorize-convolutions="vector-width=8" | FileCheck %s
-// RUN: tessel-opt %s --split-input-file --tessel-form-fused-regions --tessel-convert-tessel-to-linalg --tessel-fuse-elementwise --tessel-vectorize-convolutions="vector-width=8 fuse-neighbours=false" | FileCheck %s --check-prefix=APART
+// RUN: tessel-opt %s --split-input-file --tessel-form-fused-regions --tessel-convert-tessel-to-linalg --tessel-fuse-elementwise --tessel-vectorize-convolutions="vector-width=8 fuse-epilogue=false" | FileCheck %s --check-prefix=APART
 
 // conv (bias) -> relu (weights computed at run time: tiles over columns,
 // 4 wide here): the accumulators start from the bias (no

@@ -2,7 +2,7 @@
 // RUN:   --pass-pipeline="builtin.module(func.func(tessel-vectorize-contractions{vector-width=8}))" \
 // RUN:   | FileCheck %s
 // RUN: tessel-opt %s --split-input-file \
-// RUN:   --pass-pipeline="builtin.module(func.func(tessel-vectorize-contractions{vector-width=8 fuse-epilogues=false}))" \
+// RUN:   --pass-pipeline="builtin.module(func.func(tessel-vectorize-contractions{vector-width=8 fuse-epilogue=false}))" \
 // RUN:   | FileCheck %s --check-prefix=OFF
 
 // A product starting from a bias broadcast, consumed by a ReLU: the ReLU is

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tessel/Conversion/Passes.h"
+#include "tessel/Linalg/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -18,7 +18,7 @@
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELREADTHROUGHUNITEXPANDSPASS
-#include "tessel/Conversion/Passes.h.inc"
+#include "tessel/Linalg/Transforms/Passes.h.inc"
 } // namespace mlir::tessel
 
 using namespace mlir;

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tessel/Conversion/Passes.h"
+#include "tessel/Linalg/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/IR/FusionGroups.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -15,7 +15,7 @@
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELFUSEELEMENTWISEPASS
-#include "tessel/Conversion/Passes.h.inc"
+#include "tessel/Linalg/Transforms/Passes.h.inc"
 } // namespace mlir::tessel
 
 using namespace mlir;

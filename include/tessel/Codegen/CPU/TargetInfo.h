@@ -1,0 +1,111 @@
+//===- TargetInfo.h - What CPU code generation knows of a target -*- C++ -*-===//
+//
+// The one description of the CPU that code generation plans for, filled from
+// `--target-cpu` / `--target-features` in one place
+// (`resolveCpuTargetInfo`, tessel/Target/LLVM/TargetInfo.h) and read by the
+// pipeline and the tile planners: vector width and register count, and the
+// multiply-add instructions each element type can use. Register tiles are
+// sized from it, and `selectMicroKernel` picks the micro-kernel that runs on
+// each register or tile block from it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_CODEGEN_CPU_TARGETINFO_H
+#define TESSEL_CODEGEN_CPU_TARGETINFO_H
+
+#include "mlir/IR/Types.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mlir::tessel {
+
+/// The CPU's instruction-set facts that code generation plans with.
+struct CpuTargetInfo {
+  /// The resolved LLVM CPU name ("znver4"; never "host").
+  std::string cpu;
+  /// Width of the widest vector register the generated code may use: 512
+  /// with AVX-512F, 256 with AVX, else 128.
+  unsigned vectorBits = 128;
+  /// Architectural vector registers: 32 with AVX-512, else 16.
+  unsigned vectorRegisters = 16;
+  bool fma = false;        ///< vfmadd (FMA3)
+  bool avx2 = false;       ///< 256-bit integer ops
+  bool avx512f = false;
+  bool avx512Vnni = false; ///< vpdpbusd on zmm
+  bool avxVnni = false;    ///< vpdpbusd on ymm (VEX)
+  bool avx512Bf16 = false; ///< vdpbf16ps
+  bool avx512Fp16 = false; ///< vfmadd...ph
+  bool amxTile = false;    ///< tile registers (ldtilecfg, tileloadd)
+  bool amxInt8 = false;    ///< tdpbusd
+  bool amxBf16 = false;    ///< tdpbf16ps
+
+  /// f32 lanes per vector register: what register tiles are sized in.
+  int64_t getF32Lanes() const { return vectorBits / 32; }
+  /// Accumulator registers a convolution's register tile may hold: the
+  /// rest hold the inputs and weights it multiplies. 24 of AVX-512's 32
+  /// registers (ResNet-18's 3x3 convolutions ran 1.16x onnxruntime's time
+  /// at 12, 1.02x at 24), 12 of AVX2's 16.
+  int64_t getConvolutionAccumulators() const {
+    return vectorRegisters >= 32 ? 24 : 12;
+  }
+  /// Accumulator registers a matrix product's register tile may hold.
+  int64_t getProductAccumulators() const {
+    return vectorRegisters >= 32 ? 16 : 12;
+  }
+};
+
+/// The instruction sequence that multiplies and accumulates one register
+/// (or tile-register) block: the unit a code generator emits per ISA. A code
+/// generator plans its tiles for the micro-kernel it is given; adding an ISA
+/// adds a kind here and its emitter, not a new vectoriser.
+enum class MicroKernelKind {
+  /// No vector micro-kernel: the op stays scalar loops.
+  None,
+  /// f32 x f32 -> f32 on FMA (AVX2 or AVX-512): `vector.contract` /
+  /// `vector.fma` on f32 vectors, accumulators in registers.
+  F32Fma,
+  /// i8 x i8 -> i32 with VNNI `vpdpbusd` (4 products per 32-bit lane).
+  I8Vnni,
+  /// bf16 x bf16 -> f32 with AVX512-BF16 `vdpbf16ps` (2 per 32-bit lane).
+  Bf16Dot,
+  /// f16 x f16 -> f16 with AVX512-FP16 FMA.
+  F16Fma,
+  /// i8 x i8 -> i32 on AMX tiles (`tdpbusd`).
+  AmxInt8,
+  /// bf16 x bf16 -> f32 on AMX tiles (`tdpbf16ps`).
+  AmxBf16,
+};
+
+/// What the target could run a product of these element types on, and what
+/// Tessel generates for it today.
+struct MicroKernelChoice {
+  /// The best micro-kernel the target's instructions allow.
+  MicroKernelKind best = MicroKernelKind::None;
+  /// The one Tessel emits: `best` when its emitter exists, else the best
+  /// implemented one the target allows, else `None`.
+  MicroKernelKind emitted = MicroKernelKind::None;
+  /// Lanes of the accumulator type per vector register for `emitted`.
+  int64_t accumulatorLanes = 0;
+};
+
+/// Picks the micro-kernel for `lhs x rhs -> acc` element types on `target`.
+MicroKernelChoice selectMicroKernel(const CpuTargetInfo &target, Type lhs,
+                                    Type rhs, Type acc);
+
+/// Whether Tessel has an emitter for `kind` (the code generators can use it).
+bool isMicroKernelImplemented(MicroKernelKind kind);
+
+/// "f32-fma", "i8-vnni", ...; "none" for None.
+llvm::StringRef stringifyMicroKernel(MicroKernelKind kind);
+
+/// Prints the description and, for f32, i8, bf16 and f16 products, the
+/// micro-kernel chosen (`tessel-compile --print-target`).
+void printCpuTargetInfo(const CpuTargetInfo &target, MLIRContext *context,
+                        llvm::raw_ostream &os);
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_CODEGEN_CPU_TARGETINFO_H

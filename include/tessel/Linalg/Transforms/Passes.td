@@ -1,0 +1,61 @@
+//===- Passes.td - Linalg-phase passes ---------------------*- tablegen -*-===//
+
+#ifndef TESSEL_LINALG_TRANSFORMS_PASSES_TD
+#define TESSEL_LINALG_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TesselReadThroughUnitExpandsPass
+    : Pass<"tessel-read-through-unit-expands", "func::FuncOp"> {
+  let summary = "All-parallel generics read unit-dim expands through their source";
+  let description = [{
+    A keep-dims reduction lowers to a reduction into the kept dimensions and
+    a `tensor.expand_shape` that adds the unit dimension back. An
+    all-parallel `linalg.generic` reading such an expand (one that only adds
+    unit dimensions) reads its source instead, the unit dimensions'
+    expressions dropped from its indexing map (they can only be 0). The
+    reads then go from generic to generic, so the row groups of
+    `tessel-vectorize-generics` see a layer norm written as ReduceMean, Sub,
+    Pow, Sqrt and Div whole. A product's or convolution's result stays read
+    through the expand, which its epilogue fusion absorbs.
+
+    ```mlir
+    %e = tensor.expand_shape %mean [[0, 1]] output_shape [16, 1]
+        : tensor<16xf32> into tensor<16x1xf32>
+    %d = linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1),
+                                          (d0, d1) -> (d0, 0), ...]}
+        ins(%x, %e : ...)
+    // becomes: ins(%x, %mean) with (d0, d1) -> (d0) for %mean
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def TesselFuseElementwisePass
+    : Pass<"tessel-fuse-elementwise", "func::FuncOp"> {
+  let summary = "Fuses producer-consumer chains of elementwise linalg.generics";
+  let description = [{
+    Merges an all-parallel `linalg.generic` into the all-parallel generic that
+    consumes it (upstream's elementwise fusion patterns), so a chain such as
+    bias add -> ReLU -> residual add becomes one loop nest that reads each
+    input once and writes one result. Two rules keep it a win:
+
+    - the producer has no user but the consumer (otherwise it would be
+      computed twice); the consumer may read it more than once (GELU's
+      `x * (1 + erf(x / sqrt(2))) / 2` reads its input twice: each read
+      fuses, and the body computes the producer's value for each),
+      and the consumer reads it without broadcasting (a permutation map;
+      a broadcast would compute it once per broadcast element);
+    - the consumer has no reduction loop: fusing into a convolution or a
+      matrix product would recompute the producer once per reduction step,
+      and would hide the contraction from the vectorisers.
+
+    Each fused generic keeps the locations of the ops it came from.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::linalg::LinalgDialect",
+  ];
+}
+
+#endif // TESSEL_LINALG_TRANSFORMS_PASSES_TD

@@ -1,0 +1,142 @@
+//===- TargetInfo.cpp - Micro-kernel selection from the target ------------===//
+//
+// One table of which product runs on which micro-kernel: each element-type
+// combination lists its micro-kernels best first with the target features
+// each needs; the first the target has is the best one, the first that also
+// has an emitter is the one generated.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Codegen/CPU/TargetInfo.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/MLIRContext.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+bool mlir::tessel::isMicroKernelImplemented(MicroKernelKind kind) {
+  // Only f32 FMA has an emitter today; the low-precision kernels are issues
+  // of their own (INT8, BF16/FP16).
+  return kind == MicroKernelKind::F32Fma;
+}
+
+llvm::StringRef mlir::tessel::stringifyMicroKernel(MicroKernelKind kind) {
+  switch (kind) {
+  case MicroKernelKind::None:
+    return "none";
+  case MicroKernelKind::F32Fma:
+    return "f32-fma";
+  case MicroKernelKind::I8Vnni:
+    return "i8-vnni";
+  case MicroKernelKind::Bf16Dot:
+    return "bf16-dot";
+  case MicroKernelKind::F16Fma:
+    return "f16-fma";
+  case MicroKernelKind::AmxInt8:
+    return "amx-int8";
+  case MicroKernelKind::AmxBf16:
+    return "amx-bf16";
+  }
+  llvm_unreachable("unknown micro-kernel kind");
+}
+
+namespace {
+struct Candidate {
+  MicroKernelKind kind;
+  bool available;
+  /// Accumulator element width in bits.
+  unsigned accumulatorBits;
+};
+} // namespace
+
+MicroKernelChoice mlir::tessel::selectMicroKernel(const CpuTargetInfo &target,
+                                                  Type lhs, Type rhs,
+                                                  Type acc) {
+  bool vectorFma = target.fma && target.vectorBits >= 256;
+  SmallVector<Candidate, 4> candidates;
+  if (lhs.isF32() && rhs.isF32() && acc.isF32()) {
+    candidates.push_back({MicroKernelKind::F32Fma, vectorFma, 32});
+  } else if (lhs.isInteger(8) && rhs.isInteger(8) && acc.isInteger(32)) {
+    candidates.push_back(
+        {MicroKernelKind::AmxInt8, target.amxTile && target.amxInt8, 32});
+    candidates.push_back({MicroKernelKind::I8Vnni,
+                          target.avx512Vnni || target.avxVnni, 32});
+  } else if (lhs.isBF16() && rhs.isBF16() && acc.isF32()) {
+    candidates.push_back(
+        {MicroKernelKind::AmxBf16, target.amxTile && target.amxBf16, 32});
+    candidates.push_back({MicroKernelKind::Bf16Dot, target.avx512Bf16, 32});
+  } else if (lhs.isF16() && rhs.isF16() && acc.isF16()) {
+    candidates.push_back({MicroKernelKind::F16Fma, target.avx512Fp16, 16});
+  }
+  MicroKernelChoice choice;
+  bool haveBest = false;
+  for (const Candidate &candidate : candidates) {
+    if (!candidate.available)
+      continue;
+    if (!haveBest) {
+      choice.best = candidate.kind;
+      haveBest = true;
+    }
+    if (isMicroKernelImplemented(candidate.kind)) {
+      choice.emitted = candidate.kind;
+      choice.accumulatorLanes = target.vectorBits / candidate.accumulatorBits;
+      break;
+    }
+  }
+  return choice;
+}
+
+void mlir::tessel::printCpuTargetInfo(const CpuTargetInfo &target,
+                                      MLIRContext *context,
+                                      llvm::raw_ostream &os) {
+  os << "cpu: " << target.cpu << "\n";
+  os << "vector: " << target.vectorBits << " bits, " << target.vectorRegisters
+     << " registers, " << target.getF32Lanes() << " f32 lanes\n";
+  os << "features:";
+  std::pair<const char *, bool> features[] = {
+      {"fma", target.fma},
+      {"avx2", target.avx2},
+      {"avx512f", target.avx512f},
+      {"avx512vnni", target.avx512Vnni},
+      {"avxvnni", target.avxVnni},
+      {"avx512bf16", target.avx512Bf16},
+      {"avx512fp16", target.avx512Fp16},
+      {"amx-tile", target.amxTile},
+      {"amx-int8", target.amxInt8},
+      {"amx-bf16", target.amxBf16},
+  };
+  bool any = false;
+  for (auto [name, present] : features)
+    if (present) {
+      os << " " << name;
+      any = true;
+    }
+  os << (any ? "\n" : " none\n");
+  os << "register tiles: " << target.getConvolutionAccumulators()
+     << " accumulators (convolutions), " << target.getProductAccumulators()
+     << " (products)\n";
+  Builder b(context);
+  struct Product {
+    const char *name;
+    Type lhs, rhs, acc;
+  } products[] = {
+      {"f32 x f32 -> f32", b.getF32Type(), b.getF32Type(), b.getF32Type()},
+      {"i8 x i8 -> i32", b.getI8Type(), b.getI8Type(), b.getI32Type()},
+      {"bf16 x bf16 -> f32", b.getBF16Type(), b.getBF16Type(), b.getF32Type()},
+      {"f16 x f16 -> f16", b.getF16Type(), b.getF16Type(), b.getF16Type()},
+  };
+  for (const Product &product : products) {
+    MicroKernelChoice choice =
+        selectMicroKernel(target, product.lhs, product.rhs, product.acc);
+    os << "micro-kernel " << product.name << ": "
+       << stringifyMicroKernel(choice.emitted);
+    if (choice.emitted != MicroKernelKind::None)
+      os << " (" << choice.accumulatorLanes << " lanes)";
+    if (choice.best != choice.emitted)
+      os << "; target allows " << stringifyMicroKernel(choice.best)
+         << ", not generated yet";
+    os << "\n";
+  }
+}
