@@ -17,6 +17,8 @@ config.test_exec_root = os.path.join(config.tessel_obj_root, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tessel_src", config.tessel_src_root))
 config.substitutions.append(("%tessel_build", config.tessel_obj_root))
+# The C++ compiler this tree was built with (examples built against it).
+config.substitutions.append(("%cxx", config.cxx_compiler))
 # A sanitized build (TESSEL_SANITIZE) reserves terabytes of address space at
 # start, so a test capping a tool's address space lifts the cap (0) there.
 config.substitutions.append(

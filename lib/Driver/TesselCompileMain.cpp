@@ -18,8 +18,10 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
+#include "mlir/Tools/Plugins/PassPlugin.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Config/llvm-config.h"
@@ -109,6 +111,17 @@ cl::list<std::string> disabledOptimizations("disable", cl::CommaSeparated,
                                             cl::value_desc("name,..."),
                                             cl::desc(disableDescription()),
                                             cl::cat(category));
+cl::list<std::string> passPlugins(
+    "load-pass-plugin", cl::value_desc("plugin.so"),
+    cl::desc("Load a pass plugin (as tessel-opt --load-pass-plugin) whose "
+             "passes --insert-pass can name (repeatable)"),
+    cl::cat(category));
+cl::list<std::string> insertedPasses(
+    "insert-pass", cl::value_desc("phase:pipeline"),
+    cl::desc("Run a textual pass pipeline at the end of a phase (graph, "
+             "linalg or llvm), e.g. graph:my-pass or "
+             "linalg:func.func(my-pass{opt=1}) (repeatable; in order)"),
+    cl::cat(category));
 cl::opt<bool> printTarget(
     "print-target",
     cl::desc("Print what code generation knows of --target-cpu (vector "
@@ -240,6 +253,31 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
       "  tessel-compile model.onnx --compile-to=linalg\n");
 
   // Options first: a wrong flag is a usage error before any work.
+  for (const std::string &path : passPlugins) {
+    llvm::Expected<PassPlugin> plugin = PassPlugin::load(path);
+    if (!plugin)
+      return usageError("cannot load the pass plugin '" + path +
+                        "': " + llvm::toString(plugin.takeError()));
+    plugin->registerPassRegistryCallbacks();
+  }
+  // Each --insert-pass as (phase, pipeline), checked here: the pipeline is
+  // parsed again into each phase's pass manager.
+  llvm::SmallVector<std::pair<Phase, std::string>> insertions;
+  for (const std::string &spec : insertedPasses) {
+    auto [phaseName, pipeline] = llvm::StringRef(spec).split(':');
+    std::optional<Phase> phase = parsePhase(phaseName);
+    if (!phase || *phase == Phase::Import || pipeline.empty())
+      return usageError("--insert-pass '" + spec +
+                        "' is not PHASE:PIPELINE with PHASE graph, linalg or "
+                        "llvm");
+    std::string error;
+    llvm::raw_string_ostream errors(error);
+    OpPassManager check(ModuleOp::getOperationName());
+    if (failed(parsePassPipeline(pipeline, check, errors)))
+      return usageError("--insert-pass '" + spec + "': " +
+                        llvm::StringRef(error).trim());
+    insertions.emplace_back(*phase, pipeline.str());
+  }
   if (targetName != "cpu")
     return usageError("unsupported --target '" + targetName +
                       "' (supported: cpu)");
@@ -335,6 +373,10 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     flags += " --input-value=" + spec;
   for (const std::string &name : disabledOptimizations)
     flags += " --disable=" + name;
+  for (const std::string &path : passPlugins)
+    flags += " --load-pass-plugin=" + path;
+  for (const std::string &spec : insertedPasses)
+    flags += " --insert-pass=" + spec;
   if (activationLayout != "nchw")
     flags += " --layout=" + activationLayout;
   report.flags = flags;
@@ -405,6 +447,9 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
       pm.addInstrumentation(std::make_unique<KernelRecorder>(report));
     buildPipeline(pm, static_cast<Phase>(static_cast<int>(phase) - 1), phase,
                   pipelineOptions);
+    for (const auto &[at, pipeline] : insertions)
+      if (at == phase && failed(parsePassPipeline(pipeline, pm)))
+        return 2;
     if (failed(pm.run(*module))) {
       if (diagnostics.getErrorCount() == 0)
         reportError(inputFile, ErrorCode::Lowering,

@@ -54,6 +54,8 @@ llvm::ArrayRef<Optimization> mlir::tessel::getOptimizations() {
       {"fold-input-normalization", "graph", "tessel-fold-input-normalization",
        "fold a per-channel (x - mean) / std on a graph input into the first "
        "Conv or Gemm"},
+      {"fold-activation-clips", "graph", "tessel-fold-activation-clips",
+       "merge a ReLU and a Clip applied one after the other into one Clip"},
       {"sink-product-scales", "graph", "tessel-sink-product-scales",
        "scale a MatMul's result instead of its operand by a scalar constant, "
        "so the product's epilogue runs it"},
@@ -156,6 +158,8 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createTesselFoldInputNormalizationPass());
     pm.addPass(createCanonicalizerPass());
   }
+  if (options.enabled("fold-activation-clips"))
+    pm.addNestedPass<func::FuncOp>(createTesselFoldActivationClipsPass());
   if (options.enabled("sink-product-scales")) {
     pm.addNestedPass<func::FuncOp>(createTesselSinkProductScalesPass());
     pm.addPass(createCanonicalizerPass());

@@ -6,7 +6,7 @@ For each model it writes, into --out:
   <name>.input_<i>.npy       inputs
   <name>.expected_<i>.npy    outputs computed by onnxruntime, not by Tessel
 
-Usage: models.py {mlp,cnn,cnn_bn,parallel,stem_cnn,...} --out DIR
+Usage: models.py {mlp,cnn,cnn_bn,parallel,stem_cnn,activation_clips,...} --out DIR
 """
 import argparse
 import os
@@ -414,12 +414,40 @@ def pointwise_7x7(rng):
     return graph, inputs
 
 
+def activation_clips(rng):
+    """Conv, Relu, Clip(0, 6) (a ReLU6 after a ReLU), Conv 1x1, Clip(-1, 2),
+    Relu: the pairs tessel-fold-activation-clips merges."""
+    inits = [
+        _init("conv1.weight", rng.standard_normal((8, 3, 3, 3)) * 0.8),
+        _init("conv1.bias", rng.standard_normal(8) * 0.5),
+        _init("conv2.weight", rng.standard_normal((4, 8, 1, 1)) * 0.5),
+        _init("conv2.bias", rng.standard_normal(4) * 0.5),
+        _init("zero", 0.0), _init("six", 6.0), _init("minus_one", -1.0), _init("two", 2.0),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["x", "conv1.weight", "conv1.bias"], ["c1"], name="conv1",
+                         pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Clip", ["r1", "zero", "six"], ["k1"], name="relu6"),
+        helper.make_node("Conv", ["k1", "conv2.weight", "conv2.bias"], ["c2"], name="conv2"),
+        helper.make_node("Clip", ["c2", "minus_one", "two"], ["k2"], name="clip2"),
+        helper.make_node("Relu", ["k2"], ["y"], name="relu2"),
+    ]
+    graph = helper.make_graph(
+        nodes, "activation_clips",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8])],
+        inits)
+    inputs = [(rng.standard_normal((1, 3, 8, 8)) * 3).astype(np.float32)]
+    return graph, inputs
+
+
 MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "stem_cnn": stem_cnn, "stem_cnn_normalized": stem_cnn_normalized,
           "mlp_normalized": mlp_normalized, "attention": attention,
           "blocked_matmul": blocked_matmul,
           "blocked_matmul_split_k": blocked_matmul_split_k, "encoder_ffn": encoder_ffn,
-          "pointwise_7x7": pointwise_7x7}
+          "pointwise_7x7": pointwise_7x7, "activation_clips": activation_clips}
 
 
 def main():

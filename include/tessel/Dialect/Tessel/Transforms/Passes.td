@@ -105,6 +105,31 @@ def TesselSinkProductScalesPass
   }];
 }
 
+def TesselFoldActivationClipsPass
+    : Pass<"tessel-fold-activation-clips", "func::FuncOp"> {
+  let summary = "Merges a ReLU and a Clip applied one after the other";
+  let description = [{
+    Two clamps in a row are one clamp: `clip(relu(x), a, b)` with `a >= 0`
+    is `clip(x, a, b)`, and `relu(clip(x, a, b))` is
+    `clip(x, max(a, 0), max(b, 0))` (a missing `a` reads as 0); `relu(relu(x))`
+    is `relu(x)`. The result is exact (NaN stays NaN either way), one
+    elementwise op fewer runs, and a convolution's epilogue holds one op
+    instead of two. Exporters write such pairs when a module's activation
+    (ReLU) is followed by a quantization-friendly ReLU6 (`Clip(0, 6)`).
+
+    It applies only when the inner op has no other user. Written as the
+    worked example of docs/writing-a-pass.md; `--disable=fold-activation-clips`
+    switches it off.
+
+    ```mlir
+    %r = tessel.relu %x : tensor<1x8xf32>
+    %y = tessel.clip %r {min = 0.0 : f64, max = 6.0 : f64} : tensor<1x8xf32>
+    // becomes
+    %y = tessel.clip %x {min = 0.0 : f64, max = 6.0 : f64} : tensor<1x8xf32>
+    ```
+  }];
+}
+
 def TesselFormFusedRegionsPass
     : Pass<"tessel-form-fused-regions", "func::FuncOp"> {
   let summary = "Groups ops that run as one kernel into tessel.fused regions";
