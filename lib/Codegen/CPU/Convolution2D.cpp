@@ -3,6 +3,7 @@
 #include "Convolution2D.h"
 
 #include "AffineProbes.h"
+#include "ParallelMarks.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -92,4 +93,9 @@ std::optional<Conv2D> mlir::tessel::cpu::matchConv2D(linalg::GenericOp op) {
           (f / conv.filtersPerGroup) * conv.channelsPerGroup + c)
         return std::nullopt;
   return conv;
+}
+
+int64_t mlir::tessel::cpu::convolutionWork(const Conv2D &conv) {
+  return workOf({conv.batch, conv.filters, conv.outHeight, conv.outWidth,
+                 conv.channelsPerGroup, conv.kernelHeight, conv.kernelWidth});
 }

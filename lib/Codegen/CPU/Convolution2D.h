@@ -45,6 +45,10 @@ struct Conv2D {
 /// the body `out + in * w`, static shapes.
 std::optional<Conv2D> matchConv2D(linalg::GenericOp op);
 
+/// The multiply-adds of `conv` (saturating): what its loops are marked
+/// parallel by.
+int64_t convolutionWork(const Conv2D &conv);
+
 } // namespace mlir::tessel::cpu
 
 #endif // TESSEL_LIB_CODEGEN_CPU_CONVOLUTION2D_H

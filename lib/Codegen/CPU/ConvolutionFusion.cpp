@@ -2,9 +2,12 @@
 
 #include "ConvolutionFusion.h"
 
+#include "KernelMarks.h"
+
 #include "tessel/Dialect/Tessel/IR/FusionGroups.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -141,4 +144,51 @@ Value mlir::tessel::cpu::applyEpilogue(OpBuilder &b, Location loc,
   }
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   return lookup(yield.getValues()[0]);
+}
+
+ConvPrologue mlir::tessel::cpu::prologueOf(linalg::GenericOp conv,
+                                           unsigned channelDim, bool fuse) {
+  if (!fuse)
+    return {conv.getDpsInits()[0], Value(), false, nullptr};
+  return matchPrologue(conv, channelDim);
+}
+
+std::optional<ConvEpilogue>
+mlir::tessel::cpu::epilogueOf(linalg::GenericOp conv, bool fuse) {
+  if (!fuse)
+    return std::nullopt;
+  return matchEpilogue(conv);
+}
+
+void mlir::tessel::cpu::finishConvolution(
+    RewriterBase &rewriter, linalg::GenericOp conv, Value result,
+    const ConvPrologue &prologue, const std::optional<ConvEpilogue> &epilogue) {
+  SmallVector<Location> locs;
+  if (prologue.producer)
+    locs.push_back(prologue.producer->getLoc());
+  locs.push_back(conv.getLoc());
+  if (epilogue) {
+    linalg::GenericOp consumer = epilogue->op;
+    locs.push_back(consumer.getLoc());
+    rewriter.replaceAllUsesWith(consumer.getResult(0), result);
+    rewriter.eraseOp(consumer);
+  } else {
+    rewriter.replaceAllUsesWith(conv.getResult(0), result);
+  }
+  MLIRContext *ctx = conv.getContext();
+  auto pad = conv.getDpsInputs()[0].getDefiningOp<tensor::PadOp>();
+  rewriter.eraseOp(conv);
+  // A padding (and the shift under it) the kernel read through: the
+  // shift's ONNX nodes are the kernel's too.
+  if (pad && pad->use_empty()) {
+    auto shift = pad.getSource().getDefiningOp<linalg::GenericOp>();
+    rewriter.eraseOp(pad);
+    if (shift && shift->use_empty()) {
+      locs.insert(locs.begin(), shift.getLoc());
+      rewriter.eraseOp(shift);
+    }
+  }
+  recordKernel(result.getDefiningOp(), "convolution", FusedLoc::get(ctx, locs));
+  if (prologue.producer)
+    rewriter.eraseOp(prologue.producer);
 }

@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
 
 #include <optional>
 
@@ -59,6 +60,23 @@ std::optional<ConvEpilogue> matchEpilogue(linalg::GenericOp conv);
 /// of the epilogue's other inputs at `acc`'s positions.
 Value applyEpilogue(OpBuilder &b, Location loc, const ConvEpilogue &epilogue,
                     Value acc, function_ref<Value(Value)> read);
+
+/// The prologue a rewrite of `conv` absorbs: with `fuse`, `matchPrologue`'s;
+/// without, none (the accumulators start from the output's values).
+ConvPrologue prologueOf(linalg::GenericOp conv, unsigned channelDim, bool fuse);
+
+/// The epilogue a rewrite of `conv` absorbs: with `fuse`, `matchEpilogue`'s;
+/// without, none.
+std::optional<ConvEpilogue> epilogueOf(linalg::GenericOp conv, bool fuse);
+
+/// Ends a convolution's rewrite into a loop nest whose result is `result`:
+/// replaces the convolution (or its epilogue) by it, erases the ops it
+/// absorbed (the prologue, the epilogue, the padding and the shift under it
+/// that the kernel read through), and records the nest as one kernel with
+/// all their locations.
+void finishConvolution(RewriterBase &rewriter, linalg::GenericOp conv,
+                       Value result, const ConvPrologue &prologue,
+                       const std::optional<ConvEpilogue> &epilogue);
 
 } // namespace mlir::tessel::cpu
 

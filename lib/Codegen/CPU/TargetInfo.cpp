@@ -54,10 +54,11 @@ struct Candidate {
 MicroKernelChoice mlir::tessel::selectMicroKernel(const CpuTargetInfo &target,
                                                   Type lhs, Type rhs,
                                                   Type acc) {
-  bool vectorFma = target.fma && target.vectorBits >= 256;
   SmallVector<Candidate, 4> candidates;
   if (lhs.isF32() && rhs.isF32() && acc.isF32()) {
-    candidates.push_back({MicroKernelKind::F32Fma, vectorFma, 32});
+    // Every x86-64 target multiplies and adds f32 vectors (SSE's 4 lanes
+    // up); FMA fuses the two where the target has it.
+    candidates.push_back({MicroKernelKind::F32Fma, true, 32});
   } else if (lhs.isInteger(8) && rhs.isInteger(8) && acc.isInteger(32)) {
     candidates.push_back(
         {MicroKernelKind::AmxInt8, target.amxTile && target.amxInt8, 32});

@@ -21,9 +21,196 @@ namespace mlir::tessel {
 // Matrix products (tessel-vectorize-contractions)
 //===----------------------------------------------------------------------===//
 
+/// The extents of a matrix product that its tiles are planned from.
+struct ProductShape {
+  /// Rows (M): the output's second-innermost loop; none for a
+  /// matrix-vector product.
+  std::optional<int64_t> rows;
+  /// Columns (N): the output's innermost loop, along which vectors run.
+  int64_t columns = 1;
+  /// The reduction (K) when it is a single loop; none when it spans
+  /// several (such a product gets no cache blocks).
+  std::optional<int64_t> reduction;
+};
+
+/// Cache blocks around the register tiles (elements): looped columns,
+/// reduction, rows.
+struct ProductCacheBlocks {
+  int64_t rows = 0;
+  int64_t columns = 0;
+  int64_t reduction = 0;
+};
+
+/// The tiles `planProductTiles` chooses for a product.
+struct ProductTilePlan {
+  /// The register tile: `rows` (MR, 1 without rows) x `columns` (NR)
+  /// output elements, `columns` a multiple of `columnLanes`.
+  int64_t rows = 1;
+  int64_t columns = 1;
+  /// Lanes of each vector of the tile's rows: the target's lanes, or half
+  /// of them when no whole vector divides the columns (a classifier's 1000).
+  int64_t columnLanes = 1;
+  /// Cache blocks, when the operands take more than 2 MiB and some block is
+  /// smaller than its loop; none otherwise.
+  std::optional<ProductCacheBlocks> cacheBlocks;
+};
+
+/// Plans the register tile and cache blocks of a product of `shape` whose
+/// vectors hold `lanes` accumulator lanes, `accumulators` of which the
+/// register tile may occupy, and whose operand elements take `elementBytes`
+/// bytes (what the cache-blocking threshold is measured in). Tiles divide
+/// their loops exactly.
+ProductTilePlan planProductTiles(const ProductShape &shape, int64_t lanes,
+                                 int64_t accumulators, int64_t elementBytes);
+
+/// What the product transformations plan their register tiles for.
+struct ProductTilingOptions {
+  /// The target whose micro-kernel the product's element types must have.
+  CpuTargetInfo target;
+  /// f32 lanes per vector register (the pass's `vector-width`).
+  int64_t lanes = 8;
+  /// Vector registers the register tile may occupy.
+  int64_t accumulators = 12;
+};
+
+/// How one product's loops are tiled: a tile size per loop (0: not tiled)
+/// and the loop order, for the register tiles and (when
+/// `cacheTileSizes` is not empty) the cache blocks around them (blocks of
+/// NC columns, KC reduction steps and MC rows, looped in that order).
+struct ProductLoopTiles {
+  SmallVector<int64_t> tileSizes;
+  SmallVector<int64_t> interchange;
+  SmallVector<int64_t> cacheTileSizes;
+  SmallVector<int64_t> cacheInterchange;
+};
+
+/// The loop tiles of `op` when it is a static contraction the target has a
+/// micro-kernel for (f32 today), whose output's innermost dimension is a
+/// column read contiguously from the right-hand side; none otherwise.
+std::optional<ProductLoopTiles>
+planProductLoopTiles(linalg::LinalgOp op, const ProductTilingOptions &options);
+
+/// Transposes a constant right-hand side stored as [..., n, k] into
+/// [..., k, n] so that its rows are contiguous along n, and updates the
+/// op's indexing map. Fails when it changes nothing.
+LogicalResult transposeConstantRhs(RewriterBase &rewriter,
+                                   linalg::GenericOp op);
+
+/// Drops the unit loops of a generic f32 contraction, and those of the
+/// neighbours its tiles are to absorb (its elementwise `consumer`, its
+/// initialiser when `withInit`). Returns the op to vectorize: `op` itself
+/// when nothing dropped.
+linalg::LinalgOp dropProductUnitLoops(RewriterBase &rewriter,
+                                      linalg::LinalgOp op,
+                                      linalg::GenericOp consumer = nullptr,
+                                      bool withInit = false);
+
+/// Whether every unit loop of contraction `op` is a row (m) loop and no
+/// row loop is longer: [1, K] x [K, N].
+bool hasOnlyUnitRows(linalg::LinalgOp op);
+
+/// Turns a generic contraction with plain (batch) matmul maps into
+/// `linalg.matmul` / `linalg.batch_matmul`. Returns `op` when it is no
+/// named contraction.
+linalg::LinalgOp specializeProduct(RewriterBase &rewriter, linalg::LinalgOp op);
+
+/// Packs the constant matrix of a matrix-vector product `[1, K] x [K, N]`
+/// into panels of 4 vectors of `lanes` columns, rebuilding its initialiser
+/// (and elementwise consumer) on them. Returns the packed product, or `op`
+/// when nothing changed.
+linalg::LinalgOp packMatrixPanels(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  int64_t lanes);
+
+/// The neighbours a product's register tiles absorb: the one elementwise
+/// generic consuming its result with identity maps (bias add, activation,
+/// residual add, a scale) and the fill or broadcast generic initialising its
+/// output, when each has no other user.
+struct ProductNeighbours {
+  linalg::GenericOp consumer;
+  Operation *init = nullptr;
+};
+
+/// `op`'s neighbours: its consumer and its initialiser, either or both;
+/// none when it has neither.
+std::optional<ProductNeighbours> getProductNeighbours(linalg::LinalgOp op);
+
+/// When the result of `op` (with no unit dimensions) reaches its one
+/// elementwise consumer through an expand_shape that only adds unit
+/// dimensions, the consumer drops those unit loops and reads the result
+/// directly.
+void absorbUnitExpand(RewriterBase &rewriter, linalg::LinalgOp op);
+
+/// Tiles `op` by `tiles` (cache blocks, then register tiles) and vectorizes
+/// its tiles.
+LogicalResult tileProduct(RewriterBase &rewriter, linalg::LinalgOp op,
+                          const ProductLoopTiles &tiles);
+
+/// Runs `op`'s neighbours in its loops, one kernel: the consumer is tiled
+/// along the product's register tiles (or its blocks of columns), the
+/// product and its initialiser fused into those loops, the product's tile
+/// tiled like any product. Records the kernel on the function unless
+/// `inKernel`.
+LogicalResult fuseProductNeighbours(RewriterBase &rewriter, linalg::LinalgOp op,
+                                    const ProductLoopTiles &tiles,
+                                    const ProductNeighbours &neighbours,
+                                    const ProductTilingOptions &options,
+                                    bool inKernel);
+
 //===----------------------------------------------------------------------===//
 // Convolutions (tessel-vectorize-convolutions)
 //===----------------------------------------------------------------------===//
+//
+// Each transformation takes the 2-D convolution generic that
+// tessel-convert-tessel-to-linalg emits (NCHW or NHWC, f32, static shapes)
+// and fails, changing nothing, on any other op or where its kernel does not
+// apply. See the pass description in Passes.td for the kernels.
+
+/// What the convolution kernels size their register tiles for: the options
+/// of tessel-vectorize-convolutions, which the pipeline fills from the
+/// target's `CpuTargetInfo` (`getF32Lanes`, `getConvolutionAccumulators`).
+struct ConvolutionTilingOptions {
+  /// f32 lanes per vector register (at least 1).
+  int64_t vectorWidth = 8;
+  /// Vector registers an output tile may hold.
+  int64_t accumulators = 12;
+  /// Start the accumulators from the bias (or 0) the output was
+  /// initialised with, and run the consuming elementwise generic on them
+  /// before the store: the kernel absorbs both.
+  bool fuseEpilogue = true;
+};
+
+/// Rewrites a 1x1, stride-1, unpadded, ungrouped convolution as a product
+/// on collapsed views, for tessel-vectorize-contractions: NCHW (one image,
+/// its output plane a multiple of 4 vectors) `[F, C] x [C, H*W]`, channels
+/// last `[N*H*W, C] x [C, F]`. With `fuseEpilogue`, its bias broadcast (or
+/// zero fill) and elementwise consumer are rebuilt on the product's views.
+/// Returns the product.
+FailureOr<linalg::GenericOp>
+rewriteConvolutionAsProduct(RewriterBase &rewriter, linalg::GenericOp conv,
+                            const ConvolutionTilingOptions &options);
+
+/// Rewrites a convolution with constant weights whose groups' filters fill
+/// whole vectors (or, with 16 lanes or more, half vectors) into loops over
+/// output tiles of 1-3 filter vectors x consecutive positions, the weights
+/// packed at compile time. Returns the value that replaced the convolution
+/// (or its fused epilogue).
+FailureOr<Value>
+vectorizeConvolutionOverFilters(RewriterBase &rewriter, linalg::GenericOp conv,
+                                const ConvolutionTilingOptions &options);
+
+/// Rewrites an NCHW convolution into loops over output tiles of filters x
+/// rows x columns, vectorized along the columns. Returns the value that
+/// replaced the convolution (or its fused epilogue).
+FailureOr<Value>
+vectorizeConvolutionOverColumns(RewriterBase &rewriter, linalg::GenericOp conv,
+                                const ConvolutionTilingOptions &options);
+
+/// The first of the three that applies, in that order (what
+/// tessel-vectorize-convolutions does to each convolution); fails when none
+/// does (channels-last convolutions that are neither stay loops).
+LogicalResult vectorizeConvolution(RewriterBase &rewriter,
+                                   linalg::GenericOp conv,
+                                   const ConvolutionTilingOptions &options);
 
 } // namespace mlir::tessel
 

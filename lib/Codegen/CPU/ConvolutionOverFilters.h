@@ -1,0 +1,125 @@
+//===- ConvolutionOverFilters.h - Over-filters kernel steps -----*- C++ -*-===//
+//
+// Internal to lib/Codegen/CPU. The convolution kernel vectorized over
+// filters (vectorizeConvolutionOverFilters, Transforms.h) in its steps:
+// planning the tile and the kernel (no IR), packing the weights, the loop
+// that accumulates one tile over its channels and taps, and the tile's
+// epilogue and stores. ConvolutionOverFilters.cpp drives them over the
+// output's tiles.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_LIB_CODEGEN_CPU_CONVOLUTIONOVERFILTERS_H
+#define TESSEL_LIB_CODEGEN_CPU_CONVOLUTIONOVERFILTERS_H
+
+#include "Convolution2D.h"
+#include "ConvolutionEmitter.h"
+#include "ConvolutionFusion.h"
+#include "ConvolutionPadding.h"
+
+#include <optional>
+#include <utility>
+
+namespace mlir::tessel::cpu {
+
+/// A tile over filters: `filterVectors` vectors of `lanes` consecutive
+/// filters x `positions` consecutive output positions (row-major over
+/// oh, ow), with the weights packed so that each tap's filters are
+/// contiguous.
+struct FilterTile {
+  int64_t filterVectors, positions;
+  /// The positions are consecutive columns of one output row (with
+  /// padding, so that the tap rows that read inside are the same for all of
+  /// them), instead of consecutive positions row-major over (oh, ow).
+  bool rowSegment = false;
+};
+
+/// The filter-vectorized tile of `lanes`-filter vectors for at most
+/// `accumulators` accumulator registers, when the filters of a group fill
+/// whole vectors: the most accumulators within the budget, then the fewest
+/// loads per FMA. With `padded`, the positions are columns of one output
+/// row. Channels last, a depthwise convolution's tile runs over the
+/// channels (its filters, one per group): each tap reads a vector of
+/// channels.
+std::optional<FilterTile> planFilterTile(const Conv2D &conv, int64_t lanes,
+                                         bool padded, int64_t accumulators);
+
+/// Everything the tiles of one over-filters kernel share.
+struct FilterKernel {
+  Conv2D conv;
+  FilterTile tile;
+  /// Filters per vector, and per tile (`tile.filterVectors * lanes`).
+  int64_t lanes, block;
+  std::optional<ConvPadding> padding;
+  ConvPrologue prologue;
+  std::optional<ConvEpilogue> epilogue;
+  /// What the taps read: the convolution's input, the unpadded source, or
+  /// (`readThrough`) the NCHW tensor a channels-last input transposes.
+  Value input;
+  linalg::TransposeOp readThrough;
+  /// Channels last and depthwise: each tap reads a vector of channels
+  /// instead of broadcasting one input value to all the tile's filters.
+  bool vectorInputs = false;
+  /// The padding before the rows and columns; the input's (unpadded)
+  /// height and width.
+  int64_t top = 0, left = 0, inHeight = 0, inWidth = 0;
+  VectorType vecType;
+  /// The output (and bias) vectors run along the filter dimension.
+  AffineMapAttr alongFilters;
+  /// The tile's accumulators are transposed in registers and stored along
+  /// its row (`rowStores`), or along the output viewed as [N, F, H*W]
+  /// (`planeStores`), rather than along the filters.
+  bool rowStores = false, planeStores = false;
+  /// Some output rows have tap rows in the padding.
+  bool rowsReadPadding = false;
+  /// The packed weights and the per-channel shift (or null): constants at
+  /// the function's entry.
+  Value packed, shifts;
+};
+
+/// Plans the kernel of `conv` (the geometry of `op`) for `tile`; builds no
+/// IR (`packed` and `shifts` are left null).
+FilterKernel planFilterKernel(linalg::GenericOp op, const Conv2D &conv,
+                              FilterTile tile, int64_t lanes,
+                              std::optional<ConvPadding> padding,
+                              bool fuseEpilogue);
+
+/// The weights [F][Cg][KH][KW] packed as [F / B][Cg][KH][KW][B], B =
+/// `block` filters: each tap's B weights are one contiguous vector.
+DenseElementsAttr packWeights(DenseElementsAttr weights, int64_t block);
+
+/// Where one tile of the kernel sits: image `n`, filters from `f0` (their
+/// packed block `fBlock`, input channels from `channelBase`), positions
+/// (`oh[j]`, `ow[j]`). `khRange`: the tap rows that read inside the input,
+/// when known (a row emitted on its own, or an inner row); else, when some
+/// rows read the padding, a loop over the range computed from `oh`.
+struct FilterTileSite {
+  Value n, f0, fBlock, channelBase;
+  ArrayRef<Value> oh, ow;
+  std::optional<std::pair<int64_t, int64_t>> khRange;
+};
+
+/// The tile's output vector `v` (of filters) at position `j` in `tensor`
+/// (the output, or an input of the epilogue).
+Value readAlongFilters(ConvLoopEmitter &e, const FilterKernel &k,
+                       const FilterTileSite &site, Value tensor, int64_t j,
+                       int64_t v);
+
+/// The accumulator loop: starts the tile's accumulators from `start` (one
+/// vector per filter vector) or, when that is empty, from `out`, and
+/// returns them summed over the group's channels and every tap (position
+/// major, then filter vector).
+SmallVector<Value> accumulateFilterTile(ConvLoopEmitter &e,
+                                        const FilterKernel &k,
+                                        const FilterTileSite &site,
+                                        ArrayRef<Value> start, Value out);
+
+/// Runs the epilogue on the tile's `summed` accumulators and stores them
+/// into `out`; returns the updated `out`.
+Value storeFilterTile(ConvLoopEmitter &e, const FilterKernel &k,
+                      const FilterTileSite &site, ArrayRef<Value> summed,
+                      Value out);
+
+} // namespace mlir::tessel::cpu
+
+#endif // TESSEL_LIB_CODEGEN_CPU_CONVOLUTIONOVERFILTERS_H

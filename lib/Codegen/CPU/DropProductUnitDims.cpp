@@ -1,0 +1,179 @@
+//===- DropProductUnitDims.cpp - Unit loops and named products ------------===//
+//
+// Before a product is tiled: its unit loops are dropped (torch's attention
+// projections multiply [seq, 1, d] by [d, 3d]), with those of the
+// neighbours its tiles absorb, and a generic with plain (batch) matmul maps
+// becomes the named op it is.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Codegen/CPU/Transforms.h"
+
+#include "ProductTiling.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+/// Makes `operand` read past a collapse of an expand that restores its
+/// type (the reshapes between two ops that both dropped the same unit
+/// dimensions), and erases the reshapes once unused.
+static void skipReshapePair(RewriterBase &rewriter, OpOperand &operand) {
+  auto collapse = operand.get().getDefiningOp<tensor::CollapseShapeOp>();
+  auto expand = collapse
+                    ? collapse.getSrc().getDefiningOp<tensor::ExpandShapeOp>()
+                    : nullptr;
+  if (!expand || expand.getSrcType() != collapse.getResultType() ||
+      expand.getReassociationIndices() != collapse.getReassociationIndices())
+    return;
+  rewriter.modifyOpInPlace(operand.getOwner(),
+                           [&] { operand.set(expand.getSrc()); });
+  if (collapse->use_empty())
+    rewriter.eraseOp(collapse);
+  if (expand->use_empty())
+    rewriter.eraseOp(expand);
+}
+
+void mlir::tessel::dropNeighbourUnitLoops(RewriterBase &rewriter,
+                                          linalg::GenericOp generic) {
+  rewriter.setInsertionPoint(generic);
+  linalg::ControlDropUnitDims control;
+  FailureOr<linalg::DropUnitDimsResult> dropped =
+      linalg::dropUnitDims(rewriter, generic, control);
+  if (failed(dropped))
+    return;
+  rewriter.replaceOp(generic, dropped->replacements);
+  for (OpOperand &operand : dropped->resultOp->getOpOperands())
+    skipReshapePair(rewriter, operand);
+}
+
+/// The product's initialiser without the unit dimensions the product
+/// dropped: a fill of them is a fill of the collapsed tensor, a generic
+/// drops them too.
+static void dropInitUnitLoops(RewriterBase &rewriter,
+                              linalg::LinalgOp product) {
+  OpOperand &init = product.getDpsInitsMutable()[0];
+  auto collapse = init.get().getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapse || !collapse->hasOneUse())
+    return;
+  Operation *producer = collapse.getSrc().getDefiningOp();
+  if (!producer || !producer->hasOneUse())
+    return;
+  if (auto fill = dyn_cast<linalg::FillOp>(producer)) {
+    rewriter.setInsertionPoint(collapse);
+    Value empty = tensor::EmptyOp::create(
+        rewriter, fill.getLoc(), collapse.getResultType().getShape(),
+        collapse.getResultType().getElementType());
+    Value filled = linalg::FillOp::create(rewriter, fill.getLoc(),
+                                          fill.getInputs()[0], empty)
+                       .getResult(0);
+    rewriter.modifyOpInPlace(product, [&] { init.set(filled); });
+    rewriter.eraseOp(collapse);
+    rewriter.eraseOp(fill);
+    return;
+  }
+  if (auto generic = dyn_cast<linalg::GenericOp>(producer)) {
+    dropNeighbourUnitLoops(rewriter, generic);
+    skipReshapePair(rewriter, init);
+  }
+}
+
+// Torch's attention projections multiply [seq, 1, d] by [d, 3d]: without
+// the unit loop the row loop is the long one, not the unit batch dimension,
+// and the register tile gets its rows. The neighbours drop the same unit
+// loops so that no reshape stands between them and the product.
+linalg::LinalgOp mlir::tessel::dropProductUnitLoops(RewriterBase &rewriter,
+                                                    linalg::LinalgOp op,
+                                                    linalg::GenericOp consumer,
+                                                    bool withInit) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  auto isF32 = [](Value v) { return getElementTypeOrSelf(v).isF32(); };
+  if (!generic || !linalg::isaContractionOpInterface(op) ||
+      op.hasDynamicShape() || !llvm::all_of(op->getOperands(), isF32) ||
+      !llvm::is_contained(op.getStaticLoopRanges(), 1))
+    return op;
+  rewriter.setInsertionPoint(generic);
+  linalg::ControlDropUnitDims control;
+  FailureOr<linalg::DropUnitDimsResult> dropped =
+      linalg::dropUnitDims(rewriter, generic, control);
+  if (failed(dropped))
+    return op;
+  auto result = dyn_cast<linalg::LinalgOp>(dropped->resultOp.getOperation());
+  if (!result || !linalg::isaContractionOpInterface(result)) {
+    // No longer a contraction (a product with a unit reduction): keep the
+    // original; the reshapes built for the new one are dead.
+    for (Value replacement : dropped->replacements)
+      if (Operation *expand = replacement.getDefiningOp();
+          expand && expand != dropped->resultOp.getOperation() &&
+          expand->use_empty())
+        rewriter.eraseOp(expand);
+    if (dropped->resultOp && dropped->resultOp->use_empty())
+      rewriter.eraseOp(dropped->resultOp);
+    return op;
+  }
+  rewriter.replaceOp(generic, dropped->replacements);
+  if (withInit)
+    dropInitUnitLoops(rewriter, result);
+  if (consumer)
+    dropNeighbourUnitLoops(rewriter, consumer);
+  return result;
+}
+
+bool mlir::tessel::hasOnlyUnitRows(linalg::LinalgOp op) {
+  if (!linalg::isaContractionOpInterface(op) || op.hasDynamicShape())
+    return false;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.empty())
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (unsigned d = 0; d < ranges.size(); ++d)
+    if ((ranges[d] == 1) != llvm::is_contained(dims->m, d))
+      return false;
+  return true;
+}
+
+/// Whether `op` indexes its operands as a plain (batch) matmul does:
+/// (m, k), (k, n) -> (m, n), with leading batch loops. LLVM 22's
+/// specialization turns other products (a transposed operand) into a
+/// matmul with the default maps, which computes something else.
+static bool hasPlainProductMaps(linalg::LinalgOp op) {
+  unsigned loops = op.getNumLoops();
+  if (loops != 3 && loops != 4)
+    return false;
+  MLIRContext *ctx = op.getContext();
+  SmallVector<AffineExpr> batch;
+  if (loops == 4)
+    batch.push_back(getAffineDimExpr(0, ctx));
+  unsigned first = loops - 3;
+  AffineExpr m = getAffineDimExpr(first, ctx),
+             n = getAffineDimExpr(first + 1, ctx),
+             k = getAffineDimExpr(first + 2, ctx);
+  auto map = [&](AffineExpr a, AffineExpr b) {
+    SmallVector<AffineExpr> exprs(batch);
+    exprs.append({a, b});
+    return AffineMap::get(loops, 0, exprs, ctx);
+  };
+  SmallVector<AffineMap> expected = {map(m, k), map(k, n), map(m, n)};
+  return op.getIndexingMapsArray() == expected;
+}
+
+// The named op's vectorization is a `vector.contract` of row, column and
+// reduction vectors; a generic's reads instead take the whole iteration
+// space, which unrolls into single lanes.
+linalg::LinalgOp mlir::tessel::specializeProduct(RewriterBase &rewriter,
+                                                 linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || !linalg::isaContractionOpInterface(op) ||
+      !hasPlainProductMaps(op))
+    return op;
+  rewriter.setInsertionPoint(generic);
+  FailureOr<linalg::LinalgOp> named =
+      linalg::specializeGenericOp(rewriter, generic);
+  if (failed(named))
+    return op;
+  return *named;
+}

@@ -1,0 +1,288 @@
+//===- FuseProductEpilogue.cpp - Products absorbing their neighbours ------===//
+//
+// A product's register tiles run its neighbours: the fill or broadcast that
+// initialises its output, and the elementwise op that consumes its result
+// (a bias add, an activation, a residual add, a scale). The bias, the
+// product and the activation are one kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Codegen/CPU/Transforms.h"
+#include "tessel/Dialect/Tessel/IR/FusionGroups.h"
+
+#include "KernelMarks.h"
+#include "ParallelMarks.h"
+#include "ProductTiling.h"
+#include "TileSizes.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+/// Whether `op`'s body is arith/math on its arguments and the yield.
+static bool isComputeOnly(linalg::LinalgOp op) {
+  for (Operation &nested : op.getBlock()->getOperations()) {
+    if (isa<linalg::YieldOp>(nested))
+      continue;
+    if (nested.getNumRegions() != 0 || !nested.getDialect() ||
+        !isa<arith::ArithDialect, math::MathDialect>(nested.getDialect()))
+      return false;
+  }
+  return true;
+}
+
+/// The one user of `result` when it is an elementwise f32 generic reading
+/// it with the identity map into a result of the same type.
+static linalg::GenericOp elementwiseUserOf(Value result) {
+  if (!result.hasOneUse())
+    return nullptr;
+  auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
+  if (!consumer || consumer->getNumResults() != 1 ||
+      consumer.getNumReductionLoops() != 0 ||
+      !consumer.hasPureTensorSemantics() ||
+      consumer->getResult(0).getType() != result.getType() ||
+      !isComputeOnly(consumer))
+    return nullptr;
+  for (OpOperand &operand : consumer->getOpOperands()) {
+    if (!getElementTypeOrSelf(operand.get().getType()).isF32())
+      return nullptr;
+    if (operand.get() == result &&
+        !consumer.getMatchingIndexingMap(&operand).isIdentity())
+      return nullptr;
+  }
+  if (!consumer.getIndexingMapMatchingResult(consumer->getResult(0))
+           .isIdentity())
+    return nullptr;
+  return consumer;
+}
+
+/// The consumer `op`'s register tiles can run: the one elementwise generic
+/// reading its result with the identity map.
+linalg::GenericOp mlir::tessel::getProductConsumer(linalg::LinalgOp op) {
+  linalg::GenericOp consumer = elementwiseUserOf(op->getResult(0));
+  return consumer && tessel::mayFuse(op, consumer) ? consumer : nullptr;
+}
+
+void mlir::tessel::absorbUnitExpand(RewriterBase &rewriter,
+                                    linalg::LinalgOp op) {
+  Value result = op->getResult(0);
+  if (!result.hasOneUse())
+    return;
+  auto expand = dyn_cast<tensor::ExpandShapeOp>(*result.getUsers().begin());
+  if (!expand)
+    return;
+  auto isUnit = [](int64_t extent) { return extent == 1; };
+  ArrayRef<int64_t> from = expand.getSrcType().getShape(),
+                    to = expand.getResultType().getShape();
+  if (llvm::any_of(from, isUnit) ||
+      int64_t(to.size()) - llvm::count_if(to, isUnit) != int64_t(from.size()))
+    return;
+  if (linalg::GenericOp consumer = elementwiseUserOf(expand.getResult());
+      consumer && tessel::mayFuse(op, consumer))
+    dropNeighbourUnitLoops(rewriter, consumer);
+}
+
+std::optional<ProductNeighbours>
+mlir::tessel::getProductNeighbours(linalg::LinalgOp op) {
+  ProductNeighbours neighbours{getProductConsumer(op), nullptr};
+  Operation *init = op.getDpsInits()[0].getDefiningOp();
+  if (init && init->hasOneUse() && tessel::mayFuse(op, init)) {
+    auto producer = dyn_cast<linalg::LinalgOp>(init);
+    if (producer && producer.getNumReductionLoops() == 0 &&
+        producer->getNumResults() == 1 &&
+        (isa<linalg::FillOp>(init) ||
+         (isa<linalg::GenericOp>(init) && isComputeOnly(producer))))
+      neighbours.init = init;
+  }
+  if (!neighbours.consumer && !neighbours.init)
+    return std::nullopt;
+  return neighbours;
+}
+
+// The consumer is tiled along the product's register tiles (or, with cache
+// blocks, its blocks of columns: the reduction is blocked inside them), and
+// the product (whole reduction) and its initialiser are fused into those
+// loops; the product's tile is then tiled like any product, and the
+// initialiser's and consumer's tiles vectorized.
+LogicalResult mlir::tessel::fuseProductNeighbours(
+    RewriterBase &rewriter, linalg::LinalgOp op, const ProductLoopTiles &plan,
+    const ProductNeighbours &neighbours, const ProductTilingOptions &options,
+    bool inKernel) {
+  MLIRContext *ctx = op.getContext();
+  auto func = op->getParentOfType<func::FuncOp>();
+  linalg::GenericOp consumer = neighbours.consumer;
+  AffineMap outMap = op.getIndexingMapMatchingResult(op->getResult(0));
+  if (!outMap.isProjectedPermutation())
+    return failure();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> opRanges = op.getStaticLoopRanges();
+  // Register tiles, or with cache blocks that split the reduction the
+  // blocks of columns. Cache blocks that keep the whole reduction (K <=
+  // KC) only split the row loop, which the register tiles walk in the
+  // same order: the neighbours then run in the register tiles (the fill
+  // starts the accumulators instead of zeroing the output for them to
+  // load), and only the right-hand side's column block is still packed.
+  // Measurements: bench/notes/vectorize-contractions.md.
+  bool blocked = llvm::any_of(
+      llvm::seq<unsigned>(0, plan.cacheTileSizes.size()), [&](unsigned d) {
+        return iterators[d] == utils::IteratorType::reduction &&
+               plan.cacheTileSizes[d] != 0 &&
+               plan.cacheTileSizes[d] < opRanges[d];
+      });
+  bool packRhs = !plan.cacheTileSizes.empty() && !blocked &&
+                 !matchPattern(op.getDpsInputs()[1], m_Constant());
+  ArrayRef<int64_t> opSizes = blocked ? plan.cacheTileSizes : plan.tileSizes;
+  ArrayRef<int64_t> opOrder =
+      blocked ? plan.cacheInterchange : plan.interchange;
+  // The tiled root: the consumer (its loops are the output's
+  // dimensions), else the product itself (its reduction not tiled).
+  Operation *root = consumer ? consumer.getOperation() : op.getOperation();
+  auto tileOf = [&](unsigned d) -> int64_t {
+    // Blocked: whole rows (the row block is the innermost cache loop).
+    if (iterators[d] == utils::IteratorType::reduction ||
+        (blocked && d == unsigned(plan.cacheInterchange.back())))
+      return 0;
+    return opSizes[d];
+  };
+  SmallVector<int64_t> sizes, interchange;
+  if (consumer) {
+    for (AffineExpr dim : outMap.getResults())
+      sizes.push_back(tileOf(cast<AffineDimExpr>(dim).getPosition()));
+    for (int64_t d : opOrder)
+      if (std::optional<unsigned> at =
+              outMap.getResultPosition(getAffineDimExpr(d, ctx)))
+        interchange.push_back(*at);
+  } else {
+    for (unsigned d = 0; d < iterators.size(); ++d)
+      sizes.push_back(tileOf(d));
+    interchange.assign(opOrder.begin(), opOrder.end());
+  }
+  if (llvm::all_of(sizes, [](int64_t size) { return size == 0; }))
+    return failure();
+  SmallVector<Location> locs;
+  if (neighbours.init)
+    locs.push_back(neighbours.init->getLoc());
+  locs.push_back(op->getLoc());
+  if (consumer)
+    locs.push_back(consumer->getLoc());
+  Location kernelLoc = FusedLoc::get(ctx, locs);
+  Operation *product = op.getOperation(), *init = neighbours.init;
+  int64_t work = tessel::cpu::workOf(opRanges);
+
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes(getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>(sizes)));
+  tiling.setInterchange(interchange);
+  scf::SCFTileAndFuseOptions fuseOptions;
+  fuseOptions.setTilingOptions(tiling);
+  fuseOptions.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult producer,
+          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (producer.getOwner() == product ||
+            (init && producer.getOwner() == init))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
+  rewriter.setInsertionPoint(root);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(root), fuseOptions);
+  if (failed(fused))
+    return failure();
+  Value replacement = fused->replacements.lookup(root->getResult(0));
+  linalg::LinalgOp productTile;
+  for (Operation *tile : fused->tiledAndFusedOps)
+    if (auto linalgTile = dyn_cast<linalg::LinalgOp>(tile);
+        linalgTile && linalgTile.getNumReductionLoops() > 0)
+      productTile = linalgTile;
+  if (!replacement || !productTile)
+    return failure();
+  rewriter.replaceAllUsesWith(root->getResult(0), replacement);
+  // The initialiser's tile writes where the consumer's tile will: the
+  // consumer's slice of the loop's output (fusion took a slice of the
+  // initialiser's own tensor, which bufferization would have to copy
+  // when that is the output's tensor too).
+  if (consumer && init) {
+    auto consumerTile =
+        cast<DestinationStyleOpInterface>(fused->tiledAndFusedOps[0]);
+    auto target =
+        consumerTile.getDpsInits()[0].getDefiningOp<tensor::ExtractSliceOp>();
+    for (Operation *tile : fused->tiledAndFusedOps) {
+      auto initTile = dyn_cast<DestinationStyleOpInterface>(tile);
+      if (!target || !initTile || tile == consumerTile.getOperation() ||
+          tile == productTile.getOperation())
+        continue;
+      auto slice =
+          initTile.getDpsInits()[0].getDefiningOp<tensor::ExtractSliceOp>();
+      // The consumer's slice moves up to the initialiser (its operands,
+      // the loop's iteration values, dominate both).
+      bool movable = llvm::all_of(target->getOperands(), [&](Value v) {
+        Operation *def = v.getDefiningOp();
+        return !def || def->getBlock() != target->getBlock() ||
+               def->isBeforeInBlock(tile);
+      });
+      if (slice && movable && slice.getType() == target.getType() &&
+          slice.getMixedOffsets() == target.getMixedOffsets() &&
+          slice.getMixedSizes() == target.getMixedSizes() &&
+          slice.getMixedStrides() == target.getMixedStrides() &&
+          target->getBlock() == tile->getBlock()) {
+        if (!target->isBeforeInBlock(tile))
+          rewriter.moveOpBefore(target, tile);
+        rewriter.modifyOpInPlace(tile, [&] {
+          initTile.getDpsInitsMutable()[0].set(target.getResult());
+        });
+      }
+    }
+  }
+
+  // The product's tile, tiled like any product (its own plan: within a
+  // register tile, the reduction steps only), inside the fused loops.
+  SmallVector<Operation *> others;
+  for (Operation *tile : fused->tiledAndFusedOps)
+    if (tile != productTile.getOperation())
+      others.push_back(tile);
+  std::optional<ProductLoopTiles> tilePlan =
+      planProductLoopTiles(productTile, options);
+  if (!tilePlan)
+    return failure();
+  // One copy per column of register tiles, out of the row loop.
+  if (packRhs && !fused->loops.empty())
+    packRhsBlock(rewriter, productTile, fused->loops.back());
+  if (failed(tileProduct(rewriter, productTile, *tilePlan)))
+    return failure();
+  // One parallel loop: the outermost fused loop, when it has the work.
+  if (!fused->loops.empty()) {
+    Operation *outer = fused->loops.front().getOperation();
+    outer->walk(
+        [](scf::ForOp loop) { loop->removeAttr(tessel::cpu::kParallelAttr); });
+    if (std::optional<unsigned> at = firstParallelLoop(
+            interchange, sizes,
+            cast<linalg::LinalgOp>(root).getStaticLoopRanges(),
+            [&](int64_t d) { return consumer || tileOf(d) != 0; });
+        at && *at < fused->loops.size())
+      tessel::cpu::markParallel(fused->loops[*at].getOperation(), work);
+  }
+  for (Operation *tile : others) {
+    // A block's tiles (whole rows x a block of columns) would be one huge
+    // vector: tessel-vectorize-generics tiles them into registers, as
+    // part of this kernel.
+    if (blocked) {
+      tile->setAttr(tessel::cpu::kInKernelAttr, UnitAttr::get(ctx));
+      continue;
+    }
+    rewriter.setInsertionPoint(tile);
+    FailureOr<linalg::VectorizationResult> vectorized =
+        linalg::vectorize(rewriter, tile);
+    if (succeeded(vectorized))
+      rewriter.replaceOp(tile, vectorized->replacements);
+  }
+  if (!inKernel)
+    tessel::cpu::recordKernel(func, "contraction", kernelLoc);
+  // The originals are dead; the canonicalization erases them.
+  return success();
+}

@@ -1,0 +1,191 @@
+//===- PlanProductTiles.cpp - Register tiles and cache blocks of products -===//
+//
+// The tile planner of tessel-vectorize-contractions: the register tile and
+// cache blocks of a product, first on plain extents (`planProductTiles`),
+// then mapped onto a linalg op's loops (`planProductLoopTiles`).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Codegen/CPU/Transforms.h"
+
+#include "TileSizes.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+/// Cache blocks (elements): at most MC rows and KC reduction steps, and
+/// columns one register tile wide (AVX-512: 4 vectors of 16), so that each
+/// KC x NR strip of the right-hand side (256 KiB) and the MC x KC block of
+/// the left-hand side (512 KiB) stay in L2 together while the MC / MR
+/// register tiles of the block stream the strip. Products whose operands
+/// take at most kBlockingBytes run unblocked: their register tiles run the
+/// fill and the epilogue in registers and store each output once.
+/// Measurements: bench/notes/vectorize-contractions.md.
+static constexpr int64_t kRowBlock = 128, kReductionBlock = 1024;
+static constexpr int64_t kBlockingBytes = 2 * 1024 * 1024;
+
+/// The largest multiple of `tile` that divides `size` and is at most
+/// `limit` (at least `tile`).
+static int64_t pickBlock(int64_t size, int64_t tile, int64_t limit) {
+  int64_t best = tile;
+  for (int64_t block = tile; block <= std::min(size, limit); block += tile)
+    if (size % block == 0)
+      best = block;
+  return best;
+}
+
+ProductTilePlan mlir::tessel::planProductTiles(const ProductShape &shape,
+                                               int64_t lanes,
+                                               int64_t accumulators,
+                                               int64_t elementBytes) {
+  int64_t columns = shape.columns;
+  ProductTilePlan plan;
+  // Rows of 4, 2 or 1 whole vectors (a power of two: LLVM splits other
+  // widths into partial registers and shuffles them every step), the
+  // widest that still leaves accumulators for 4 rows.
+  // Columns that no whole vector divides (a classifier's 1000) take half
+  // vectors (8 of AVX-512's 16 lanes fill a ymm register): a width such as
+  // 50 would be split into partial registers reshuffled every step (that
+  // tile took a quarter of MobileNetV2's time).
+  int64_t columnLanes = lanes;
+  if (columns % lanes != 0 && lanes % 2 == 0 && columns % (lanes / 2) == 0)
+    columnLanes = lanes / 2;
+  plan.columnLanes = columnLanes;
+  SmallVector<int64_t> columnTiles;
+  for (int64_t vectors : {4, 2, 1})
+    if (vectors == 1 || accumulators / vectors >= 4)
+      columnTiles.push_back(vectors * columnLanes);
+  int64_t nTile = pickDivisor(columns, columnTiles, columnTiles.front());
+  auto rowsFor = [&](int64_t tileColumns) {
+    int64_t vectorsPerRow = (tileColumns + columnLanes - 1) / columnLanes;
+    int64_t maxRows = std::max<int64_t>(1, accumulators / vectorsPerRow);
+    return pickDivisor(*shape.rows, {std::min<int64_t>(maxRows, 6), 4},
+                       maxRows);
+  };
+  if (shape.rows) {
+    // Rows that only divide by few at the widest tile (7x7 feature maps
+    // channels last: 49 rows, 1 x 4 vectors, one load per FMA) take
+    // narrower columns when that fills more accumulators (7 x 2 vectors).
+    int64_t best = rowsFor(nTile) * nTile;
+    for (int64_t tileColumns : columnTiles) {
+      if (tileColumns >= nTile || columns % tileColumns != 0)
+        continue;
+      int64_t filled = rowsFor(tileColumns) * tileColumns;
+      if (filled > best) {
+        best = filled;
+        nTile = tileColumns;
+      }
+    }
+    plan.rows = rowsFor(nTile);
+  }
+  plan.columns = nTile;
+
+  // Cache blocks, when a row, a column and a single reduction dimension
+  // exist, the operands take more than kBlockingBytes, and some block is
+  // smaller than its loop.
+  if (shape.rows && shape.reduction &&
+      (*shape.rows + columns) * *shape.reduction * elementBytes >
+          kBlockingBytes) {
+    int64_t rowBlock = pickBlock(*shape.rows, plan.rows, kRowBlock);
+    int64_t columnBlock = nTile;
+    int64_t reductionBlock = pickBlock(*shape.reduction, 1, kReductionBlock);
+    if (rowBlock < *shape.rows || columnBlock < columns ||
+        reductionBlock < *shape.reduction)
+      plan.cacheBlocks =
+          ProductCacheBlocks{rowBlock, columnBlock, reductionBlock};
+  }
+  return plan;
+}
+
+/// The loop dimension that result `position` of `map` is, if a plain dim.
+static std::optional<unsigned> dimAt(AffineMap map, int64_t position) {
+  if (position < 0 || position >= map.getNumResults())
+    return std::nullopt;
+  if (auto dim = dyn_cast<AffineDimExpr>(map.getResult(position)))
+    return dim.getPosition();
+  return std::nullopt;
+}
+
+std::optional<ProductLoopTiles>
+mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
+                                   const ProductTilingOptions &options) {
+  if (op->getNumResults() != 1 || op.getNumDpsInputs() != 2 ||
+      !op.hasPureTensorSemantics() || op.hasDynamicShape() ||
+      !linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  if (resultType.getRank() < 1)
+    return std::nullopt;
+  // Only products the target has a micro-kernel for, and of those only the
+  // one with an emitter (f32 FMA). Its lanes are the pass's vector width:
+  // the pipeline sets that from the same target.
+  Type lhs = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
+  Type rhs = getElementTypeOrSelf(op.getDpsInputs()[1].getType());
+  if (selectMicroKernel(options.target, lhs, rhs, resultType.getElementType())
+          .emitted != MicroKernelKind::F32Fma)
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->n.empty() || dims->k.empty())
+    return std::nullopt;
+
+  // Vectors run along the output's innermost dimension, which must be a
+  // column (n) dimension, read contiguously from the right-hand side too.
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap outMap = maps[2];
+  std::optional<unsigned> nDim = dimAt(outMap, outMap.getNumResults() - 1);
+  if (!nDim || !llvm::is_contained(dims->n, *nDim))
+    return std::nullopt;
+  AffineMap rhsMap = maps[1];
+  if (dimAt(rhsMap, rhsMap.getNumResults() - 1) != nDim)
+    return std::nullopt;
+  // The row (m) dimension: the output's second-innermost dimension, if it
+  // is one (a matrix-vector product has none).
+  std::optional<unsigned> mDim = dimAt(outMap, outMap.getNumResults() - 2);
+  if (mDim && !llvm::is_contained(dims->m, *mDim))
+    mDim.reset();
+
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned numLoops = ranges.size();
+  ProductShape shape;
+  if (mDim)
+    shape.rows = ranges[*mDim];
+  shape.columns = ranges[*nDim];
+  if (dims->k.size() == 1)
+    shape.reduction = ranges[dims->k.front()];
+  int64_t elementBytes = llvm::divideCeil(lhs.getIntOrFloatBitWidth(), 8);
+  ProductTilePlan tiles = planProductTiles(shape, options.lanes,
+                                           options.accumulators, elementBytes);
+
+  ProductLoopTiles plan;
+  plan.tileSizes.assign(numLoops, 1);
+  if (mDim)
+    plan.tileSizes[*mDim] = tiles.rows;
+  plan.tileSizes[*nDim] = tiles.columns;
+
+  // Loop order: everything else, then columns, rows, and the reduction
+  // innermost so that the output tile stays in registers across it.
+  for (unsigned d = 0; d < numLoops; ++d)
+    if (d != *nDim && (!mDim || d != *mDim) && !llvm::is_contained(dims->k, d))
+      plan.interchange.push_back(d);
+  plan.interchange.push_back(*nDim);
+  if (mDim)
+    plan.interchange.push_back(*mDim);
+  for (unsigned d : dims->k)
+    plan.interchange.push_back(d);
+
+  if (tiles.cacheBlocks) {
+    unsigned kDim = dims->k.front();
+    plan.cacheTileSizes.assign(numLoops, 0);
+    plan.cacheTileSizes[*mDim] = tiles.cacheBlocks->rows;
+    plan.cacheTileSizes[*nDim] = tiles.cacheBlocks->columns;
+    plan.cacheTileSizes[kDim] = tiles.cacheBlocks->reduction;
+    for (unsigned d = 0; d < numLoops; ++d)
+      if (d != *nDim && d != *mDim && d != kDim)
+        plan.cacheInterchange.push_back(d);
+    plan.cacheInterchange.append({*nDim, kDim, *mDim});
+  }
+  return plan;
+}

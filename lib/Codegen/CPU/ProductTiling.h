@@ -1,0 +1,36 @@
+//===- ProductTiling.h - Shared by the product transforms -------*- C++ -*-===//
+//
+// Internal to lib/Codegen/CPU: what the matrix-product transformations
+// (tessel-vectorize-contractions; their public entry points are in
+// tessel/Codegen/CPU/Transforms.h) share between their files.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_LIB_CODEGEN_CPU_PRODUCTTILING_H
+#define TESSEL_LIB_CODEGEN_CPU_PRODUCTTILING_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+
+namespace mlir::tessel {
+
+/// The consumer `op`'s register tiles can run: the one elementwise f32
+/// generic reading its result with the identity map, when fusion regions
+/// allow it.
+linalg::GenericOp getProductConsumer(linalg::LinalgOp op);
+
+/// Drops the unit loops of `generic`, an elementwise neighbour of a product
+/// whose unit loops were dropped, and reads the product's (or feeds it) its
+/// values without the reshapes in between.
+void dropNeighbourUnitLoops(RewriterBase &rewriter, linalg::GenericOp generic);
+
+/// Copies the right-hand side's block that the blocked tile `op` reads into
+/// a contiguous buffer, once per block: the copy is hoisted out of
+/// `rowLoop` (null: not hoisted), whose register tiles all stream it.
+void packRhsBlock(RewriterBase &rewriter, linalg::LinalgOp op,
+                  LoopLikeOpInterface rowLoop);
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_LIB_CODEGEN_CPU_PRODUCTTILING_H

@@ -1,0 +1,156 @@
+//===- PlanProductTilesTest.cpp - The matrix-product tile planner ---------===//
+//
+// planProductTiles on plain shapes: the register tile, its column lanes and
+// the cache blocks tessel-vectorize-contractions gives products of each
+// kind.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Codegen/CPU/TargetInfo.h"
+#include "tessel/Codegen/CPU/Transforms.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+ProductShape shape(std::optional<int64_t> rows, int64_t columns,
+                   std::optional<int64_t> reduction) {
+  ProductShape shape;
+  shape.rows = rows;
+  shape.columns = columns;
+  shape.reduction = reduction;
+  return shape;
+}
+
+CpuTargetInfo avx512() {
+  CpuTargetInfo target;
+  target.cpu = "znver4";
+  target.vectorBits = 512;
+  target.vectorRegisters = 32;
+  target.fma = target.avx2 = target.avx512f = true;
+  return target;
+}
+
+CpuTargetInfo avx2() {
+  CpuTargetInfo target;
+  target.cpu = "znver3";
+  target.vectorBits = 256;
+  target.vectorRegisters = 16;
+  target.fma = target.avx2 = true;
+  return target;
+}
+
+void expectBlocks(const ProductTilePlan &plan, int64_t rows, int64_t columns,
+                  int64_t reduction) {
+  ASSERT_TRUE(plan.cacheBlocks.has_value());
+  EXPECT_EQ(plan.cacheBlocks->rows, rows);
+  EXPECT_EQ(plan.cacheBlocks->columns, columns);
+  EXPECT_EQ(plan.cacheBlocks->reduction, reduction);
+}
+
+// The lanes and accumulators the planner is given: the f32 micro-kernel's
+// accumulator lanes are the f32 lanes the pipeline passes as vector-width.
+TEST(PlanProductTiles, TargetLanesAreThePipelinesVectorWidth) {
+  MLIRContext context;
+  Type f32 = Float32Type::get(&context);
+  for (const CpuTargetInfo &target : {avx512(), avx2()}) {
+    MicroKernelChoice choice = selectMicroKernel(target, f32, f32, f32);
+    EXPECT_EQ(choice.emitted, MicroKernelKind::F32Fma);
+    EXPECT_EQ(choice.accumulatorLanes, target.getF32Lanes());
+  }
+  EXPECT_EQ(avx512().getProductAccumulators(), 16);
+  EXPECT_EQ(avx2().getProductAccumulators(), 12);
+}
+
+// 1024^3 on AVX-512: 4 rows x 4 vectors, blocks of 128 rows, one register
+// tile of columns and the whole reduction (8 MiB of operands).
+TEST(PlanProductTiles, Gemm1024OnAvx512) {
+  ProductTilePlan plan = planProductTiles(shape(1024, 1024, 1024), 16, 16, 4);
+  EXPECT_EQ(plan.rows, 4);
+  EXPECT_EQ(plan.columns, 64);
+  EXPECT_EQ(plan.columnLanes, 16);
+  expectBlocks(plan, 128, 64, 1024);
+}
+
+// A classifier's 1000 columns: no whole vector of 16 divides them, half
+// vectors of 8 do (and no wider tile of them).
+TEST(PlanProductTiles, ClassifierColumnsTakeHalfVectors) {
+  ProductTilePlan plan =
+      planProductTiles(shape(std::nullopt, 1000, 512), 16, 16, 4);
+  EXPECT_EQ(plan.columnLanes, 8);
+  EXPECT_EQ(plan.columns, 8);
+  EXPECT_EQ(plan.rows, 1);
+  EXPECT_FALSE(plan.cacheBlocks);
+}
+
+// 49 rows (a 7x7 feature map channels last): at 4 vectors only 1 row
+// divides 49 (64 accumulator lanes); 2 vectors take 7 rows (224).
+TEST(PlanProductTiles, FortyNineRowsTakeNarrowerColumns) {
+  ProductTilePlan plan = planProductTiles(shape(49, 512, 512), 16, 16, 4);
+  EXPECT_EQ(plan.rows, 7);
+  EXPECT_EQ(plan.columns, 32);
+  EXPECT_EQ(plan.columnLanes, 16);
+  EXPECT_FALSE(plan.cacheBlocks);
+}
+
+// A matrix-vector product: one row of 4 vectors, and no cache blocks
+// however large its matrix (16 MiB here).
+TEST(PlanProductTiles, MatrixVectorHasOneRowAndNoBlocks) {
+  ProductTilePlan plan =
+      planProductTiles(shape(std::nullopt, 4096, 1024), 16, 16, 4);
+  EXPECT_EQ(plan.rows, 1);
+  EXPECT_EQ(plan.columns, 64);
+  EXPECT_EQ(plan.columnLanes, 16);
+  EXPECT_FALSE(plan.cacheBlocks);
+}
+
+// AVX2's 12 accumulators: 4 vectors would leave room for 3 rows only, so 2
+// vectors x 6 rows; row blocks are multiples of 6 dividing 768.
+TEST(PlanProductTiles, Avx2TakesSixRowsOfTwoVectors) {
+  ProductTilePlan plan = planProductTiles(shape(768, 1024, 1024), 8, 12, 4);
+  EXPECT_EQ(plan.rows, 6);
+  EXPECT_EQ(plan.columns, 16);
+  EXPECT_EQ(plan.columnLanes, 8);
+  expectBlocks(plan, 96, 16, 1024);
+}
+
+// Operands of at most 2 MiB run unblocked: 128x64 * 64x256 (96 KiB), and
+// 512^3 at exactly 2 MiB.
+TEST(PlanProductTiles, SmallProductsHaveNoBlocks) {
+  ProductTilePlan small = planProductTiles(shape(128, 256, 64), 8, 12, 4);
+  EXPECT_EQ(small.rows, 4);
+  EXPECT_EQ(small.columns, 16);
+  EXPECT_FALSE(small.cacheBlocks);
+  ProductTilePlan threshold = planProductTiles(shape(512, 512, 512), 16, 16, 4);
+  EXPECT_EQ(threshold.rows, 4);
+  EXPECT_EQ(threshold.columns, 64);
+  EXPECT_FALSE(threshold.cacheBlocks);
+}
+
+// A reduction over several loops gets no cache blocks.
+TEST(PlanProductTiles, SeveralReductionLoopsHaveNoBlocks) {
+  ProductTilePlan plan =
+      planProductTiles(shape(1024, 1024, std::nullopt), 16, 16, 4);
+  EXPECT_EQ(plan.rows, 4);
+  EXPECT_EQ(plan.columns, 64);
+  EXPECT_FALSE(plan.cacheBlocks);
+}
+
+// The blocking threshold is in bytes: 1024^3 takes 8 MiB of f32 operands,
+// 4 MiB of bf16 ones (blocked) and 2 MiB of i8 ones (not).
+TEST(PlanProductTiles, BlockingThresholdScalesWithElementSize) {
+  expectBlocks(planProductTiles(shape(1024, 1024, 1024), 16, 16, 2), 128, 64,
+               1024);
+  ProductTilePlan bytes = planProductTiles(shape(1024, 1024, 1024), 16, 16, 1);
+  EXPECT_EQ(bytes.rows, 4);
+  EXPECT_EQ(bytes.columns, 64);
+  EXPECT_FALSE(bytes.cacheBlocks);
+}
+
+} // namespace
