@@ -72,7 +72,7 @@ module {
 // CHECK-NOT:       memref.alloc
 // CHECK:           linalg.fill {{.*}} outs(%[[HEAD]] : memref<8xf32>)
 // CHECK:           memref.copy %[[HEAD]]
-// CHECK:         } {tessel.serial}
+// CHECK:         } {test.serial}
 // CHECK:         %[[SLICES:.*]] = memref.view %[[WS]]{{.*}} : memref<256xi8> to memref<256xi8>
 // CHECK:         scf.for %[[I:.*]] = %[[LB:.*]] to
 // CHECK-NOT:       memref.alloc
@@ -97,7 +97,7 @@ module {
       linalg.fill ins(%zero : f32) outs(%head : memref<8xf32>)
       %row = memref.subview %out[%i, 0] [1, 8] [1, 1] : memref<4x8xf32> to memref<8xf32, strided<[1], offset: ?>>
       memref.copy %head, %row : memref<8xf32> to memref<8xf32, strided<[1], offset: ?>>
-    } {tessel.serial}
+    } {test.serial}
     scf.for %i = %c0 to %c4 step %c1 {
       %head = memref.alloc() : memref<8xf32>
       linalg.fill ins(%zero : f32) outs(%head : memref<8xf32>)

@@ -64,8 +64,9 @@ struct CpuTargetInfo {
 enum class MicroKernelKind {
   /// No vector micro-kernel: the op stays scalar loops.
   None,
-  /// f32 x f32 -> f32 on FMA (AVX2 or AVX-512): `vector.contract` /
-  /// `vector.fma` on f32 vectors, accumulators in registers.
+  /// f32 x f32 -> f32 vector multiply-add (`vector.contract` /
+  /// `vector.fma`, accumulators in registers): FMA on AVX2 and AVX-512,
+  /// a multiply and an add on targets without it.
   F32Fma,
   /// i8 x i8 -> i32 with VNNI `vpdpbusd` (4 products per 32-bit lane).
   I8Vnni,

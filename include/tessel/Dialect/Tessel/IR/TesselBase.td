@@ -25,6 +25,14 @@ def Tessel_Dialect : Dialect {
     `loc(fused<"Conv">["conv1"])` names the ONNX op type and the node name.
   }];
   let hasConstantMaterializer = 1;
+  // The discardable `tessel.*` attributes passes attach to other dialects'
+  // ops are declared in TesselDialect.h and checked by
+  // verifyOperationAttribute / verifyRegionArgAttribute /
+  // verifyRegionResultAttribute: an unknown name or a wrong type fails
+  // verification.
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 class Tessel_Op<string mnemonic, list<Trait> traits = []>
