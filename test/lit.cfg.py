@@ -19,6 +19,8 @@ config.substitutions.append(("%tessel_src", config.tessel_src_root))
 config.substitutions.append(("%tessel_build", config.tessel_obj_root))
 # The C++ compiler this tree was built with (examples built against it).
 config.substitutions.append(("%cxx", config.cxx_compiler))
+# Its sanitizer flags, empty unless TESSEL_SANITIZE is set.
+config.substitutions.append(("%sanitizer_flags", config.sanitizer_flags))
 # A sanitized build (TESSEL_SANITIZE) reserves terabytes of address space at
 # start, so a test capping a tool's address space lifts the cap (0) there.
 config.substitutions.append(
