@@ -9,6 +9,7 @@
 #include "tessel/Pipelines/Pipelines.h"
 #include "tessel/Pipelines/Registration.h"
 #include "tessel/Target/LLVM/Artifact.h"
+#include "tessel/Target/LLVM/TargetInfo.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -306,8 +307,12 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   CpuTarget target{"", targetCpu, targetFeatures,
                    static_cast<unsigned>(optLevel - '0')};
   std::string error;
+  FailureOr<std::unique_ptr<llvm::TargetMachine>> machine =
+      createTargetMachine(target, error);
+  if (failed(machine))
+    return usageError(error);
   FailureOr<PipelineOptions> resolved = resolvePipelineOptions(
-      target, target.optLevel,
+      getCpuTargetInfo(**machine), target.optLevel,
       llvm::SmallVector<std::string>(disabledOptimizations.begin(),
                                      disabledOptimizations.end()),
       activationLayout, error);
@@ -428,11 +433,6 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   size_t importedNodes = nodeNames.size();
   report.phases.push_back(
       {std::string(getPhaseName(from)), secondsSince(start)});
-
-  FailureOr<std::unique_ptr<llvm::TargetMachine>> machine =
-      createTargetMachine(target, error);
-  if (failed(machine))
-    return usageError(error);
 
   // Phases 2..4: one pass manager per phase, so each is timed on its own.
   for (Phase phase : {Phase::Graph, Phase::Linalg, Phase::LLVM}) {

@@ -116,7 +116,7 @@ CpuTargetInfo PipelineOptions::getDefaultTarget() {
 }
 
 FailureOr<PipelineOptions> mlir::tessel::resolvePipelineOptions(
-    const CpuTarget &target, unsigned optLevel,
+    const CpuTargetInfo &target, unsigned optLevel,
     llvm::ArrayRef<std::string> disabled, llvm::StringRef layout,
     std::string &error) {
   PipelineOptions options;
@@ -139,10 +139,7 @@ FailureOr<PipelineOptions> mlir::tessel::resolvePipelineOptions(
     return failure();
   }
   options.layout = layout.str();
-  FailureOr<CpuTargetInfo> info = resolveCpuTargetInfo(target, error);
-  if (failed(info))
-    return failure();
-  options.target = *info;
+  options.target = target;
   return options;
 }
 
@@ -311,9 +308,13 @@ static void registerPipeline(llvm::StringRef name, llvm::StringRef summary,
         if (failed(cl.parseFromString(text)))
           return failure();
         std::string error;
-        FailureOr<PipelineOptions> options = resolvePipelineOptions(
+        FailureOr<CpuTargetInfo> target = resolveCpuTargetInfo(
             CpuTarget{"", cl.targetCpu, cl.targetFeatures, cl.optLevel},
-            cl.optLevel, cl.disable, cl.layout, error);
+            error);
+        if (failed(target))
+          return errorHandler(error);
+        FailureOr<PipelineOptions> options = resolvePipelineOptions(
+            *target, cl.optLevel, cl.disable, cl.layout, error);
         if (failed(options))
           return errorHandler(error);
         buildPipeline(pm, from, to, *options);

@@ -14,7 +14,6 @@
 #define TESSEL_PIPELINES_PIPELINES_H
 
 #include "tessel/Codegen/CPU/TargetInfo.h"
-#include "tessel/Target/LLVM/Artifact.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -108,13 +107,13 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
       llvm::cl::init("nchw")};
 };
 
-/// Checks `options` and turns them into PipelineOptions; on failure `error`
-/// says what is wrong, in tessel-compile's words.
-FailureOr<PipelineOptions> resolvePipelineOptions(const CpuTarget &target,
-                                                  unsigned optLevel,
-                                                  llvm::ArrayRef<std::string> disabled,
-                                                  llvm::StringRef layout,
-                                                  std::string &error);
+/// Checks the options for a resolved `target` and turns them into
+/// PipelineOptions; on failure `error` says what is wrong, in
+/// tessel-compile's words.
+FailureOr<PipelineOptions>
+resolvePipelineOptions(const CpuTargetInfo &target, unsigned optLevel,
+                       llvm::ArrayRef<std::string> disabled,
+                       llvm::StringRef layout, std::string &error);
 
 /// import -> graph: graph-level simplification on the tessel dialect.
 void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options);

@@ -155,15 +155,6 @@ LogicalResult checkLayout(const llvm::DataLayout &layout,
 
 } // namespace
 
-int64_t mlir::tessel::getVectorWidthF32(const llvm::TargetMachine &machine) {
-  const llvm::MCSubtargetInfo *sti = machine.getMCSubtargetInfo();
-  if (sti->checkFeatures("+avx512f"))
-    return 16;
-  if (sti->checkFeatures("+avx"))
-    return 8;
-  return 4;
-}
-
 std::string
 mlir::tessel::getEnabledTargetFeatures(const llvm::TargetMachine &machine) {
   const llvm::MCSubtargetInfo *sti = machine.getMCSubtargetInfo();

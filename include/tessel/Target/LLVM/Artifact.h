@@ -63,10 +63,6 @@ FailureOr<ModelSignature> readSignature(ModuleOp module);
 FailureOr<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const CpuTarget &target, std::string &error);
 
-/// f32 elements in the widest vector register the target's code may use:
-/// 16 with AVX-512F, 8 with AVX, else 4.
-int64_t getVectorWidthF32(const llvm::TargetMachine &machine);
-
 /// Every feature the generated code may use, the CPU's implied ones
 /// included, as "+f1,+f2,...": what the descriptor records, so the runtime can
 /// refuse a host that lacks one.
