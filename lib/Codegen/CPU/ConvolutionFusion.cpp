@@ -4,7 +4,7 @@
 
 #include "KernelMarks.h"
 
-#include "tessel/Dialect/Tessel/IR/FusionGroups.h"
+#include "tessel/Codegen/KernelGroup.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -26,8 +26,8 @@ ConvPrologue mlir::tessel::cpu::matchPrologue(linalg::GenericOp conv,
                                               unsigned channelDim) {
   Value out = conv.getDpsInits()[0];
   ConvPrologue none{out, Value(), false, nullptr};
-  Operation *producer = out.getDefiningOp();
-  if (!producer || !out.hasOneUse() || !tessel::mayFuse(conv, producer))
+  Operation *producer = getKernelPrologue(conv);
+  if (!producer)
     return none;
   if (auto fill = dyn_cast<linalg::FillOp>(producer)) {
     if (!matchPattern(fill.getInputs()[0], m_PosZeroFloat()))
@@ -60,14 +60,10 @@ ConvPrologue mlir::tessel::cpu::matchPrologue(linalg::GenericOp conv,
 std::optional<ConvEpilogue>
 mlir::tessel::cpu::matchEpilogue(linalg::GenericOp conv) {
   Value result = conv.getResult(0);
-  if (!result.hasOneUse())
-    return std::nullopt;
-  auto op = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
-  if (!op || !tessel::mayFuse(conv, op) || !op.hasPureTensorSemantics() ||
-      op.getNumDpsInits() != 1 || op->getNumResults() != 1 ||
-      !allParallel(op) || op.getResult(0).getType() != result.getType())
-    return std::nullopt;
-  if (!llvm::all_of(op.getIndexingMapsArray(),
+  linalg::GenericOp op = getKernelEpilogue(conv, result);
+  // The kernel reads the epilogue's other inputs at the accumulators'
+  // positions: identity maps only.
+  if (!op || !llvm::all_of(op.getIndexingMapsArray(),
                     [](AffineMap map) { return map.isIdentity(); }))
     return std::nullopt;
   std::optional<unsigned> convInput;

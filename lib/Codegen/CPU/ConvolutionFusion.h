@@ -1,8 +1,8 @@
 //===- ConvolutionFusion.h - What a vectorized conv absorbs -----*- C++ -*-===//
 //
 // The vectorized convolution keeps each output tile in vector registers from
-// its first to its last reduction step. Two neighbours of the convolution
-// generic can run on those registers instead of as loop nests of their own:
+// its first to its last reduction step. Of its kernel group
+// (tessel/Codegen/KernelGroup.h), the neighbours its registers can run:
 //
 //  - the prologue: the generic (or fill) that initialises the output with the
 //    bias broadcast along the filters (or with 0). The accumulators then
@@ -39,9 +39,9 @@ struct ConvPrologue {
   Operation *producer = nullptr;
 };
 
-/// The prologue of `conv`: its output's producer when that is a zero fill
-/// or a bias broadcast (along output dimension `channelDim`) with no other
-/// user; otherwise none (start from the output's values).
+/// The prologue of `conv`: its kernel group's prologue when that is a zero
+/// fill or a bias broadcast (along output dimension `channelDim`); otherwise
+/// none (start from the output's values).
 ConvPrologue matchPrologue(linalg::GenericOp conv, unsigned channelDim = 1);
 
 /// An elementwise generic that runs on the convolution's accumulators.
@@ -50,10 +50,9 @@ struct ConvEpilogue {
   unsigned convInput; ///< the input that is the convolution's result
 };
 
-/// The epilogue of `conv`: the one user of its result, when that is an
-/// all-parallel generic with identity maps, inputs of the result's type, a
-/// result of that type, and a body of elementwise-mappable ops that does not
-/// read its output.
+/// The epilogue of `conv`: its kernel group's epilogue when that has identity
+/// maps only, inputs of the result's type, reads the result once, and has a
+/// body of elementwise-mappable ops that does not read its output.
 std::optional<ConvEpilogue> matchEpilogue(linalg::GenericOp conv);
 
 /// Emits the epilogue's body on the vector `acc`; `read(tensor)` reads one

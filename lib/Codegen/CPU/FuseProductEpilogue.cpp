@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Codegen/CPU/Transforms.h"
-#include "tessel/Dialect/Tessel/IR/FusionGroups.h"
+#include "tessel/Codegen/KernelGroup.h"
 
 #include "KernelMarks.h"
 #include "ParallelMarks.h"
@@ -37,36 +37,27 @@ static bool isComputeOnly(linalg::LinalgOp op) {
   return true;
 }
 
-/// The one user of `result` when it is an elementwise f32 generic reading
-/// it with the identity map into a result of the same type.
-static linalg::GenericOp elementwiseUserOf(Value result) {
-  if (!result.hasOneUse())
-    return nullptr;
-  auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
-  if (!consumer || consumer->getNumResults() != 1 ||
-      consumer.getNumReductionLoops() != 0 ||
-      !consumer.hasPureTensorSemantics() ||
-      consumer->getResult(0).getType() != result.getType() ||
-      !isComputeOnly(consumer))
-    return nullptr;
-  for (OpOperand &operand : consumer->getOpOperands()) {
-    if (!getElementTypeOrSelf(operand.get().getType()).isF32())
-      return nullptr;
-    if (operand.get() == result &&
-        !consumer.getMatchingIndexingMap(&operand).isIdentity())
-      return nullptr;
-  }
-  if (!consumer.getIndexingMapMatchingResult(consumer->getResult(0))
-           .isIdentity())
-    return nullptr;
-  return consumer;
+/// Whether the f32 register tiles can run `epilogue`: an arith/math body
+/// on f32 operands.
+static bool canRunEpilogue(linalg::GenericOp epilogue) {
+  if (!epilogue || !isComputeOnly(epilogue))
+    return false;
+  return llvm::all_of(epilogue->getOpOperands(), [](OpOperand &operand) {
+    return getElementTypeOrSelf(operand.get().getType()).isF32();
+  });
 }
 
-/// The consumer `op`'s register tiles can run: the one elementwise generic
-/// reading its result with the identity map.
+/// Whether the register tiles can start from `prologue`: a fill, or a
+/// generic with an arith/math body.
+static bool canRunPrologue(linalg::LinalgOp prologue) {
+  return prologue && (isa<linalg::FillOp>(prologue) ||
+                      (isa<linalg::GenericOp>(prologue) &&
+                       isComputeOnly(prologue)));
+}
+
 linalg::GenericOp mlir::tessel::getProductConsumer(linalg::LinalgOp op) {
-  linalg::GenericOp consumer = elementwiseUserOf(op->getResult(0));
-  return consumer && tessel::mayFuse(op, consumer) ? consumer : nullptr;
+  linalg::GenericOp epilogue = getKernelEpilogue(op, op->getResult(0));
+  return canRunEpilogue(epilogue) ? epilogue : nullptr;
 }
 
 void mlir::tessel::absorbUnitExpand(RewriterBase &rewriter,
@@ -83,26 +74,18 @@ void mlir::tessel::absorbUnitExpand(RewriterBase &rewriter,
   if (llvm::any_of(from, isUnit) ||
       int64_t(to.size()) - llvm::count_if(to, isUnit) != int64_t(from.size()))
     return;
-  if (linalg::GenericOp consumer = elementwiseUserOf(expand.getResult());
-      consumer && tessel::mayFuse(op, consumer))
-    dropNeighbourUnitLoops(rewriter, consumer);
+  if (linalg::GenericOp epilogue = getKernelEpilogue(op, expand.getResult());
+      canRunEpilogue(epilogue))
+    dropNeighbourUnitLoops(rewriter, epilogue);
 }
 
-std::optional<ProductNeighbours>
-mlir::tessel::getProductNeighbours(linalg::LinalgOp op) {
-  ProductNeighbours neighbours{getProductConsumer(op), nullptr};
-  Operation *init = op.getDpsInits()[0].getDefiningOp();
-  if (init && init->hasOneUse() && tessel::mayFuse(op, init)) {
-    auto producer = dyn_cast<linalg::LinalgOp>(init);
-    if (producer && producer.getNumReductionLoops() == 0 &&
-        producer->getNumResults() == 1 &&
-        (isa<linalg::FillOp>(init) ||
-         (isa<linalg::GenericOp>(init) && isComputeOnly(producer))))
-      neighbours.init = init;
-  }
-  if (!neighbours.consumer && !neighbours.init)
-    return std::nullopt;
-  return neighbours;
+KernelGroup mlir::tessel::getProductKernel(linalg::LinalgOp op) {
+  KernelGroup kernel = getKernelGroup(op);
+  if (!canRunEpilogue(kernel.epilogue))
+    kernel.epilogue = nullptr;
+  if (!canRunPrologue(kernel.prologue))
+    kernel.prologue = nullptr;
+  return kernel;
 }
 
 // The consumer is tiled along the product's register tiles (or, with cache
@@ -112,11 +95,11 @@ mlir::tessel::getProductNeighbours(linalg::LinalgOp op) {
 // initialiser's and consumer's tiles vectorized.
 LogicalResult mlir::tessel::fuseProductNeighbours(
     RewriterBase &rewriter, linalg::LinalgOp op, const ProductLoopTiles &plan,
-    const ProductNeighbours &neighbours, const ProductTilingOptions &options,
+    const KernelGroup &kernel, const ProductTilingOptions &options,
     bool inKernel) {
   MLIRContext *ctx = op.getContext();
   auto func = op->getParentOfType<func::FuncOp>();
-  linalg::GenericOp consumer = neighbours.consumer;
+  linalg::GenericOp consumer = kernel.epilogue;
   AffineMap outMap = op.getIndexingMapMatchingResult(op->getResult(0));
   if (!outMap.isProjectedPermutation())
     return failure();
@@ -166,13 +149,13 @@ LogicalResult mlir::tessel::fuseProductNeighbours(
   if (llvm::all_of(sizes, [](int64_t size) { return size == 0; }))
     return failure();
   SmallVector<Location> locs;
-  if (neighbours.init)
-    locs.push_back(neighbours.init->getLoc());
+  if (kernel.prologue)
+    locs.push_back(kernel.prologue->getLoc());
   locs.push_back(op->getLoc());
   if (consumer)
     locs.push_back(consumer->getLoc());
   Location kernelLoc = FusedLoc::get(ctx, locs);
-  Operation *product = op.getOperation(), *init = neighbours.init;
+  Operation *product = op.getOperation(), *init = kernel.prologue;
   int64_t work = tessel::cpu::workOf(opRanges);
 
   scf::SCFTilingOptions tiling;

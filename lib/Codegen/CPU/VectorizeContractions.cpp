@@ -80,12 +80,11 @@ struct VectorizeContractionsPass
       // With epilogue fusion the neighbours drop the same unit loops.
       if (fuseEpilogue)
         absorbUnitExpand(rewriter, op);
-      std::optional<ProductNeighbours> around =
-          fuseEpilogue ? getProductNeighbours(op) : std::nullopt;
-      if (!(around && hasOnlyUnitRows(op)))
-        op = around ? dropProductUnitLoops(rewriter, op, around->consumer,
-                                           around->init != nullptr)
-                    : dropProductUnitLoops(rewriter, op);
+      KernelGroup around =
+          fuseEpilogue ? getProductKernel(op) : KernelGroup{op, {}, {}};
+      if (!(around.hasNeighbours() && hasOnlyUnitRows(op)))
+        op = dropProductUnitLoops(rewriter, op, around.epilogue,
+                                  around.prologue != nullptr);
       std::optional<ProductLoopTiles> plan = planProductLoopTiles(op, options);
       if (!plan) {
         // A right-hand side stored transposed may qualify once transposed.
@@ -110,9 +109,8 @@ struct VectorizeContractionsPass
       // Same loops and maps: the plan holds for the named op too.
       op = specializeProduct(rewriter, op);
       if (fuseEpilogue)
-        if (std::optional<ProductNeighbours> neighbours =
-                getProductNeighbours(op))
-          if (succeeded(fuseProductNeighbours(rewriter, op, *plan, *neighbours,
+        if (KernelGroup kernel = getProductKernel(op); kernel.hasNeighbours())
+          if (succeeded(fuseProductNeighbours(rewriter, op, *plan, kernel,
                                               options, inKernel))) {
             changed = true;
             continue;

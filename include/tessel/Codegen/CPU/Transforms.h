@@ -11,6 +11,7 @@
 #define TESSEL_CODEGEN_CPU_TRANSFORMS_H
 
 #include "tessel/Codegen/CPU/TargetInfo.h"
+#include "tessel/Codegen/KernelGroup.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
@@ -121,18 +122,11 @@ linalg::LinalgOp specializeProduct(RewriterBase &rewriter, linalg::LinalgOp op);
 linalg::LinalgOp packMatrixPanels(RewriterBase &rewriter, linalg::LinalgOp op,
                                   int64_t lanes);
 
-/// The neighbours a product's register tiles absorb: the one elementwise
-/// generic consuming its result with identity maps (bias add, activation,
-/// residual add, a scale) and the fill or broadcast generic initialising its
-/// output, when each has no other user.
-struct ProductNeighbours {
-  linalg::GenericOp consumer;
-  Operation *init = nullptr;
-};
-
-/// `op`'s neighbours: its consumer and its initialiser, either or both;
-/// none when it has neither.
-std::optional<ProductNeighbours> getProductNeighbours(linalg::LinalgOp op);
+/// The kernel `op`'s register tiles form (`getKernelGroup`), keeping the
+/// neighbours they can run: an epilogue whose body is arith/math on f32
+/// operands (bias add, activation, residual add, a scale), and a prologue
+/// that is a fill or an arith/math generic (a bias broadcast).
+KernelGroup getProductKernel(linalg::LinalgOp op);
 
 /// When the result of `op` (with no unit dimensions) reaches its one
 /// elementwise consumer through an expand_shape that only adds unit
@@ -152,7 +146,7 @@ LogicalResult tileProduct(RewriterBase &rewriter, linalg::LinalgOp op,
 /// `inKernel`.
 LogicalResult fuseProductNeighbours(RewriterBase &rewriter, linalg::LinalgOp op,
                                     const ProductLoopTiles &tiles,
-                                    const ProductNeighbours &neighbours,
+                                    const KernelGroup &kernel,
                                     const ProductTilingOptions &options,
                                     bool inKernel);
 
