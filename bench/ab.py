@@ -13,8 +13,14 @@ conversions left (N), the p50s, B/A and N/A. Usage:
 
     python3 bench/ab.py [--models resnet18,resnet18_pruned,...]
                         [--disable fold-batchnorm,drop-zero-channels,fuse-elementwise,...]
+                        [--baseline-build DIR]
                         [--list-switches]
                         [--cold]
+
+With --baseline-build, B is instead every model compiled by another build's
+tessel-compile with the same flags as A (old head against new head: a
+refactoring must leave every ratio within noise); both are checked and timed
+with this build's tessel-run and tessel-bench.
 """
 
 import argparse
@@ -59,6 +65,8 @@ def main():
     parser.add_argument("--disable", default=None,
                         help="comma-separated switches to turn off in B (default: every "
                              "switch tessel-compile --disable=help lists)")
+    parser.add_argument("--baseline-build", default=None,
+                        help="B = this other build's tessel-compile, all optimisations on")
     parser.add_argument("--list-switches", action="store_true",
                         help="print the switches B turns off by default, one a line, and exit")
     parser.add_argument("--rounds", type=int, default=5)
@@ -98,13 +106,15 @@ def main():
             np.save(path, expected[n])
             exp_flags.append(f"{n}={path}")
         variants = {}
-        for label, extra in (("A", []), ("B", [f"--disable={args.disable}"]),
-                             ("N", ["--layout=nhwc"])):
+        b_extra = [] if args.baseline_build else [f"--disable={args.disable}"]
+        for label, extra in (("A", []), ("B", b_extra), ("N", ["--layout=nhwc"])):
             so = os.path.join(args.work, f"{name}.{label}.so")
             report = os.path.join(args.work, f"{name}.{label}.json")
             log(f"{name}: compiling {label}")
-            run([os.path.join(bin_dir, "tessel-compile"), os.path.join(args.work, name + ".onnx"),
-                 "-o", so, "--report", report, *extra])
+            compiler_dir = (os.path.join(args.baseline_build, "bin")
+                            if label == "B" and args.baseline_build else bin_dir)
+            run([os.path.join(compiler_dir, "tessel-compile"),
+                 os.path.join(args.work, name + ".onnx"), "-o", so, "--report", report, *extra])
             rep = json.load(open(report))
             check = run([os.path.join(bin_dir, "tessel-run"), so, *in_flags, "--expected",
                          *exp_flags, "--rtol", "1e-4", "--atol", "1e-5", "--quiet"])
@@ -130,8 +140,15 @@ def main():
             f"B {b['p50_ms']:.2f} ms ({b['kernels']} kernels), "
             f"N {n['p50_ms']:.2f} ms ({n['kernels']} kernels)")
 
-    lines = ["# A/B: graph optimisations on and off, and the layout", "",
-             f"`python3 bench/ab.py`: A = all on, B = `--disable={args.disable}`, "
+    if args.baseline_build:
+        title = "# A/B: this build against a baseline build"
+        b_text = (f"B = the same, compiled by `{args.baseline_build}`'s tessel-compile "
+                  f"(`--baseline-build`)")
+    else:
+        title = "# A/B: graph optimisations on and off, and the layout"
+        b_text = f"B = `--disable={args.disable}`"
+    lines = [title, "",
+             f"`python3 bench/ab.py`: A = all on, {b_text}, "
              "N = all on with `--layout=nhwc`; 1 thread, "
              + ("caches cold before every run (`--cold`), " if args.cold else "")
              + f"p50 per round of {args.iterations} runs, median of {args.rounds} interleaved "

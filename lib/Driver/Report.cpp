@@ -1,9 +1,9 @@
-//===- Report.cpp - tessel-compile --report
-//--------------------------------===//
+//===- Report.cpp - tessel-compile --report ------------------------------===//
 
 #include "Report.h"
 
 #include "tessel/Driver/Diagnostics.h"
+#include "tessel/Support/Remarks.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -37,28 +37,75 @@ static void collectOrigins(Location loc, std::vector<std::string> &nodes,
 
 void CompileReport::recordKernels(ModuleOp module) {
   kernels.clear();
-  // Loop nests code generation formed, recorded on their function
-  // (lib/Codegen/CPU/KernelMarks.h), then the structured ops left.
-  module.walk([&](func::FuncOp func) {
-    auto marks = func->getAttrOfType<ArrayAttr>("tessel.kernels");
-    for (Attribute mark : marks ? marks.getValue() : ArrayRef<Attribute>()) {
-      auto dict = dyn_cast<DictionaryAttr>(mark);
-      auto kind = dict ? dict.getAs<StringAttr>("kind") : StringAttr();
-      auto loc = dict ? dict.getAs<LocationAttr>("loc") : LocationAttr();
-      if (!kind || !loc)
-        continue;
-      Kernel kernel;
-      kernel.op = ("tessel.kernel." + kind.getValue()).str();
-      collectOrigins(Location(loc), kernel.nodes, kernel.opTypes);
-      kernels.push_back(std::move(kernel));
-    }
-  });
+  // Loop nests code generation formed, then the structured ops left.
+  {
+    std::lock_guard<std::mutex> lock(remarksMutex);
+    for (const auto &[function, formed] : formedKernels)
+      kernels.insert(kernels.end(), formed.begin(), formed.end());
+  }
   module.walk([&](linalg::LinalgOp op) {
     Kernel kernel;
     kernel.op = op->getName().getStringRef().str();
     collectOrigins(op->getLoc(), kernel.nodes, kernel.opTypes);
     kernels.push_back(std::move(kernel));
   });
+}
+
+/// The integer metric `key` of `remark`, or 0.
+static int64_t metricOf(const remark::detail::Remark &remark,
+                        llvm::StringRef key) {
+  for (const remark::detail::Remark::Arg &arg : remark.getArgs()) {
+    int64_t value = 0;
+    if (arg.key == key && !llvm::StringRef(arg.val).getAsInteger(10, value))
+      return value;
+  }
+  return 0;
+}
+
+void CompileReport::recordRemark(const remark::detail::Remark &remark) {
+  if (remark.getCategoryName() != kRemarkCategory)
+    return;
+  std::lock_guard<std::mutex> lock(remarksMutex);
+  llvm::StringRef name = remark.getRemarkName();
+  if (name == kKernelRemark) {
+    Kernel kernel;
+    for (const remark::detail::Remark::Arg &arg : remark.getArgs())
+      if (arg.key == "kind")
+        kernel.op = "tessel.kernel." + arg.val;
+    collectOrigins(remark.getLocation(), kernel.nodes, kernel.opTypes);
+    formedKernels[remark.getFunction().str()].push_back(std::move(kernel));
+  } else if (name == kDroppedChannelsRemark) {
+    droppedChannels += metricOf(remark, "channels");
+  } else if (name == kLayoutConversionsRemark) {
+    layoutsAssigned = true;
+    layoutConversionsAtEdges = metricOf(remark, "edges");
+    layoutConversionsInside = metricOf(remark, "inside");
+  }
+}
+
+namespace {
+/// Hands every remark to the report.
+class ReportRemarkStreamer : public remark::detail::MLIRRemarkStreamerBase {
+public:
+  explicit ReportRemarkStreamer(CompileReport &report) : report(report) {}
+  void streamOptimizationRemark(const remark::detail::Remark &remark) override {
+    report.recordRemark(remark);
+  }
+
+private:
+  CompileReport &report;
+};
+} // namespace
+
+LogicalResult mlir::tessel::recordRemarksIn(MLIRContext &context,
+                                            CompileReport &report) {
+  remark::RemarkCategories categories;
+  categories.passed = kRemarkCategory.str();
+  categories.analysis = kRemarkCategory.str();
+  return remark::enableOptimizationRemarks(
+      context, std::make_unique<ReportRemarkStreamer>(report),
+      std::make_unique<remark::RemarkEmittingPolicyAll>(), categories,
+      /*printAsEmitRemarks=*/false);
 }
 
 LogicalResult CompileReport::write(llvm::StringRef path,

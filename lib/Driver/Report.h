@@ -4,8 +4,11 @@
 #define TESSEL_LIB_DRIVER_REPORT_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Remarks.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -27,10 +30,13 @@ struct CompileReport {
     std::vector<std::string> nodes, opTypes;
   };
   /// One per loop nest that code generation emits: recorded after the CPU
-  /// vectorizers (each of their rewrites is one, listed on its function),
-  /// or after the linalg phase when compilation stops there; empty when it
-  /// stopped earlier.
+  /// vectorizers (each of their rewrites is one, reported by a `kernel`
+  /// remark), or after the linalg phase when compilation stops there; empty
+  /// when it stopped earlier.
   std::vector<Kernel> kernels;
+  /// The `kernel` remarks so far, by function (names sort the functions:
+  /// function passes report from several threads).
+  std::map<std::string, std::vector<Kernel>> formedKernels;
   uint64_t workspaceBytes = 0, weightsBytes = 0;
   /// Conv channels tessel-drop-zero-channels removed (structured sparsity).
   int64_t droppedChannels = 0;
@@ -40,11 +46,20 @@ struct CompileReport {
   int64_t layoutConversionsAtEdges = 0, layoutConversionsInside = 0;
   bool memoryRecorded = false;
 
-  /// One kernel per entry of each function's `tessel.kernels` and per
-  /// structured (linalg) op, named by its ONNX nodes.
+  /// The kernels: one per `kernel` remark so far and one per structured
+  /// (linalg) op left in `module`, named by their ONNX nodes.
   void recordKernels(ModuleOp module);
+  /// Takes in one of Tessel's remarks (tessel/Support/Remarks.h).
+  void recordRemark(const remark::detail::Remark &remark);
   LogicalResult write(llvm::StringRef path, std::string &error) const;
+
+private:
+  std::mutex remarksMutex;
 };
+
+/// Installs on `context` a remark engine that records Tessel's remarks in
+/// `report`.
+LogicalResult recordRemarksIn(MLIRContext &context, CompileReport &report);
 
 } // namespace mlir::tessel
 

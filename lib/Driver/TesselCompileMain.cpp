@@ -17,7 +17,6 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/Pass.h"
-#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
@@ -141,26 +140,6 @@ cl::opt<std::string> reportFile("report", cl::value_desc("file.json"),
 
 using ::tessel::ErrorCode;
 
-namespace {
-/// Records the report's kernels once code generation has formed them: just
-/// before --tessel-entry-abi, which follows the CPU vectorizers (a
-/// vectorized convolution with the bias and activation it absorbed is one
-/// kernel, not three).
-struct KernelRecorder : public PassInstrumentation {
-  explicit KernelRecorder(CompileReport &report) : report(report) {}
-  void runBeforePass(Pass *pass, Operation *op) override {
-    if (pass->getArgument() != "tessel-entry-abi")
-      return;
-    if (auto module = dyn_cast<ModuleOp>(op)) {
-      report.recordKernels(module);
-      // The marks are for the report only; they must not reach LLVM.
-      module.walk(
-          [](func::FuncOp func) { func->removeAttr("tessel.kernels"); });
-    }
-  }
-  CompileReport &report;
-};
-} // namespace
 
 /// Prints `<where>: error[E<code>]: <message>` and returns `exitCode`.
 int reportError(llvm::StringRef where, ErrorCode code,
@@ -366,6 +345,10 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
 
   CompileReport report;
   report.input = inputFile;
+  // The passes' remarks (what they did) go to the report.
+  if (!reportFile.empty() && failed(recordRemarksIn(context, report)))
+    return reportError("tessel-compile", ErrorCode::Internal,
+                       "cannot record the passes' remarks");
   report.compilerVersion = version;
   report.llvmVersion = LLVM_VERSION_STRING;
   std::string flags = std::string("-O") + optLevel.getValue() +
@@ -439,38 +422,54 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     if (phase <= from || phase > to)
       continue;
     start = std::chrono::steady_clock::now();
-    PassManager pm(&context, ModuleOp::getOperationName());
-    if (failed(applyPassManagerCLOptions(pm)))
-      return 2;
-    applyDefaultTimingPassManagerCLOptions(pm);
-    if (phase == Phase::LLVM)
-      pm.addInstrumentation(std::make_unique<KernelRecorder>(report));
-    buildPipeline(pm, static_cast<Phase>(static_cast<int>(phase) - 1), phase,
-                  pipelineOptions);
-    for (const auto &[at, pipeline] : insertions)
-      if (at == phase && failed(parsePassPipeline(pipeline, pm)))
+    // The LLVM phase runs as two pass managers: the kernels are recorded
+    // between code generation, which forms them, and lowering.
+    auto run = [&](function_ref<void(OpPassManager &)> build,
+                   bool last) -> std::optional<int> {
+      PassManager pm(&context, ModuleOp::getOperationName());
+      if (failed(applyPassManagerCLOptions(pm)))
         return 2;
-    if (failed(pm.run(*module))) {
-      if (diagnostics.getErrorCount() == 0)
-        reportError(inputFile, ErrorCode::Lowering,
-                    "the " + getPhaseName(phase) + " phase failed");
-      return 1;
+      applyDefaultTimingPassManagerCLOptions(pm);
+      build(pm);
+      if (last)
+        for (const auto &[at, pipeline] : insertions)
+          if (at == phase && failed(parsePassPipeline(pipeline, pm)))
+            return 2;
+      if (failed(pm.run(*module))) {
+        if (diagnostics.getErrorCount() == 0)
+          reportError(inputFile, ErrorCode::Lowering,
+                      "the " + getPhaseName(phase) + " phase failed");
+        return 1;
+      }
+      return std::nullopt;
+    };
+    std::optional<int> failure;
+    if (phase == Phase::LLVM) {
+      failure = run(
+          [&](OpPassManager &pm) {
+            buildCodegenPipeline(pm, pipelineOptions);
+          },
+          /*last=*/false);
+      if (!failure) {
+        report.recordKernels(*module);
+        failure = run(
+            [&](OpPassManager &pm) {
+              buildLoweringPipeline(pm, pipelineOptions);
+            },
+            /*last=*/true);
+      }
+    } else {
+      failure = run(
+          [&](OpPassManager &pm) {
+            buildPipeline(pm, static_cast<Phase>(static_cast<int>(phase) - 1),
+                          phase, pipelineOptions);
+          },
+          /*last=*/true);
     }
+    if (failure)
+      return *failure;
     report.phases.push_back(
         {std::string(getPhaseName(phase)), secondsSince(start)});
-    if (phase == Phase::Graph) {
-      if (auto dropped =
-              (*module)->getAttrOfType<IntegerAttr>("tessel.dropped_channels"))
-        report.droppedChannels = dropped.getInt();
-      if (auto layouts = (*module)->getAttrOfType<DictionaryAttr>(
-              "tessel.layout_conversions")) {
-        report.layoutsAssigned = true;
-        if (auto edges = layouts.getAs<IntegerAttr>("edges"))
-          report.layoutConversionsAtEdges = edges.getInt();
-        if (auto inside = layouts.getAs<IntegerAttr>("inside"))
-          report.layoutConversionsInside = inside.getInt();
-      }
-    }
     if (phase == Phase::Linalg)
       report.recordKernels(*module);
   }

@@ -192,8 +192,8 @@ void mlir::tessel::buildLinalgPipeline(OpPassManager &pm,
   }
 }
 
-void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
-                                     const PipelineOptions &options) {
+void mlir::tessel::buildCodegenPipeline(OpPassManager &pm,
+                                        const PipelineOptions &options) {
   // CPU code generation on tensors: register-tiled, vectorized
   // convolutions and products.
   if (options.optLevel > 0) {
@@ -224,6 +224,10 @@ void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+}
+
+void mlir::tessel::buildLoweringPipeline(OpPassManager &pm,
+                                         const PipelineOptions &options) {
   pm.addPass(createTesselEntryABIPass());
   // Bufferize: results are written straight into the caller's buffers where
   // the analysis allows.
@@ -293,6 +297,12 @@ void mlir::tessel::buildPipeline(OpPassManager &pm, Phase from, Phase to,
     buildLinalgPipeline(pm, options);
   if (wants(Phase::LLVM))
     buildLLVMPipeline(pm, options);
+}
+
+void mlir::tessel::buildLLVMPipeline(OpPassManager &pm,
+                                     const PipelineOptions &options) {
+  buildCodegenPipeline(pm, options);
+  buildLoweringPipeline(pm, options);
 }
 
 /// Registers `name`, building phases (from, to] with the options parsed

@@ -119,8 +119,14 @@ resolvePipelineOptions(const CpuTargetInfo &target, unsigned optLevel,
 void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options);
 /// graph -> linalg: tessel ops to structured ops on tensors.
 void buildLinalgPipeline(OpPassManager &pm, const PipelineOptions &options);
-/// linalg -> llvm: entry ABI, bufferization, loops, and the LLVM dialect.
+/// linalg -> llvm: code generation, then lowering.
 void buildLLVMPipeline(OpPassManager &pm, const PipelineOptions &options);
+/// The first part of linalg -> llvm: CPU code generation on tensors (the
+/// vectorizers form the kernels; at -O0 nothing).
+void buildCodegenPipeline(OpPassManager &pm, const PipelineOptions &options);
+/// The rest of linalg -> llvm: entry ABI, bufferization, loops, and the LLVM
+/// dialect.
+void buildLoweringPipeline(OpPassManager &pm, const PipelineOptions &options);
 
 /// Adds the phases after `from` up to and including `to`.
 void buildPipeline(OpPassManager &pm, Phase from, Phase to,

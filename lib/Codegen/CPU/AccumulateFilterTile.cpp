@@ -10,6 +10,8 @@
 
 #include "ConvolutionOverFilters.h"
 
+#include "tessel/Codegen/CPU/MicroKernel.h"
+
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -134,7 +136,7 @@ SmallVector<Value> mlir::tessel::cpu::accumulateFilterTile(
           for (int64_t v = 0; v < tile.filterVectors; ++v) {
             Value &a = next[j * tile.filterVectors + v];
             Value xs = xv[k.vectorInputs ? v : 0];
-            a = vector::FMAOp::create(b, loc, w[v], xs, a);
+            a = k.microKernel->emitMultiplyAccumulate(b, loc, w[v], xs, a);
           }
         }
       }

@@ -5,6 +5,8 @@
 #include "AffineProbes.h"
 #include "ParallelMarks.h"
 
+#include "tessel/Codegen/CPU/MicroKernel.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 using namespace mlir;
@@ -98,4 +100,15 @@ std::optional<Conv2D> mlir::tessel::cpu::matchConv2D(linalg::GenericOp op) {
 int64_t mlir::tessel::cpu::convolutionWork(const Conv2D &conv) {
   return workOf({conv.batch, conv.filters, conv.outHeight, conv.outWidth,
                  conv.channelsPerGroup, conv.kernelHeight, conv.kernelWidth});
+}
+
+const tessel::MicroKernel *mlir::tessel::cpu::getConvolutionMicroKernel(
+    linalg::GenericOp op, const ConvolutionTilingOptions &options) {
+  if (options.microKernel)
+    return options.microKernel;
+  auto elementType = [](Value v) { return getElementTypeOrSelf(v.getType()); };
+  return getMicroKernel(
+      describeVectorTarget(options.vectorWidth, options.accumulators),
+      elementType(op.getDpsInputs()[0]), elementType(op.getDpsInputs()[1]),
+      elementType(op.getDpsInits()[0]));
 }

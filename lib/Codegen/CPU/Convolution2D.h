@@ -9,6 +9,8 @@
 #ifndef TESSEL_LIB_CODEGEN_CPU_CONVOLUTION2D_H
 #define TESSEL_LIB_CODEGEN_CPU_CONVOLUTION2D_H
 
+#include "tessel/Codegen/CPU/Transforms.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #include <optional>
@@ -44,6 +46,12 @@ struct Conv2D {
 /// output indexed [N, H, W, C]); loops are (n, f, oh, ow, c, kh, kw), f32,
 /// the body `out + in * w`, static shapes.
 std::optional<Conv2D> matchConv2D(linalg::GenericOp op);
+
+/// The micro-kernel the convolution's register tiles run on: the options'
+/// one, else the one the target they describe (`describeVectorTarget`) has
+/// for its input x weights -> output element types; null when there is none.
+const MicroKernel *getConvolutionMicroKernel(linalg::GenericOp op,
+                                             const ConvolutionTilingOptions &options);
 
 /// The multiply-adds of `conv` (saturating): what its loops are marked
 /// parallel by.

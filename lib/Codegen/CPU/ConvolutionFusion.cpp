@@ -5,6 +5,7 @@
 #include "KernelMarks.h"
 
 #include "tessel/Codegen/KernelGroup.h"
+#include "tessel/Support/Remarks.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -184,7 +185,7 @@ void mlir::tessel::cpu::finishConvolution(
       rewriter.eraseOp(shift);
     }
   }
-  recordKernel(result.getDefiningOp(), "convolution", FusedLoc::get(ctx, locs));
+  tessel::reportKernel(result.getDefiningOp(), "convolution", FusedLoc::get(ctx, locs));
   if (prologue.producer)
     rewriter.eraseOp(prologue.producer);
 }

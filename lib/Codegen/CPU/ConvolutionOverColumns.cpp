@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Codegen/CPU/MicroKernel.h"
 #include "tessel/Codegen/CPU/Transforms.h"
 
 #include "Convolution2D.h"
@@ -94,6 +95,10 @@ FailureOr<Value> mlir::tessel::vectorizeConvolutionOverColumns(
   // Channels last, the columns are not contiguous.
   if (conv.channelsLast)
     return rewriter.notifyMatchFailure(op, "channels last");
+  const MicroKernel *microKernel = getConvolutionMicroKernel(op, options);
+  if (!microKernel || microKernel->getReductionGroup() != 1)
+    return rewriter.notifyMatchFailure(
+        op, "no micro-kernel that takes one tap at a time");
   int64_t lanes = options.vectorWidth;
   std::optional<ConvPadding> padding = paddingOf(op, conv);
   ConvPrologue prologue =
@@ -252,7 +257,8 @@ FailureOr<Value> mlir::tessel::vectorizeConvolutionOverColumns(
                                               e.zeroVector(vecType));
                 for (int64_t r = 0; r < fTile; ++r) {
                   Value &a = next[r * ohTile + h];
-                  a = vector::FMAOp::create(b, loc, weights[r], x, a);
+                  a = microKernel->emitMultiplyAccumulate(b, loc, weights[r],
+                                                                 x, a);
                 }
               }
             }

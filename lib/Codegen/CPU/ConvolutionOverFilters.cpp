@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Codegen/CPU/MicroKernel.h"
 #include "tessel/Codegen/CPU/Transforms.h"
 
 #include "ConvolutionOverFilters.h"
@@ -159,6 +160,10 @@ FailureOr<Value> mlir::tessel::vectorizeConvolutionOverFilters(
   if (!match)
     return rewriter.notifyMatchFailure(op, "not a 2-D convolution");
   const Conv2D &conv = *match;
+  const MicroKernel *microKernel = getConvolutionMicroKernel(op, options);
+  if (!microKernel || microKernel->getReductionGroup() != 1)
+    return rewriter.notifyMatchFailure(
+        op, "no micro-kernel that takes one tap at a time");
   int64_t lanes = options.vectorWidth;
   // Filters in whole vectors, else in half vectors (24 or 40 filters
   // with AVX-512): still far faster than vectors over output columns,
@@ -182,6 +187,7 @@ FailureOr<Value> mlir::tessel::vectorizeConvolutionOverFilters(
 
   FilterKernel k = planFilterKernel(op, conv, *tile, filterLanes,
                                     std::move(padding), options.fuseEpilogue);
+  k.microKernel = microKernel;
   // At the epilogue, when there is one: its other inputs may be computed
   // after the convolution.
   OpBuilder::InsertionGuard guard(rewriter);

@@ -46,6 +46,8 @@ std::optional<FilterTile> planFilterTile(const Conv2D &conv, int64_t lanes,
 
 /// Everything the tiles of one over-filters kernel share.
 struct FilterKernel {
+  /// What multiplies and accumulates each tap.
+  const MicroKernel *microKernel = nullptr;
   Conv2D conv;
   FilterTile tile;
   /// Filters per vector, and per tile (`tile.filterVectors * lanes`).

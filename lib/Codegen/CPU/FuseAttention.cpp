@@ -10,6 +10,7 @@
 
 #include "tessel/Codegen/CPU/Passes.h"
 #include "tessel/Dialect/Tessel/IR/FusionGroups.h"
+#include "tessel/Support/Remarks.h"
 
 #include "KernelMarks.h"
 #include "ParallelMarks.h"
@@ -236,7 +237,7 @@ struct FuseAttentionPass
           op && linalg::isaContractionOpInterface(op))
         work += tessel::cpu::workOf(op.getStaticLoopRanges());
     tessel::cpu::markParallel(outer, work);
-    tessel::cpu::recordKernel(getOperation(), "attention",
+    tessel::reportKernel(getOperation(), "attention",
                               FusedLoc::get(ctx, locs));
 
     // The originals are dead now: erase them, consumers first (members were

@@ -9,12 +9,14 @@
 
 #include "tessel/Codegen/CPU/Transforms.h"
 #include "tessel/Codegen/KernelGroup.h"
+#include "tessel/Support/Remarks.h"
 
 #include "KernelMarks.h"
 #include "ParallelMarks.h"
 #include "ProductTiling.h"
 #include "TileSizes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -265,7 +267,7 @@ LogicalResult mlir::tessel::fuseProductNeighbours(
       rewriter.replaceOp(tile, vectorized->replacements);
   }
   if (!inKernel)
-    tessel::cpu::recordKernel(func, "contraction", kernelLoc);
+    tessel::reportKernel(func, "contraction", kernelLoc);
   // The originals are dead; the canonicalization erases them.
   return success();
 }

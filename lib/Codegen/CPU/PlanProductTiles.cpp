@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Codegen/CPU/MicroKernel.h"
 #include "tessel/Codegen/CPU/Transforms.h"
 
 #include "TileSizes.h"
@@ -118,13 +119,15 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   if (resultType.getRank() < 1)
     return std::nullopt;
-  // Only products the target has a micro-kernel for, and of those only the
-  // one with an emitter (f32 FMA). Its lanes are the pass's vector width:
-  // the pipeline sets that from the same target.
+  // Only products the target has an emitted micro-kernel for. Its lanes
+  // are the pass's vector width (the pipeline sets that from the same
+  // target); the planner takes one reduction step at a time, so grouped
+  // kernels (VNNI, BF16 pairs) are not planned for yet.
   Type lhs = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
   Type rhs = getElementTypeOrSelf(op.getDpsInputs()[1].getType());
-  if (selectMicroKernel(options.target, lhs, rhs, resultType.getElementType())
-          .emitted != MicroKernelKind::F32Fma)
+  const MicroKernel *microKernel =
+      getMicroKernel(options.target, lhs, rhs, resultType.getElementType());
+  if (!microKernel || microKernel->getReductionGroup() != 1)
     return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
@@ -160,6 +163,7 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
                                            options.accumulators, elementBytes);
 
   ProductLoopTiles plan;
+  plan.microKernel = microKernel;
   plan.tileSizes.assign(numLoops, 1);
   if (mDim)
     plan.tileSizes[*mDim] = tiles.rows;

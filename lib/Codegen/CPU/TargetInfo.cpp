@@ -16,12 +16,6 @@
 using namespace mlir;
 using namespace mlir::tessel;
 
-bool mlir::tessel::isMicroKernelImplemented(MicroKernelKind kind) {
-  // Only f32 FMA has an emitter today; the low-precision kernels are issues
-  // of their own (INT8, BF16/FP16).
-  return kind == MicroKernelKind::F32Fma;
-}
-
 llvm::StringRef mlir::tessel::stringifyMicroKernel(MicroKernelKind kind) {
   switch (kind) {
   case MicroKernelKind::None:
@@ -40,6 +34,17 @@ llvm::StringRef mlir::tessel::stringifyMicroKernel(MicroKernelKind kind) {
     return "amx-bf16";
   }
   llvm_unreachable("unknown micro-kernel kind");
+}
+
+CpuTargetInfo mlir::tessel::describeVectorTarget(int64_t f32Lanes,
+                                                int64_t accumulators) {
+  CpuTargetInfo target;
+  target.vectorBits = 32 * f32Lanes;
+  target.vectorRegisters = accumulators > 12 ? 32 : 16;
+  target.fma = true;
+  target.avx2 = target.vectorBits >= 256;
+  target.avx512f = target.vectorBits >= 512;
+  return target;
 }
 
 namespace {

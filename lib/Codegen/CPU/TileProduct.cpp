@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Codegen/CPU/MicroKernel.h"
 #include "tessel/Codegen/CPU/Transforms.h"
 
 #include "KernelMarks.h"
@@ -117,16 +118,10 @@ LogicalResult mlir::tessel::tileProduct(RewriterBase &rewriter,
     markParallelLoop(*tiled, plan.interchange, plan.tileSizes,
                      cast<linalg::LinalgOp>(target));
   rewriter.replaceOp(target, tiled->replacements);
-  for (Operation *tiledOp : tiled->tiledOps) {
-    rewriter.setInsertionPoint(tiledOp);
-    FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(
-        rewriter, tiledOp, /*inputVectorSizes=*/{},
-        /*inputScalableVecDims=*/{}, /*vectorizeNDExtract=*/false,
-        /*flatten1DDepthwiseConv=*/false,
-        /*assumeDynamicDimsMatchVecSizes=*/false,
-        /*createNamedContraction=*/true);
-    if (succeeded(vectorized))
-      rewriter.replaceOp(tiledOp, vectorized->replacements);
-  }
+  // Each register tile runs on the plan's micro-kernel (a tile it cannot
+  // emit stays a structured op, lowered to loops).
+  for (Operation *tiledOp : tiled->tiledOps)
+    if (auto tile = dyn_cast<linalg::LinalgOp>(tiledOp))
+      (void)plan.microKernel->emitProductTile(rewriter, tile);
   return success();
 }

@@ -12,6 +12,7 @@
 
 #include "tessel/Codegen/CPU/Passes.h"
 #include "tessel/Codegen/CPU/Transforms.h"
+#include "tessel/Support/Remarks.h"
 
 #include "KernelMarks.h"
 #include "VectorCleanup.h"
@@ -30,20 +31,6 @@ namespace mlir::tessel {
 using namespace mlir;
 using namespace mlir::tessel;
 
-/// The target the pass's options describe: f32 vectors of `lanes` lanes
-/// (the pipeline sets `vector-width` to its target's f32 lanes, the f32
-/// micro-kernel's `accumulatorLanes`), 32 registers when more than 12
-/// accumulators are asked for.
-static CpuTargetInfo describeTarget(int64_t lanes, int64_t accumulators) {
-  CpuTargetInfo target;
-  target.vectorBits = 32 * lanes;
-  target.vectorRegisters = accumulators > 12 ? 32 : 16;
-  target.fma = true;
-  target.avx2 = target.vectorBits >= 256;
-  target.avx512f = target.vectorBits >= 512;
-  return target;
-}
-
 namespace {
 
 struct VectorizeContractionsPass
@@ -58,7 +45,7 @@ struct VectorizeContractionsPass
     ProductTilingOptions options;
     options.lanes = std::max<int64_t>(1, vectorWidth);
     options.accumulators = accumulators;
-    options.target = describeTarget(options.lanes, accumulators);
+    options.target = describeVectorTarget(options.lanes, accumulators);
 
     // Only contractions: the rewrites below erase the elementwise ops
     // around them.
@@ -120,7 +107,7 @@ struct VectorizeContractionsPass
         // The report counts the loop nest as one kernel (its structured op
         // is vectorized away).
         if (!inKernel)
-          tessel::cpu::recordKernel(func, "contraction", kernelLoc);
+          tessel::reportKernel(func, "contraction", kernelLoc);
         changed = true;
       }
     }

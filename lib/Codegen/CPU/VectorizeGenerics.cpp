@@ -9,6 +9,7 @@
 
 #include "tessel/Codegen/CPU/Passes.h"
 #include "tessel/Dialect/Tessel/IR/FusionGroups.h"
+#include "tessel/Support/Remarks.h"
 
 #include "KernelMarks.h"
 #include "ParallelMarks.h"
@@ -429,7 +430,7 @@ struct VectorizeGenericsPass
       changed = true;
       // A tile left scalar is still a structured op the report counts.
       if (vectorizedAll && !inKernel)
-        tessel::cpu::recordKernel(func, kind, kernelLoc);
+        tessel::reportKernel(func, kind, kernelLoc);
     }
     if (changed && failed(cpu::foldSubsetsAndCanonicalize(func)))
       signalPassFailure();
@@ -510,7 +511,7 @@ struct VectorizeGenericsPass
         vectorizeAll(rewriter, fused->tiledAndFusedOps.getArrayRef());
     // A tile left scalar is still a structured op the report counts.
     if (vectorizedAll && !inKernel)
-      tessel::cpu::recordKernel(getOperation(), "reduction", kernelLoc);
+      tessel::reportKernel(getOperation(), "reduction", kernelLoc);
     return success();
   }
 };

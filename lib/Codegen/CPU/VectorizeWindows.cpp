@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Codegen/CPU/Passes.h"
+#include "tessel/Support/Remarks.h"
 
 #include "AffineProbes.h"
 #include "KernelMarks.h"
@@ -538,7 +539,7 @@ struct VectorizeWindowsPass
   /// erases the padding the kernel read through and the fill it started
   /// from when nothing else uses them.
   static void finish(linalg::GenericOp op, Value result, linalg::FillOp fill) {
-    tessel::cpu::recordKernel(op, "window", op.getLoc());
+    tessel::reportKernel(op, "window", op.getLoc());
     op->getResult(0).replaceAllUsesWith(result);
     auto pad = op.getDpsInputs()[0].getDefiningOp<tensor::PadOp>();
     op->erase();

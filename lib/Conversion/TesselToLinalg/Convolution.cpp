@@ -114,7 +114,7 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
   LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
     auto resultType = cast<RankedTensorType>(op.getType());
-    bool channelsLast = op.getLayout() == "nhwc";
+    bool channelsLast = op.getLayout() == Layout::NHWC;
     Value input = padSpatial(rewriter, op.getLoc(), op.getInput(), op.getPads(),
                              rewriter.getZeroAttr(resultType.getElementType()),
                              channelsLast);

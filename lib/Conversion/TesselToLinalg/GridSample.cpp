@@ -56,12 +56,12 @@ struct Tap {
 };
 
 /// The index of integer coordinate `i` (f64) after padding.
-Tap padIndex(F64Builder &f, Value i, const Axis &a, StringRef padding) {
+Tap padIndex(F64Builder &f, Value i, const Axis &a, GridPaddingMode padding) {
   double last = static_cast<double>(a.extent - 1);
   Tap tap;
-  if (padding == "reflection")
+  if (padding == GridPaddingMode::Reflection)
     i = reflect(f, i, a);
-  else if (padding == "zeros")
+  else if (padding == GridPaddingMode::Zeros)
     tap.inside = arith::AndIOp::create(
         f.b, f.loc, f.cmp(arith::CmpFPredicate::OGE, i, f.c(0.0)),
         f.cmp(arith::CmpFPredicate::OLE, i, f.c(last)));
@@ -91,10 +91,10 @@ SmallVector<Value> cubicWeights(F64Builder &f, Value t) {
 }
 
 /// The neighbours of pixel coordinate `x` along one axis and their weights.
-void neighbours(F64Builder &f, Value x, const Axis &a, StringRef mode,
-                StringRef padding, SmallVectorImpl<Tap> &taps,
+void neighbours(F64Builder &f, Value x, const Axis &a, InterpolationMode mode,
+                GridPaddingMode padding, SmallVectorImpl<Tap> &taps,
                 SmallVectorImpl<Value> &weights) {
-  if (mode == "nearest") {
+  if (mode == InterpolationMode::Nearest) {
     taps.push_back(
         padIndex(f, math::TruncOp::create(f.b, f.loc, x), a, padding));
     weights.push_back(Value());
@@ -103,7 +103,7 @@ void neighbours(F64Builder &f, Value x, const Axis &a, StringRef mode,
   Value x0 = f.floor(x);
   Value t = f.sub(x, x0);
   int64_t first = 0;
-  if (mode == "linear") {
+  if (mode == InterpolationMode::Linear) {
     weights.append({f.sub(f.c(1.0), t), t});
   } else {
     weights.append(cubicWeights(f, t));
@@ -125,7 +125,8 @@ struct GridSampleLowering : OpRewritePattern<GridSampleOp> {
     auto resultType = cast<RankedTensorType>(op.getType());
     Type element = inputType.getElementType();
     Type gridElement = cast<RankedTensorType>(grid.getType()).getElementType();
-    StringRef mode = op.getMode(), padding = op.getPaddingMode();
+    InterpolationMode mode = op.getMode();
+    GridPaddingMode padding = op.getPaddingMode();
     bool alignCorners = op.getAlignCorners();
     // Axis 0 is the height (read with the grid's y), axis 1 the width (x).
     Axis axes[2];
@@ -160,14 +161,14 @@ struct GridSampleLowering : OpRewritePattern<GridSampleOp> {
                 : f.div(f.sub(f.mul(f.add(g, f.c(1.0)), f.c(e)), f.c(1.0)),
                         f.c(2.0));
         x = f.roundToF32(x);
-        if (mode == "nearest")
+        if (mode == InterpolationMode::Nearest)
           x = math::RoundEvenOp::create(nb, l, x);
-        if (padding == "border") {
+        if (padding == GridPaddingMode::Border) {
           Value outside = arith::OrIOp::create(
               nb, l, f.cmp(arith::CmpFPredicate::OLT, x, f.c(a.lo)),
               f.cmp(arith::CmpFPredicate::OGT, x, f.c(a.hi)));
           x = f.select(outside, f.clamp(x, 0.0, e - 1), x);
-        } else if (padding == "reflection") {
+        } else if (padding == GridPaddingMode::Reflection) {
           x = reflect(f, x, a);
         }
         x = f.roundToF32(x);
@@ -181,12 +182,12 @@ struct GridSampleLowering : OpRewritePattern<GridSampleOp> {
           Value v = tensor::ExtractOp::create(
               nb, l, input, ValueRange{n, c, tapY.index, tapX.index});
           v = convertScalar(nb, l, v, element, nb.getF64Type());
-          if (padding == "zeros")
+          if (padding == GridPaddingMode::Zeros)
             v = f.select(arith::AndIOp::create(nb, l, tapY.inside, tapX.inside),
                          v, zero);
           if (weightY)
             v = f.mul(f.mul(weightY, weightX), v);
-          sum = mode == "nearest" ? v : f.add(sum, v);
+          sum = mode == InterpolationMode::Nearest ? v : f.add(sum, v);
         }
       }
       linalg::YieldOp::create(

@@ -190,7 +190,7 @@ struct PadLowering : OpRewritePattern<PadOp> {
     auto inputType = cast<RankedTensorType>(op.getInput().getType());
     int64_t rank = type.getRank();
     ArrayRef<int64_t> pads = op.getPads();
-    if (op.getMode() == "constant") {
+    if (op.getMode() == PadMode::Constant) {
       Type element = type.getElementType();
       TypedAttr value;
       if (isa<FloatType>(element))
@@ -208,7 +208,7 @@ struct PadLowering : OpRewritePattern<PadOp> {
                                                  high, scalar);
       return success();
     }
-    bool reflect = op.getMode() == "reflect";
+    bool reflect = op.getMode() == PadMode::Reflect;
     Value input = op.getInput();
     Value result = buildIndexed(
         rewriter, loc, type, {}, {},

@@ -23,7 +23,8 @@ struct Window {
     return {SmallVector<int64_t>(op.getKernel()),
             SmallVector<int64_t>(op.getStrides()),
             SmallVector<int64_t>(op.getPads()),
-            SmallVector<int64_t>(op.getDilations()), op.getLayout() == "nhwc"};
+            SmallVector<int64_t>(op.getDilations()),
+            op.getLayout() == Layout::NHWC};
   }
   int64_t rank() const { return kernel.size(); }
   /// The tensor dimension of spatial dimension `i`.
@@ -207,7 +208,7 @@ struct GlobalAveragePoolLowering : OpRewritePattern<GlobalAveragePoolOp> {
     Type element = resultType.getElementType();
     int64_t rank = inputType.getRank();
     // The channel dimension: 1, or the last one channels last.
-    int64_t channel = op.getLayout() == "nhwc" ? rank - 1 : 1;
+    int64_t channel = op.getLayout() == Layout::NHWC ? rank - 1 : 1;
     auto reducedType = RankedTensorType::get(
         {inputType.getDimSize(0), inputType.getDimSize(channel)}, element);
     Value init =

@@ -30,17 +30,17 @@ struct AxisResize {
 
 /// The source coordinate of output index `x` (f64), as ONNX's reference
 /// computes it; `outside` is set for tf_crop_and_resize.
-Value sourceCoordinate(F64Builder &f, StringRef mode, const AxisResize &a,
-                       Value x, Value &outside) {
+Value sourceCoordinate(F64Builder &f, CoordinateTransformationMode mode,
+                       const AxisResize &a, Value x, Value &outside) {
   // The reference's "output width" is scale * input extent, unrounded.
   double width = a.scale * static_cast<double>(a.inputExtent);
   double last = static_cast<double>(a.inputExtent - 1);
-  if (mode == "align_corners")
+  if (mode == CoordinateTransformationMode::AlignCorners)
     return width == 1.0 ? f.c(0.0)
                         : f.div(f.mul(x, f.c(last)), f.c(width - 1.0));
-  if (mode == "asymmetric")
+  if (mode == CoordinateTransformationMode::Asymmetric)
     return f.div(x, f.c(a.scale));
-  if (mode == "tf_crop_and_resize") {
+  if (mode == CoordinateTransformationMode::TfCropAndResize) {
     double span = a.roiEnd - a.roiStart;
     Value ori = width == 1.0
                     ? f.c(span * last / 2.0)
@@ -54,9 +54,9 @@ Value sourceCoordinate(F64Builder &f, StringRef mode, const AxisResize &a,
     outside = arith::OrIOp::create(f.b, f.loc, below, above);
     return ori;
   }
-  if (mode == "tf_half_pixel_for_nn")
+  if (mode == CoordinateTransformationMode::TfHalfPixelForNN)
     return f.div(f.add(x, f.c(0.5)), f.c(a.scale));
-  if (mode == "pytorch_half_pixel" && width == 1.0)
+  if (mode == CoordinateTransformationMode::PytorchHalfPixel && width == 1.0)
     return f.c(-0.5);
   // half_pixel, pytorch_half_pixel.
   return f.sub(f.div(f.add(x, f.c(0.5)), f.c(a.scale)), f.c(0.5));
@@ -90,9 +90,10 @@ Value resizeAxis(OpBuilder &b, Location loc, ResizeOp op, Value input,
   shape[a.axis] = a.outputExtent;
   auto resultType = RankedTensorType::get(shape, element);
   Value init = tensor::EmptyOp::create(b, loc, shape, element);
-  StringRef mode = op.getMode();
-  StringRef coordinates = op.getCoordinateTransformationMode();
-  StringRef nearestMode = op.getNearestMode();
+  InterpolationMode mode = op.getMode();
+  CoordinateTransformationMode coordinates =
+      op.getCoordinateTransformationMode();
+  NearestMode nearestMode = op.getNearestMode();
   bool excludeOutside = op.getExcludeOutside();
   double cubicA = op.getCubicCoeffA().convertToDouble();
   double extrapolation = op.getExtrapolationValue().convertToDouble();
@@ -118,15 +119,15 @@ Value resizeAxis(OpBuilder &b, Location loc, ResizeOp op, Value input,
     };
 
     Value result;
-    if (mode == "nearest") {
+    if (mode == InterpolationMode::Nearest) {
       // The reference picks the neighbour below the coordinate unless the
       // rounding mode says otherwise; an integer coordinate is exact.
       Value rounded;
-      if (nearestMode == "round_prefer_floor")
+      if (nearestMode == NearestMode::RoundPreferFloor)
         rounded = f.ceil(f.sub(x, f.c(0.5)));
-      else if (nearestMode == "round_prefer_ceil")
+      else if (nearestMode == NearestMode::RoundPreferCeil)
         rounded = f.floor(f.add(x, f.c(0.5)));
-      else if (nearestMode == "floor")
+      else if (nearestMode == NearestMode::Floor)
         rounded = f.floor(x);
       else
         rounded = f.ceil(x);
@@ -137,7 +138,7 @@ Value resizeAxis(OpBuilder &b, Location loc, ResizeOp op, Value input,
       Value base = f.sub(f.ceil(x), f.c(1.0));
       Value ratio = f.sub(x, base);
       SmallVector<Value> weights;
-      if (mode == "linear")
+      if (mode == InterpolationMode::Linear)
         weights = {f.sub(f.c(1.0), ratio), ratio};
       else
         weights = cubicWeights(f, ratio, cubicA);
@@ -188,7 +189,8 @@ struct ResizeLowering : OpRewritePattern<ResizeOp> {
                                 PatternRewriter &rewriter) const override {
     auto inputType = cast<RankedTensorType>(op.getInput().getType());
     int64_t rank = inputType.getRank();
-    bool crop = op.getCoordinateTransformationMode() == "tf_crop_and_resize";
+    bool crop = op.getCoordinateTransformationMode() ==
+                CoordinateTransformationMode::TfCropAndResize;
     ArrayRef<int64_t> sizes = op.getSizes();
     ArrayRef<double> scales = op.getScales();
     Value current = op.getInput();

@@ -23,16 +23,20 @@ using namespace mlir::tessel;
 namespace {
 
 /// Combines the update `update` with the element `old` it lands on.
-Value combine(OpBuilder &b, Location loc, StringRef reduction, Value old,
-              Value update) {
-  if (reduction == "add")
+Value combine(OpBuilder &b, Location loc, ScatterReduction reduction,
+              Value old, Value update) {
+  switch (reduction) {
+  case ScatterReduction::Add:
     return createAdd(b, loc, old, update);
-  if (reduction == "mul")
+  case ScatterReduction::Mul:
     return createMul(b, loc, old, update);
-  if (reduction == "max")
+  case ScatterReduction::Max:
     return createMax(b, loc, old, update);
-  if (reduction == "min")
+  case ScatterReduction::Min:
     return createMin(b, loc, old, update);
+  case ScatterReduction::None:
+    break;
+  }
   return update;
 }
 
@@ -40,7 +44,7 @@ Value combine(OpBuilder &b, Location loc, StringRef reduction, Value old,
 /// result coordinates that the update at `ivs` goes to.
 Value buildScatter(
     OpBuilder &b, Location loc, Value input, Value updates,
-    StringRef reduction,
+    ScatterReduction reduction,
     function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
         position) {
   auto updatesType = cast<RankedTensorType>(updates.getType());
@@ -60,7 +64,7 @@ Value buildScatter(
           ValueRange carried) -> scf::ValueVector {
         SmallVector<Value> at = position(nb, l, ivs);
         Value update = tensor::ExtractOp::create(nb, l, updates, ivs);
-        if (reduction != "none") {
+        if (reduction != ScatterReduction::None) {
           Value old = tensor::ExtractOp::create(nb, l, carried[0], at);
           update = combine(nb, l, reduction, old, update);
         }

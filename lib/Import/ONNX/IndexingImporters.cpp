@@ -318,9 +318,12 @@ LogicalResult importPad(NodeContext &ctx, SmallVectorImpl<Value> &results) {
     return ctx.fail("negative pads (cropping) are not supported yet");
   if (mode == "wrap")
     return ctx.fail("Pad mode 'wrap' is not supported yet");
+  std::optional<PadMode> padMode = symbolizePadMode(mode);
+  if (!padMode)
+    return ctx.fail("unknown mode '" + mode + "' (constant, reflect, edge)");
   return ctx.emit<PadOp>(results, ctx.input(0),
                          ctx.builder.getDenseI64ArrayAttr(*pads),
-                         ctx.builder.getStringAttr(mode),
+                         PadModeAttr::get(ctx.builder.getContext(), *padMode),
                          ctx.builder.getF64FloatAttr(value));
 }
 
@@ -483,13 +486,22 @@ LogicalResult importGatherND(NodeContext &ctx,
       ctx.builder.getI64IntegerAttr(ctx.intAttr("batch_dims", 0)));
 }
 
-/// The `reduction` attribute of ScatterElements and ScatterND.
-std::optional<std::string> scatterReduction(NodeContext &ctx) {
-  std::string reduction = ctx.stringAttr("reduction", "none");
-  if (!llvm::is_contained(
-          ArrayRef<StringRef>{"none", "add", "mul", "max", "min"}, reduction))
-    return std::nullopt;
-  return reduction;
+/// The `reduction` attribute of ScatterElements and ScatterND, or failure
+/// (the node failed) for one Tessel does not know or cannot apply to the
+/// input's elements.
+FailureOr<ScatterReductionAttr> scatterReduction(NodeContext &ctx) {
+  std::string name = ctx.stringAttr("reduction", "none");
+  std::optional<ScatterReduction> reduction = symbolizeScatterReduction(name);
+  if (!reduction) {
+    (void)ctx.fail("unknown reduction '" + name + "'");
+    return failure();
+  }
+  if (*reduction != ScatterReduction::None &&
+      ctx.inputType(0).getElementType().isInteger(1)) {
+    (void)ctx.fail("reduction '" + name + "' on bool is not supported");
+    return failure();
+  }
+  return ScatterReductionAttr::get(ctx.builder.getContext(), *reduction);
 }
 
 /// ScatterElements, and Scatter (its name before opset 11).
@@ -499,29 +511,22 @@ LogicalResult importScatterElements(NodeContext &ctx,
       normalizeAxis(ctx.intAttr("axis", 0), ctx.inputType(0).getRank());
   if (!axis)
     return ctx.fail("axis is out of range");
-  std::optional<std::string> reduction = scatterReduction(ctx);
-  if (!reduction)
-    return ctx.fail("unknown reduction '" +
-                    ctx.stringAttr("reduction", "none") + "'");
-  if (*reduction != "none" && ctx.inputType(0).getElementType().isInteger(1))
-    return ctx.fail("reduction '" + *reduction + "' on bool is not supported");
+  FailureOr<ScatterReductionAttr> reduction = scatterReduction(ctx);
+  if (failed(reduction))
+    return failure();
   Builder &b = ctx.builder;
   return ctx.emit<ScatterElementsOp>(results, ctx.input(0), ctx.input(1),
                                      ctx.input(2), b.getI64IntegerAttr(*axis),
-                                     b.getStringAttr(*reduction));
+                                     *reduction);
 }
 
 LogicalResult importScatterND(NodeContext &ctx,
                               SmallVectorImpl<Value> &results) {
-  std::optional<std::string> reduction = scatterReduction(ctx);
-  if (!reduction)
-    return ctx.fail("unknown reduction '" +
-                    ctx.stringAttr("reduction", "none") + "'");
-  if (*reduction != "none" && ctx.inputType(0).getElementType().isInteger(1))
-    return ctx.fail("reduction '" + *reduction + "' on bool is not supported");
+  FailureOr<ScatterReductionAttr> reduction = scatterReduction(ctx);
+  if (failed(reduction))
+    return failure();
   return ctx.emit<ScatterNDOp>(results, ctx.input(0), ctx.input(1),
-                               ctx.input(2),
-                               ctx.builder.getStringAttr(*reduction));
+                               ctx.input(2), *reduction);
 }
 
 /// ReverseSequence: a gather along the time axis at

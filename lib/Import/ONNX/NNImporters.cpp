@@ -348,12 +348,13 @@ buildMaxPoolIndices(NodeContext &ctx, RankedTensorType x, RankedTensorType y,
     padAll[2 + i] = pads[i];
     padAll[rank + 2 + i] = pads[k + i] + std::max<int64_t>(0, needed - padded);
   }
+  auto constant = PadModeAttr::get(b.getContext(), PadMode::Constant);
   FailureOr<Value> xPadded = ctx.build<PadOp>(
-      ctx.input(0), b.getDenseI64ArrayAttr(padAll), b.getStringAttr("constant"),
+      ctx.input(0), b.getDenseI64ArrayAttr(padAll), constant,
       b.getF64FloatAttr(-std::numeric_limits<double>::infinity()));
   FailureOr<Value> iPadded =
-      ctx.build<PadOp>(flat, b.getDenseI64ArrayAttr(padAll),
-                       b.getStringAttr("constant"), b.getF64FloatAttr(-1.0));
+      ctx.build<PadOp>(flat, b.getDenseI64ArrayAttr(padAll), constant,
+                       b.getF64FloatAttr(-1.0));
   if (failed(xPadded) || failed(iPadded))
     return failure();
   SmallVector<int64_t> sizes(y.getShape()), steps(rank, 1);
@@ -535,7 +536,7 @@ LogicalResult importMaxUnpool(NodeContext &ctx,
     return failure();
   FailureOr<Value> scattered = ctx.build<ScatterElementsOp>(
       zeros, *positions, *values, b.getI64IntegerAttr(0),
-      b.getStringAttr("none"));
+      ScatterReductionAttr::get(b.getContext(), ScatterReduction::None));
   if (failed(scattered))
     return failure();
   if (outputShape == shape)
@@ -549,7 +550,8 @@ LogicalResult importMaxUnpool(NodeContext &ctx,
   for (int64_t i = 0; i < rank; ++i)
     padding.push_back(outputShape[i] - shape[i]);
   return ctx.emit<PadOp>(results, *unpooled, b.getDenseI64ArrayAttr(padding),
-                         b.getStringAttr("constant"), b.getF64FloatAttr(0.0));
+                         PadModeAttr::get(b.getContext(), PadMode::Constant),
+                         b.getF64FloatAttr(0.0));
 }
 
 /// GlobalMaxPool: the maximum over the spatial dimensions, kept as extent 1.

@@ -77,10 +77,16 @@ LogicalResult emitLegacy(NodeContext &ctx, SmallVectorImpl<Value> &results,
   if (failed(fromScales(ctx, x.getShape(), scales, g)))
     return failure();
   Builder &b = ctx.builder;
+  MLIRContext *context = b.getContext();
   return ctx.emit<ResizeOp>(
       results, ctx.input(0), b.getDenseI64ArrayAttr(g.sizes),
-      b.getDenseF64ArrayAttr(g.scales), b.getStringAttr(mode),
-      b.getStringAttr("asymmetric"), b.getStringAttr("floor"),
+      b.getDenseF64ArrayAttr(g.scales),
+      InterpolationModeAttr::get(context, mode == "nearest"
+                                              ? InterpolationMode::Nearest
+                                              : InterpolationMode::Linear),
+      CoordinateTransformationModeAttr::get(
+          context, CoordinateTransformationMode::Asymmetric),
+      NearestModeAttr::get(context, NearestMode::Floor),
       b.getF64FloatAttr(-0.75), b.getBoolAttr(false), b.getF64FloatAttr(0.0),
       DenseF64ArrayAttr());
 }
@@ -217,12 +223,30 @@ LogicalResult importResize(NodeContext &ctx, SmallVectorImpl<Value> &results) {
     roiAttr = ctx.builder.getDenseF64ArrayAttr(full);
   }
 
+  std::optional<InterpolationMode> interpolation =
+      symbolizeInterpolationMode(mode);
+  if (!interpolation)
+    return ctx.fail("unknown mode '" + mode + "' (nearest, linear, cubic)");
+  std::optional<CoordinateTransformationMode> transformation =
+      symbolizeCoordinateTransformationMode(coordinates);
+  if (!transformation)
+    return ctx.fail("unknown coordinate_transformation_mode '" + coordinates +
+                    "' (half_pixel, pytorch_half_pixel, align_corners, "
+                    "asymmetric, tf_crop_and_resize, tf_half_pixel_for_nn)");
+  std::string nearest = ctx.stringAttr("nearest_mode", "round_prefer_floor");
+  std::optional<NearestMode> rounding = symbolizeNearestMode(nearest);
+  if (!rounding)
+    return ctx.fail("unknown nearest_mode '" + nearest +
+                    "' (round_prefer_floor, round_prefer_ceil, floor, ceil)");
+
   Builder &b = ctx.builder;
+  MLIRContext *context = b.getContext();
   return ctx.emit<ResizeOp>(
       results, ctx.input(0), b.getDenseI64ArrayAttr(g.sizes),
-      b.getDenseF64ArrayAttr(g.scales), b.getStringAttr(mode),
-      b.getStringAttr(coordinates),
-      b.getStringAttr(ctx.stringAttr("nearest_mode", "round_prefer_floor")),
+      b.getDenseF64ArrayAttr(g.scales),
+      InterpolationModeAttr::get(context, *interpolation),
+      CoordinateTransformationModeAttr::get(context, *transformation),
+      NearestModeAttr::get(context, *rounding),
       b.getF64FloatAttr(ctx.floatAttr("cubic_coeff_a", -0.75f)),
       b.getBoolAttr(ctx.intAttr("exclude_outside", 0) != 0),
       b.getF64FloatAttr(ctx.floatAttr("extrapolation_value", 0.0f)), roiAttr);
@@ -245,15 +269,21 @@ LogicalResult importGridSample(NodeContext &ctx,
     mode = "linear";
   else if (mode == "bicubic")
     mode = "cubic";
-  if (mode != "linear" && mode != "nearest" && mode != "cubic")
+  std::optional<InterpolationMode> interpolation =
+      symbolizeInterpolationMode(mode);
+  if (!interpolation)
     return ctx.fail("unknown mode '" + mode + "'");
   std::string padding = ctx.stringAttr("padding_mode", "zeros");
-  if (padding != "zeros" && padding != "border" && padding != "reflection")
+  std::optional<GridPaddingMode> paddingMode =
+      symbolizeGridPaddingMode(padding);
+  if (!paddingMode)
     return ctx.fail("unknown padding_mode '" + padding + "'");
   Builder &b = ctx.builder;
+  MLIRContext *context = b.getContext();
   return ctx.emit<GridSampleOp>(
-      results, ctx.input(0), ctx.input(1), b.getStringAttr(mode),
-      b.getStringAttr(padding),
+      results, ctx.input(0), ctx.input(1),
+      InterpolationModeAttr::get(context, *interpolation),
+      GridPaddingModeAttr::get(context, *paddingMode),
       b.getBoolAttr(ctx.intAttr("align_corners", 0) != 0));
 }
 

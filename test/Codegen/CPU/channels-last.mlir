@@ -1,6 +1,9 @@
 // RUN: tessel-opt %s --split-input-file \
 // RUN:   --pass-pipeline="builtin.module(func.func(tessel-form-fused-regions,tessel-convert-tessel-to-linalg),canonicalize,func.func(tessel-vectorize-convolutions{vector-width=8},tessel-vectorize-contractions{vector-width=8},tessel-vectorize-windows{vector-width=8},tessel-vectorize-generics{vector-width=8}))" \
 // RUN:   | FileCheck %s
+// RUN: tessel-opt %s --split-input-file  --pass-pipeline="builtin.module(func.func(tessel-form-fused-regions,tessel-convert-tessel-to-linalg),canonicalize,func.func(tessel-vectorize-convolutions{vector-width=8},tessel-vectorize-contractions{vector-width=8},tessel-vectorize-windows{vector-width=8},tessel-vectorize-generics{vector-width=8}))" \
+// RUN:   --remarks-filter=tessel --remark-format=emitRemark --mlir-disable-threading \
+// RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHECK-KERNELS
 
 // The CPU kernels of channels-last (NHWC) convolutions and pooling, from
 // the tessel ops tessel-assign-layouts leaves.
@@ -20,7 +23,7 @@
 func.func @conv_nhwc(%x: tensor<1x6x8x2xf32>) -> tensor<1x6x8x8xf32> {
   %w = tessel.constant dense<0.5> : tensor<8x2x3x3xf32>
   %b = tessel.constant dense<1.0> : tensor<8xf32>
-  %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, layout = "nhwc", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x6x8x2xf32>, tensor<8x2x3x3xf32>, tensor<8xf32>) -> tensor<1x6x8x8xf32>
+  %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, layout = #tessel.layout<nhwc>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x6x8x2xf32>, tensor<8x2x3x3xf32>, tensor<8xf32>) -> tensor<1x6x8x8xf32>
   %1 = tessel.relu %0 : tensor<1x6x8x8xf32>
   return %1 : tensor<1x6x8x8xf32>
 }
@@ -42,7 +45,7 @@ func.func @conv_nhwc(%x: tensor<1x6x8x2xf32>) -> tensor<1x6x8x8xf32> {
 // CHECK-NOT:     linalg.generic
 func.func @depthwise_nhwc(%x: tensor<1x24x24x16xf32>) -> tensor<1x12x12x16xf32> {
   %w = tessel.constant dense<0.5> : tensor<16x1x3x3xf32>
-  %0 = tessel.conv %x, %w {dilations = array<i64: 1, 1>, group = 16 : i64, layout = "nhwc", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x24x24x16xf32>, tensor<16x1x3x3xf32>) -> tensor<1x12x12x16xf32>
+  %0 = tessel.conv %x, %w {dilations = array<i64: 1, 1>, group = 16 : i64, layout = #tessel.layout<nhwc>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x24x24x16xf32>, tensor<16x1x3x3xf32>) -> tensor<1x12x12x16xf32>
   return %0 : tensor<1x12x12x16xf32>
 }
 
@@ -59,7 +62,7 @@ func.func @depthwise_nhwc(%x: tensor<1x24x24x16xf32>) -> tensor<1x12x12x16xf32> 
 func.func @pointwise_nhwc(%x: tensor<1x7x7x8xf32>) -> tensor<1x7x7x32xf32> {
   %w = tessel.constant dense<0.5> : tensor<32x8x1x1xf32>
   %b = tessel.constant dense<1.0> : tensor<32xf32>
-  %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, layout = "nhwc", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x7x7x8xf32>, tensor<32x8x1x1xf32>, tensor<32xf32>) -> tensor<1x7x7x32xf32>
+  %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, layout = #tessel.layout<nhwc>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x7x7x8xf32>, tensor<32x8x1x1xf32>, tensor<32xf32>) -> tensor<1x7x7x32xf32>
   return %0 : tensor<1x7x7x32xf32>
 }
 
@@ -77,7 +80,7 @@ func.func @pointwise_nhwc(%x: tensor<1x7x7x8xf32>) -> tensor<1x7x7x32xf32> {
 // CHECK-COUNT-9: arith.maximumf %{{.*}} : vector<8xf32>
 // CHECK:         vector.transfer_write %{{.*}} {in_bounds = [true]} : vector<8xf32>, tensor<1x4x4x16xf32>
 func.func @max_pool_nhwc(%x: tensor<1x8x8x16xf32>) -> tensor<1x4x4x16xf32> {
-  %0 = tessel.max_pool %x {dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, layout = "nhwc", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x8x16xf32>) -> tensor<1x4x4x16xf32>
+  %0 = tessel.max_pool %x {dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, layout = #tessel.layout<nhwc>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x8x16xf32>) -> tensor<1x4x4x16xf32>
   return %0 : tensor<1x4x4x16xf32>
 }
 
@@ -87,12 +90,12 @@ func.func @max_pool_nhwc(%x: tensor<1x8x8x16xf32>) -> tensor<1x4x4x16xf32> {
 // tiles of the whole 7x7 window x one vector of channels, the division in
 // the same loop nest (one kernel).
 // CHECK-LABEL: func.func @global_average_pool_nhwc
-// CHECK-SAME:    tessel.kernels = [{kind = "reduction"
+// CHECK-KERNELS: Function=global_average_pool_nhwc | kind=reduction
 // CHECK-NOT:     kind =
 // CHECK:         vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1, 2] : vector<1x7x7x8xf32> to vector<1x8xf32>
 // CHECK:         arith.divf %{{.*}} : vector<1x8xf32>
 func.func @global_average_pool_nhwc(%x: tensor<1x7x7x32xf32>) -> tensor<1x1x1x32xf32> {
-  %0 = tessel.global_average_pool %x {layout = "nhwc"} : (tensor<1x7x7x32xf32>) -> tensor<1x1x1x32xf32>
+  %0 = tessel.global_average_pool %x {layout = #tessel.layout<nhwc>} : (tensor<1x7x7x32xf32>) -> tensor<1x1x1x32xf32>
   return %0 : tensor<1x1x1x32xf32>
 }
 
@@ -111,6 +114,6 @@ func.func @global_average_pool_nhwc(%x: tensor<1x7x7x32xf32>) -> tensor<1x1x1x32
 func.func @conv_nhwc_tile_shape(%x: tensor<1x4x16x2xf32>) -> tensor<1x4x16x16xf32> {
   %w = tessel.constant dense<0.5> : tensor<16x2x3x3xf32>
   %b = tessel.constant dense<1.0> : tensor<16xf32>
-  %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, layout = "nhwc", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x16x2xf32>, tensor<16x2x3x3xf32>, tensor<16xf32>) -> tensor<1x4x16x16xf32>
+  %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, layout = #tessel.layout<nhwc>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x16x2xf32>, tensor<16x2x3x3xf32>, tensor<16xf32>) -> tensor<1x4x16x16xf32>
   return %0 : tensor<1x4x16x16xf32>
 }

@@ -1,5 +1,8 @@
 // RUN: tessel-opt %s --split-input-file --tessel-form-fused-regions --tessel-convert-tessel-to-linalg --tessel-fuse-elementwise --tessel-vectorize-convolutions="vector-width=8" | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --tessel-form-fused-regions --tessel-convert-tessel-to-linalg --tessel-fuse-elementwise --tessel-vectorize-convolutions="vector-width=8 fuse-epilogue=false" | FileCheck %s --check-prefix=APART
+// RUN: tessel-opt %s --split-input-file --tessel-form-fused-regions --tessel-convert-tessel-to-linalg --tessel-fuse-elementwise --tessel-vectorize-convolutions="vector-width=8" \
+// RUN:   --remarks-filter=tessel --remark-format=emitRemark --mlir-disable-threading \
+// RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHECK-KERNELS
 
 // conv (bias) -> relu (weights computed at run time: tiles over columns,
 // 4 wide here): the accumulators start from the bias (no
@@ -7,7 +10,8 @@
 // no structured op is left at all, and the function lists one kernel with
 // the locations of the conv and the relu.
 // CHECK-LABEL: func.func @conv_bias_relu
-// CHECK-SAME:    tessel.kernels = [{kind = "convolution", loc = {{.*}}}]
+// CHECK-KERNELS: Function=conv_bias_relu | kind=convolution
+// CHECK-KERNELS-NOT: Function=conv_bias_relu |
 // CHECK-NOT:     linalg.generic
 // CHECK:         scf.for
 // CHECK:           tensor.extract %arg2[
@@ -31,7 +35,9 @@ func.func @conv_bias_relu(%x: tensor<1x4x6x6xf32>, %w: tensor<8x4x3x3xf32>, %b: 
 // conv: the first conv's loops go where the add was and read the other
 // conv's result at each position; two kernels, no structured op left.
 // CHECK-LABEL: func.func @conv_residual
-// CHECK-SAME:    tessel.kernels = [{kind = "convolution", {{.*}}}, {kind = "convolution", {{.*}}}]
+// CHECK-KERNELS: Function=conv_residual | kind=convolution
+// CHECK-KERNELS: Function=conv_residual | kind=convolution
+// CHECK-KERNELS-NOT: Function=conv_residual |
 // CHECK-NOT:     linalg.generic
 // CHECK:         arith.addf %{{.*}}, %{{.*}} : vector<4xf32>
 // CHECK-NOT:     linalg.generic

@@ -7,6 +7,12 @@
 // RUN: tessel-opt %s --split-input-file \
 // RUN:   --pass-pipeline="builtin.module(func.func(tessel-fuse-attention))" \
 // RUN:   | FileCheck %s --check-prefix=ONCE
+// RUN: tessel-opt %s --split-input-file  --pass-pipeline="builtin.module(func.func(tessel-fuse-attention))" \
+// RUN:   --remarks-filter=tessel --remark-format=emitRemark --mlir-disable-threading \
+// RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHECK-KERNELS
+// RUN: tessel-opt %s --split-input-file  --pass-pipeline="builtin.module(func.func(tessel-fuse-attention,tessel-vectorize-contractions{vector-width=8},tessel-vectorize-generics{vector-width=8}))" \
+// RUN:   --remarks-filter=tessel --remark-format=emitRemark --mlir-disable-threading \
+// RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=VEC-KERNELS
 
 #lhs = affine_map<(h, m, n, k) -> (h, m, k)>
 #rhs = affine_map<(h, m, n, k) -> (h, k, n)>
@@ -27,7 +33,9 @@
 // loop (the products, the softmax as one row group) without kernels of their
 // own: the function has two, the attention block and the mask.
 // VEC-LABEL: func.func @attention
-// VEC-SAME:    tessel.kernels = [{kind = "attention", loc = #loc{{[0-9]+}}}, {kind = "elementwise", loc = #loc{{[0-9]+}}}]}
+// VEC-KERNELS: Function=attention | kind=attention
+// VEC-KERNELS: Function=attention | kind=elementwise
+// VEC-KERNELS-NOT: Function=attention |
 // VEC:         scf.for
 // VEC:           vector.contract
 // VEC:           vector.multi_reduction <maximumf>
@@ -43,7 +51,7 @@
 // ONCE-NOT:      "reduction"]
 // ONCE-LABEL:    func.func @chained_products
 // CHECK-LABEL: func.func @attention
-// CHECK-SAME:    tessel.kernels = [{kind = "attention"
+// CHECK-KERNELS: Function=attention | kind=attention
 // CHECK:         %[[MASK:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<4x4xf32>)
 // CHECK:         scf.for %[[H:.*]] = %c0 to %c2 step %c1
 // CHECK-DAG:       linalg.transpose {{.*}} permutation = [1, 0, 2]  {tessel.in_kernel}
@@ -149,7 +157,7 @@ func.func @attention(%q: tensor<4x2x8xf32>, %k: tensor<4x2x8xf32>, %v: tensor<4x
 // Two batched products in a row with no reduction between them (no
 // softmax): not an attention block, nothing changes.
 // CHECK-LABEL: func.func @chained_products
-// CHECK-NOT:     tessel.kernels
+// CHECK-KERNELS-NOT: Function=chained_products |
 // CHECK-NOT:     scf.for
 // CHECK-COUNT-2: linalg.generic
 func.func @chained_products(%a: tensor<2x4x8xf32>, %b: tensor<2x8x4xf32>, %c: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
@@ -187,7 +195,7 @@ func.func @chained_products(%a: tensor<2x4x8xf32>, %b: tensor<2x8x4xf32>, %c: te
 // the scores product is no member, so the block holds one product and is
 // no attention block; nothing changes.
 // CHECK-LABEL: func.func @shared_scores
-// CHECK-NOT:     tessel.kernels
+// CHECK-KERNELS-NOT: Function=shared_scores |
 // CHECK-NOT:     scf.for
 // CHECK-COUNT-4: linalg.generic
 func.func @shared_scores(%a: tensor<2x4x8xf32>, %b: tensor<2x8x4xf32>, %c: tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x4xf32>) {
@@ -240,7 +248,7 @@ func.func @shared_scores(%a: tensor<2x4x8xf32>, %b: tensor<2x8x4xf32>, %c: tenso
 // along its batch loop, with the scores product, the sum and the division
 // in its loop; the originals are all erased.
 // CHECK-LABEL: func.func @value_product_root
-// CHECK-SAME:    tessel.kernels = [{kind = "attention"
+// CHECK-KERNELS: Function=value_product_root | kind=attention
 // CHECK:         scf.for %[[H:.*]] = %c0 to %c2 step %c1
 // CHECK-COUNT-4:   linalg.generic {{.*}} {tessel.in_kernel}
 // CHECK:           tensor.insert_slice {{.*}}[%[[H]], 0, 0] [1, 4, 8] [1, 1, 1] : tensor<1x4x8xf32> into tensor<2x4x8xf32>

@@ -4,6 +4,12 @@
 // RUN: tessel-opt %s --split-input-file \
 // RUN:   --pass-pipeline="builtin.module(func.func(tessel-vectorize-generics{vector-width=16 fuse-reductions=false}))" \
 // RUN:   | FileCheck %s --check-prefix=OFF
+// RUN: tessel-opt %s --split-input-file  --pass-pipeline="builtin.module(func.func(tessel-vectorize-generics{vector-width=16}))" \
+// RUN:   --remarks-filter=tessel --remark-format=emitRemark --mlir-disable-threading \
+// RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHECK-KERNELS
+// RUN: tessel-opt %s --split-input-file  --pass-pipeline="builtin.module(func.func(tessel-vectorize-generics{vector-width=16 fuse-reductions=false}))" \
+// RUN:   --remarks-filter=tessel --remark-format=emitRemark --mlir-disable-threading \
+// RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF-KERNELS
 
 // Global average pooling: a sum over 7x7 from a zero fill, then a division.
 // The division is tiled by the sum's tiles (2 channels x the whole 7x7)
@@ -15,7 +21,8 @@
 #red = affine_map<(n, c, h, w) -> (n, c)>
 #id = affine_map<(n, c) -> (n, c)>
 // CHECK-LABEL: func.func @global_average_pool
-// CHECK-SAME:    tessel.kernels = [{kind = "reduction", loc = #[[LOC:.*]]}]
+// CHECK-KERNELS: Function=global_average_pool | kind=reduction
+// CHECK-KERNELS-NOT: Function=global_average_pool |
 // CHECK:         scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
 // CHECK:           %[[X:.*]] = vector.transfer_read {{.*}} : tensor<1x512x7x7xf32>, vector<1x2x7x7xf32>
 // CHECK:           %[[S:.*]] = vector.multi_reduction <add>, %[[X]], %{{.*}} [2, 3]
@@ -24,7 +31,10 @@
 // CHECK-NOT:     scf.for
 // CHECK-NOT:     linalg.
 // OFF-LABEL:   func.func @global_average_pool
-// OFF-SAME:      tessel.kernels = [{kind = "fill", {{.*}}}, {kind = "reduction", {{.*}}}, {kind = "elementwise", {{.*}}}]
+// OFF-KERNELS: Function=global_average_pool | kind=fill
+// OFF-KERNELS: Function=global_average_pool | kind=reduction
+// OFF-KERNELS: Function=global_average_pool | kind=elementwise
+// OFF-KERNELS-NOT: Function=global_average_pool |
 func.func @global_average_pool(%x: tensor<1x512x7x7xf32>) -> tensor<1x512xf32> {
   %zero = arith.constant 0.0 : f32
   %n = arith.constant 49.0 : f32
@@ -56,7 +66,10 @@ func.func @global_average_pool(%x: tensor<1x512x7x7xf32>) -> tensor<1x512xf32> {
 #red1 = affine_map<(n, c, h, w) -> (n, c)>
 #id1 = affine_map<(n, c) -> (n, c)>
 // CHECK-LABEL: func.func @shared_sum
-// CHECK-SAME:    tessel.kernels = [{kind = "fill", {{.*}}}, {kind = "reduction", {{.*}}}, {kind = "elementwise", {{.*}}}]
+// CHECK-KERNELS: Function=shared_sum | kind=fill
+// CHECK-KERNELS: Function=shared_sum | kind=reduction
+// CHECK-KERNELS: Function=shared_sum | kind=elementwise
+// CHECK-KERNELS-NOT: Function=shared_sum |
 func.func @shared_sum(%x: tensor<1x512x7x7xf32>) -> (tensor<1x512xf32>, tensor<1x512xf32>) {
   %zero = arith.constant 0.0 : f32
   %n = arith.constant 49.0 : f32
@@ -89,7 +102,8 @@ func.func @shared_sum(%x: tensor<1x512x7x7xf32>) -> (tensor<1x512xf32>, tensor<1
 #x2 = affine_map<(i, j) -> (i, j)>
 #r2 = affine_map<(i, j) -> (i)>
 // CHECK-LABEL: func.func @broadcast_consumer
-// CHECK-SAME:    tessel.kernels = [{kind = "reduction", loc = #{{.*}}}]
+// CHECK-KERNELS: Function=broadcast_consumer | kind=reduction
+// CHECK-KERNELS-NOT: Function=broadcast_consumer |
 // CHECK:         scf.for %[[I:.*]] = %{{.*}} to %c64 step %c1 iter_args
 // CHECK:           vector.transfer_read %{{.*}}[%[[I]], %{{.*}}]{{.*}} : tensor<64x128xf32>, vector<1x128xf32>
 // CHECK:           %[[S:.*]] = vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<1x128xf32> to vector<1xf32>
@@ -98,7 +112,10 @@ func.func @shared_sum(%x: tensor<1x512x7x7xf32>) -> (tensor<1x512xf32>, tensor<1
 // CHECK-NOT:     scf.for
 // CHECK-NOT:     linalg.
 // OFF-LABEL:   func.func @broadcast_consumer
-// OFF-SAME:      tessel.kernels = [{kind = "fill", {{.*}}}, {kind = "reduction", {{.*}}}, {kind = "elementwise", {{.*}}}]
+// OFF-KERNELS: Function=broadcast_consumer | kind=fill
+// OFF-KERNELS: Function=broadcast_consumer | kind=reduction
+// OFF-KERNELS: Function=broadcast_consumer | kind=elementwise
+// OFF-KERNELS-NOT: Function=broadcast_consumer |
 func.func @broadcast_consumer(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
   %zero = arith.constant 0.0 : f32
   %e0 = tensor.empty() : tensor<64xf32>
@@ -129,7 +146,8 @@ func.func @broadcast_consumer(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
 #sx = affine_map<(i, j) -> (i, j)>
 #sr = affine_map<(i, j) -> (i)>
 // CHECK-LABEL: func.func @softmax_rows
-// CHECK-SAME:    tessel.kernels = [{kind = "reduction", loc = #{{.*}}}]
+// CHECK-KERNELS: Function=softmax_rows | kind=reduction
+// CHECK-KERNELS-NOT: Function=softmax_rows |
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %c4 step %c1 iter_args
 // CHECK:           vector.multi_reduction <maximumf>
 // CHECK:           math.exp
@@ -138,7 +156,13 @@ func.func @broadcast_consumer(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
 // CHECK-NOT:     scf.for
 // CHECK-NOT:     linalg.
 // OFF-LABEL:   func.func @softmax_rows
-// OFF-SAME:      tessel.kernels = [{kind = "fill", {{.*}}}, {kind = "reduction", {{.*}}}, {kind = "elementwise", {{.*}}}, {kind = "fill", {{.*}}}, {kind = "reduction", {{.*}}}, {kind = "elementwise", {{.*}}}]
+// OFF-KERNELS: Function=softmax_rows | kind=fill
+// OFF-KERNELS: Function=softmax_rows | kind=reduction
+// OFF-KERNELS: Function=softmax_rows | kind=elementwise
+// OFF-KERNELS: Function=softmax_rows | kind=fill
+// OFF-KERNELS: Function=softmax_rows | kind=reduction
+// OFF-KERNELS: Function=softmax_rows | kind=elementwise
+// OFF-KERNELS-NOT: Function=softmax_rows |
 func.func @softmax_rows(%x: tensor<4x128xf32>) -> tensor<4x128xf32> {
   %ninf = arith.constant 0xFF800000 : f32
   %zero = arith.constant 0.0 : f32
@@ -186,9 +210,15 @@ func.func @softmax_rows(%x: tensor<4x128xf32>) -> tensor<4x128xf32> {
 #cr = affine_map<(i, j) -> (j)>
 #lr = affine_map<(i, j) -> (i)>
 // CHECK-LABEL: func.func @column_sum
-// CHECK-SAME:    tessel.kernels = [{kind = "fill", {{.*}}}, {kind = "reduction", {{.*}}}, {kind = "elementwise", {{.*}}}]
+// CHECK-KERNELS: Function=column_sum | kind=fill
+// CHECK-KERNELS: Function=column_sum | kind=reduction
+// CHECK-KERNELS: Function=column_sum | kind=elementwise
+// CHECK-KERNELS-NOT: Function=column_sum |
 // CHECK-LABEL: func.func @long_rows
-// CHECK-SAME:    tessel.kernels = [{kind = "fill", {{.*}}}, {kind = "reduction", {{.*}}}, {kind = "elementwise", {{.*}}}]
+// CHECK-KERNELS: Function=long_rows | kind=fill
+// CHECK-KERNELS: Function=long_rows | kind=reduction
+// CHECK-KERNELS: Function=long_rows | kind=elementwise
+// CHECK-KERNELS-NOT: Function=long_rows |
 func.func @column_sum(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
   %zero = arith.constant 0.0 : f32
   %e0 = tensor.empty() : tensor<128xf32>

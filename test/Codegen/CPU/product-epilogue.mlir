@@ -4,6 +4,12 @@
 // RUN: tessel-opt %s --split-input-file \
 // RUN:   --pass-pipeline="builtin.module(func.func(tessel-vectorize-contractions{vector-width=8 fuse-epilogue=false}))" \
 // RUN:   | FileCheck %s --check-prefix=OFF
+// RUN: tessel-opt %s --split-input-file  --pass-pipeline="builtin.module(func.func(tessel-vectorize-contractions{vector-width=8}))" \
+// RUN:   --remarks-filter=tessel --remark-format=emitRemark --mlir-disable-threading \
+// RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHECK-KERNELS
+// RUN: tessel-opt %s --split-input-file  --pass-pipeline="builtin.module(func.func(tessel-vectorize-contractions{vector-width=8 fuse-epilogue=false}))" \
+// RUN:   --remarks-filter=tessel --remark-format=emitRemark --mlir-disable-threading \
+// RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF-KERNELS
 
 // A product starting from a bias broadcast, consumed by a ReLU: the ReLU is
 // tiled by the product's 4x16 register tiles (columns outer), the bias
@@ -17,7 +23,8 @@
 #b = affine_map<(i, j, k) -> (k, j)>
 #c = affine_map<(i, j, k) -> (i, j)>
 // CHECK-LABEL: func.func @matmul_bias_relu
-// CHECK-SAME:    tessel.kernels = [{kind = "contraction", loc = #[[LOC:.*]]}]
+// CHECK-KERNELS: Function=matmul_bias_relu | kind=contraction
+// CHECK-KERNELS-NOT: Function=matmul_bias_relu |
 // CHECK:         scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %c16
 // CHECK:           scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %c4
 // CHECK:             vector.transfer_read %{{.*}}[%[[J]]]{{.*}} : tensor<128xf32>, vector<4x16xf32>
@@ -27,7 +34,8 @@
 // CHECK:             vector.transfer_write %{{.*}}[%[[I]], %[[J]]]{{.*}} : vector<4x16xf32>, tensor<64x128xf32>
 // CHECK-NOT:     linalg.generic
 // OFF-LABEL:   func.func @matmul_bias_relu
-// OFF-SAME:      tessel.kernels = [{kind = "contraction", {{.*}}}]
+// OFF-KERNELS: Function=matmul_bias_relu | kind=contraction
+// OFF-KERNELS-NOT: Function=matmul_bias_relu |
 // OFF-COUNT-2:   linalg.generic
 func.func @matmul_bias_relu(%x: tensor<64x32xf32>, %w: tensor<32x128xf32>,
                             %bias: tensor<128xf32>) -> tensor<64x128xf32> {
@@ -96,7 +104,8 @@ func.func @shared_product(%x: tensor<64x32xf32>, %w: tensor<32x128xf32>,
 // buffer once per column, outside the row loop.
 
 // CHECK-LABEL: func.func @blocked_fill
-// CHECK-SAME:    tessel.kernels = [{kind = "contraction", {{.*}}}]
+// CHECK-KERNELS: Function=blocked_fill | kind=contraction
+// CHECK-KERNELS-NOT: Function=blocked_fill |
 // CHECK-DAG:     %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<4x16xf32>
 // CHECK:         scf.for %[[J:.*]] = %{{.*}} to %c1024{{.*}} step %c16
 // CHECK:           %[[PACKED:.*]] = linalg.copy {tessel.in_kernel} ins(%{{.*}} : tensor<1024x16xf32>)
@@ -124,7 +133,8 @@ func.func @blocked_fill(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) ->
 // tessel-vectorize-generics to tile into registers.
 
 // CHECK-LABEL: func.func @blocked_fill_split_reduction
-// CHECK-SAME:    tessel.kernels = [{kind = "contraction", {{.*}}}]
+// CHECK-KERNELS: Function=blocked_fill_split_reduction | kind=contraction
+// CHECK-KERNELS-NOT: Function=blocked_fill_split_reduction |
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %c256{{.*}} step %c16
 // CHECK:           linalg.fill {tessel.in_kernel} {{.*}} -> tensor<256x16xf32>
 // CHECK:           scf.for {{.*}} to %c2048 step %c1024
@@ -147,7 +157,8 @@ func.func @blocked_fill_split_reduction(%a: tensor<256x2048xf32>, %b: tensor<204
 #biasB = affine_map<(i, j) -> (j)>
 #idB = affine_map<(i, j) -> (i, j)>
 // CHECK-LABEL: func.func @blocked_bias_relu
-// CHECK-SAME:    tessel.kernels = [{kind = "contraction", {{.*}}}]
+// CHECK-KERNELS: Function=blocked_bias_relu | kind=contraction
+// CHECK-KERNELS-NOT: Function=blocked_bias_relu |
 // CHECK:         scf.for %[[J:.*]] = %{{.*}} to %c1024{{.*}} step %c16
 // CHECK:           linalg.copy {tessel.in_kernel} ins(%{{.*}} : tensor<1024x16xf32>)
 // CHECK:           scf.for %[[I:.*]] = %{{.*}} to %c512{{.*}} step %c4
@@ -191,7 +202,8 @@ func.func @blocked_bias_relu(%x: tensor<512x1024xf32>, %w: tensor<1024x1024xf32>
 #w3 = affine_map<(b, i, j, k) -> (k, j)>
 #c3 = affine_map<(b, i, j, k) -> (b, i, j)>
 // CHECK-LABEL: func.func @unit_batch_matmul_bias
-// CHECK-SAME:    tessel.kernels = [{kind = "contraction", loc = #{{.*}}}]
+// CHECK-KERNELS: Function=unit_batch_matmul_bias | kind=contraction
+// CHECK-KERNELS-NOT: Function=unit_batch_matmul_bias |
 // CHECK:         %[[R:.*]] = scf.for %{{.*}} = %{{.*}} to %c128 step %c16
 // CHECK:           scf.for %{{.*}} = %{{.*}} to %c64 step %c4
 // CHECK:             vector.contract
@@ -235,7 +247,8 @@ func.func @unit_batch_matmul_bias(%x: tensor<1x64x32xf32>, %w: tensor<32x128xf32
 #w4 = affine_map<(i, j, k) -> (k, j)>
 #c4 = affine_map<(i, j, k) -> (i, j)>
 // CHECK-LABEL: func.func @expanded_product_residual
-// CHECK-SAME:    tessel.kernels = [{kind = "contraction", loc = #{{.*}}}]
+// CHECK-KERNELS: Function=expanded_product_residual | kind=contraction
+// CHECK-KERNELS-NOT: Function=expanded_product_residual |
 // CHECK:         %[[R:.*]] = scf.for
 // CHECK:             vector.contract
 // CHECK:             arith.addf %{{.*}} : vector<4x16xf32>

@@ -1,6 +1,9 @@
 // RUN: tessel-opt %s --split-input-file \
 // RUN:   --pass-pipeline="builtin.module(func.func(tessel-vectorize-contractions{vector-width=16 accumulators=16}))" \
 // RUN:   | FileCheck %s
+// RUN: tessel-opt %s --split-input-file  --pass-pipeline="builtin.module(func.func(tessel-vectorize-contractions{vector-width=16 accumulators=16}))" \
+// RUN:   --remarks-filter=tessel --remark-format=emitRemark --mlir-disable-threading \
+// RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHECK-KERNELS
 
 // A classifier's 1000 columns: no whole 16-lane vector divides them, so
 // the column tiles are half vectors (8 lanes, a ymm register; 32 and 16 do
@@ -105,7 +108,8 @@ func.func @classifier_padded(%x: tensor<1x64xf32>) -> tensor<1x1000xf32> {
 #bias = affine_map<(m, n) -> (n)>
 #id = affine_map<(m, n) -> (m, n)>
 // CHECK-LABEL: func.func @layer_relu_panels
-// CHECK-SAME:    tessel.kernels = [{kind = "contraction", {{.*}}}]
+// CHECK-KERNELS: Function=layer_relu_panels | kind=contraction
+// CHECK-KERNELS-NOT: Function=layer_relu_panels |
 // CHECK-DAG:     arith.constant dense<{{.*}}> : tensor<2x64x64xf32>
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %c2 step %c1
 // CHECK:           scf.for

@@ -160,6 +160,6 @@ func.func @conv_f16_accumulates_in_f32(%x: tensor<1x2x4xf16>, %w: tensor<2x2x2xf
 // CHECK:       %[[INIT:.+]] = linalg.generic {indexing_maps = [#[[$BIAS]], {{.+}}]{{.*}} ins(%arg2 : tensor<4xf32>) outs(%{{.+}} : tensor<1x4x4x4xf32>)
 // CHECK:       linalg.generic {indexing_maps = [#[[$IN]], #[[$W]], #[[$OUT]]]{{.*}} outs(%[[INIT]] : tensor<1x4x4x4xf32>)
 func.func @conv_nhwc(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x4x4xf32> {
-  %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, layout = "nhwc", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, layout = #tessel.layout<nhwc>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
   return %0 : tensor<1x4x4x4xf32>
 }

@@ -41,7 +41,7 @@ func.func @linear_zeros(%x: tensor<1x2x3x4xf32>, %g: tensor<1x5x6x2xf32>) -> ten
 // CHECK-NOT: tensor.extract
 // CHECK: linalg.yield
 func.func @nearest_border(%x: tensor<1x1x3x2xf16>, %g: tensor<1x2x4x2xf32>) -> tensor<1x1x2x4xf16> {
-  %0 = tessel.grid_sample %x, %g {mode = "nearest", padding_mode = "border"} : (tensor<1x1x3x2xf16>, tensor<1x2x4x2xf32>) -> tensor<1x1x2x4xf16>
+  %0 = tessel.grid_sample %x, %g {mode = #tessel.interpolation<nearest>, padding_mode = #tessel.grid_padding<border>} : (tensor<1x1x3x2xf16>, tensor<1x2x4x2xf32>) -> tensor<1x1x2x4xf16>
   return %0 : tensor<1x1x2x4xf16>
 }
 
@@ -54,6 +54,6 @@ func.func @nearest_border(%x: tensor<1x1x3x2xf16>, %g: tensor<1x2x4x2xf32>) -> t
 // CHECK-NOT: tensor.extract
 // CHECK: linalg.yield
 func.func @cubic_reflection(%x: tensor<1x1x3x2xf32>, %g: tensor<1x2x4x2xf32>) -> tensor<1x1x2x4xf32> {
-  %0 = tessel.grid_sample %x, %g {mode = "cubic", padding_mode = "reflection", align_corners = true} : (tensor<1x1x3x2xf32>, tensor<1x2x4x2xf32>) -> tensor<1x1x2x4xf32>
+  %0 = tessel.grid_sample %x, %g {mode = #tessel.interpolation<cubic>, padding_mode = #tessel.grid_padding<reflection>, align_corners = true} : (tensor<1x1x3x2xf32>, tensor<1x2x4x2xf32>) -> tensor<1x1x2x4xf32>
   return %0 : tensor<1x1x2x4xf32>
 }

@@ -73,7 +73,7 @@ func.func @pad_constant(%x: tensor<2x3xf32>) -> tensor<4x4xf32> {
 // CHECK: %[[R:.+]] = arith.minsi %[[A]], %[[M]]
 // CHECK: tensor.extract %{{.*}}[%[[R]]]
 func.func @pad_reflect(%x: tensor<4xf32>) -> tensor<8xf32> {
-  %0 = tessel.pad %x {pads = array<i64: 2, 2>, mode = "reflect"} : (tensor<4xf32>) -> tensor<8xf32>
+  %0 = tessel.pad %x {pads = array<i64: 2, 2>, mode = #tessel.pad_mode<reflect>} : (tensor<4xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
 

@@ -134,7 +134,7 @@ func.func @max_pool_u8(%x: tensor<1x1x4x4xui8>) -> tensor<1x1x2x2xui8> {
 // CHECK:       linalg.generic {indexing_maps = [#[[$IN]], {{.+}}, #[[$OUT]]]
 // CHECK:       arith.constant dense<{{.*}}> : tensor<3x3x1xf32>
 func.func @avg_pool_nhwc(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
-  %0 = tessel.avg_pool %x {dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, layout = "nhwc", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32>
+  %0 = tessel.avg_pool %x {dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, layout = #tessel.layout<nhwc>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32>
   return %0 : tensor<1x3x3x2xf32>
 }
 
@@ -148,6 +148,6 @@ func.func @avg_pool_nhwc(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
 // CHECK:       arith.constant 2.000000e+01 : f32
 // CHECK:       tensor.expand_shape %{{.+}} {{\[\[}}0], [1, 2, 3]] output_shape [1, 1, 1, 3] : tensor<1x3xf32> into tensor<1x1x1x3xf32>
 func.func @global_average_pool_nhwc(%x: tensor<1x4x5x3xf32>) -> tensor<1x1x1x3xf32> {
-  %0 = tessel.global_average_pool %x {layout = "nhwc"} : (tensor<1x4x5x3xf32>) -> tensor<1x1x1x3xf32>
+  %0 = tessel.global_average_pool %x {layout = #tessel.layout<nhwc>} : (tensor<1x4x5x3xf32>) -> tensor<1x1x1x3xf32>
   return %0 : tensor<1x1x1x3xf32>
 }

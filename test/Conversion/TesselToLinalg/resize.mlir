@@ -22,7 +22,7 @@
 // CHECK: linalg.index 2
 // CHECK: tensor.extract %[[W]]
 func.func @linear_half_pixel(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
-  %0 = tessel.resize %x {mode = "linear", scales = array<f64: 1.0, 1.0, 2.0, 2.0>, sizes = array<i64: 1, 1, 4, 4>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+  %0 = tessel.resize %x {mode = #tessel.interpolation<linear>, scales = array<f64: 1.0, 1.0, 2.0, 2.0>, sizes = array<i64: 1, 1, 4, 4>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
   return %0 : tensor<1x1x4x4xf32>
 }
 
@@ -37,7 +37,7 @@ func.func @linear_half_pixel(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
 // CHECK: tensor.extract
 // CHECK-NOT: linalg.generic
 func.func @nearest_floor(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x2x6xf32> {
-  %0 = tessel.resize %x {coordinate_transformation_mode = "asymmetric", nearest_mode = "floor", scales = array<f64: 1.0, 1.0, 1.0, 3.0>, sizes = array<i64: 1, 1, 2, 6>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x2x6xf32>
+  %0 = tessel.resize %x {coordinate_transformation_mode = #tessel.coordinate_mode<asymmetric>, nearest_mode = #tessel.nearest_mode<floor>, scales = array<f64: 1.0, 1.0, 1.0, 3.0>, sizes = array<i64: 1, 1, 2, 6>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x2x6xf32>
   return %0 : tensor<1x1x2x6xf32>
 }
 
@@ -52,6 +52,6 @@ func.func @nearest_floor(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x2x6xf32> {
 // CHECK: %[[FILL:.+]] = arith.constant 1.000000e+01 : f32
 // CHECK: arith.select %{{.+}}, %[[FILL]], %{{.+}} : f32
 func.func @cubic_crop(%x: tensor<4x4xf32>) -> tensor<4x3xf32> {
-  %0 = tessel.resize %x {mode = "cubic", coordinate_transformation_mode = "tf_crop_and_resize", exclude_outside = true, extrapolation_value = 10.0 : f64, roi = array<f64: 0.0, 0.4, 1.0, 1.2>, scales = array<f64: 1.0, 0.75>, sizes = array<i64: 4, 3>} : (tensor<4x4xf32>) -> tensor<4x3xf32>
+  %0 = tessel.resize %x {mode = #tessel.interpolation<cubic>, coordinate_transformation_mode = #tessel.coordinate_mode<tf_crop_and_resize>, exclude_outside = true, extrapolation_value = 10.0 : f64, roi = array<f64: 0.0, 0.4, 1.0, 1.2>, scales = array<f64: 1.0, 0.75>, sizes = array<i64: 4, 3>} : (tensor<4x4xf32>) -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
 }

@@ -59,7 +59,7 @@ func.func @top_k(%x: tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xi64>) {
 // CHECK: %[[NEW:.+]] = arith.addf %[[OLD]]
 // CHECK: tensor.insert %[[NEW]] into %[[ACC]][%[[I]], %[[COL]]]
 func.func @scatter_elements(%x: tensor<2x3xf32>, %i: tensor<2x2xi64>, %u: tensor<2x2xf32>) -> tensor<2x3xf32> {
-  %0 = tessel.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "add"} : (tensor<2x3xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x3xf32>
+  %0 = tessel.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = #tessel.scatter_reduction<add>} : (tensor<2x3xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
 

@@ -59,8 +59,9 @@ func.func @tile_negative(%x: tensor<4x6xf32>) {
 // -----
 
 func.func @pad_mode(%x: tensor<4x6xf32>) {
-  // expected-error @+1 {{unknown mode 'wrap' (constant, reflect, edge)}}
-  %0 = tessel.pad %x {pads = array<i64: 0, 1, 0, 1>, mode = "wrap"} : (tensor<4x6xf32>) -> tensor<4x8xf32>
+  // expected-error @+2 {{expected ::mlir::tessel::PadMode to be one of: constant, reflect, edge}}
+  // expected-error @+1 {{failed to parse Tessel_PadModeAttr parameter 'value'}}
+  %0 = tessel.pad %x {pads = array<i64: 0, 1, 0, 1>, mode = #tessel.pad_mode<wrap>} : (tensor<4x6xf32>) -> tensor<4x8xf32>
   return
 }
 
@@ -68,7 +69,7 @@ func.func @pad_mode(%x: tensor<4x6xf32>) {
 
 func.func @pad_reflect_too_wide(%x: tensor<4x2xf32>) {
   // expected-error @+1 {{reflect padding of 2 needs an extent above it, dimension 1 has 2}}
-  %0 = tessel.pad %x {pads = array<i64: 0, 2, 0, 0>, mode = "reflect"} : (tensor<4x2xf32>) -> tensor<4x4xf32>
+  %0 = tessel.pad %x {pads = array<i64: 0, 2, 0, 0>, mode = #tessel.pad_mode<reflect>} : (tensor<4x2xf32>) -> tensor<4x4xf32>
   return
 }
 

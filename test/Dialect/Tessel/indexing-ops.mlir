@@ -14,8 +14,8 @@ func.func @ops(%x: tensor<4x6xf32>, %i: tensor<2xi64>, %j: tensor<4x2xi32>) {
   %3 = tessel.broadcast_to %x {shape = array<i64: 3, 4, 6>} : (tensor<4x6xf32>) -> tensor<3x4x6xf32>
   // CHECK: tessel.tile {{.*}} -> tensor<8x6xf32>
   %4 = tessel.tile %x {repeats = array<i64: 2, 1>} : (tensor<4x6xf32>) -> tensor<8x6xf32>
-  // CHECK: tessel.pad {{.*}}mode = "reflect"{{.*}} -> tensor<4x10xf32>
-  %5 = tessel.pad %x {pads = array<i64: 0, 2, 0, 2>, mode = "reflect"} : (tensor<4x6xf32>) -> tensor<4x10xf32>
+  // CHECK: tessel.pad {{.*}}mode = #tessel.pad_mode<reflect>{{.*}} -> tensor<4x10xf32>
+  %5 = tessel.pad %x {pads = array<i64: 0, 2, 0, 2>, mode = #tessel.pad_mode<reflect>} : (tensor<4x6xf32>) -> tensor<4x10xf32>
   // CHECK: tessel.trilu %{{.*}} {upper = false} : (tensor<4x6xf32>) -> tensor<4x6xf32>
   %6 = tessel.trilu %x {upper = false} : (tensor<4x6xf32>) -> tensor<4x6xf32>
   return

@@ -119,18 +119,27 @@ func.func @conv_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tenso
 // -----
 
 func.func @conv_layout_name(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
-  // expected-error @+2 {{layout must be "nchw" or "nhwc", not "nchwc"}}
-  // expected-error @+1 {{failed to infer returned types}}
-  %0 = tessel.conv %x, %w {layout = "nchwc", strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  // expected-error @+2 {{expected ::mlir::tessel::Layout to be one of: nchw, nhwc}}
+  // expected-error @+1 {{failed to parse Tessel_LayoutAttr parameter 'value'}}
+  %0 = tessel.conv %x, %w {layout = #tessel.layout<nchwc>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+// The modes are enum attributes: a string is refused.
+func.func @conv_layout_string(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{attribute 'layout' failed to satisfy constraint: activation layout: nchw or nhwc}}
+  %0 = tessel.conv %x, %w {layout = "nhwc", strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   return
 }
 
 // -----
 
 func.func @pool_layout_rank(%x: tensor<1x3x8xf32>) {
-  // expected-error @+2 {{layout "nhwc" needs a 4-D input, not 3-D}}
+  // expected-error @+2 {{layout nhwc needs a 4-D input, not 3-D}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tessel.max_pool %x {layout = "nhwc", kernel = array<i64: 2>, strides = array<i64: 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1>} : (tensor<1x3x8xf32>) -> tensor<1x3x7xf32>
+  %0 = tessel.max_pool %x {layout = #tessel.layout<nhwc>, kernel = array<i64: 2>, strides = array<i64: 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1>} : (tensor<1x3x8xf32>) -> tensor<1x3x7xf32>
   return
 }
 
@@ -139,7 +148,7 @@ func.func @pool_layout_rank(%x: tensor<1x3x8xf32>) {
 func.func @conv_nhwc_channels(%x: tensor<1x8x8x3xf32>, %w: tensor<4x2x3x3xf32>) {
   // expected-error @+2 {{weight has 2 channels per filter, expected 3 (input channels / group)}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tessel.conv %x, %w {layout = "nhwc", strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x8x8x3xf32>, tensor<4x2x3x3xf32>) -> tensor<1x6x6x4xf32>
+  %0 = tessel.conv %x, %w {layout = #tessel.layout<nhwc>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x8x8x3xf32>, tensor<4x2x3x3xf32>) -> tensor<1x6x6x4xf32>
   return
 }
 
@@ -331,8 +340,9 @@ func.func @conv_rank(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) {
 // -----
 
 func.func @resize_mode(%x: tensor<2x2xf32>) {
-  // expected-error @+1 {{unknown mode 'area' (nearest, linear, cubic)}}
-  %0 = tessel.resize %x {mode = "area", scales = array<f64: 1.0, 2.0>, sizes = array<i64: 2, 4>} : (tensor<2x2xf32>) -> tensor<2x4xf32>
+  // expected-error @+2 {{expected ::mlir::tessel::InterpolationMode to be one of: nearest, linear, cubic}}
+  // expected-error @+1 {{failed to parse Tessel_InterpolationModeAttr parameter 'value'}}
+  %0 = tessel.resize %x {mode = #tessel.interpolation<area>, scales = array<f64: 1.0, 2.0>, sizes = array<i64: 2, 4>} : (tensor<2x2xf32>) -> tensor<2x4xf32>
   return
 }
 
@@ -340,7 +350,7 @@ func.func @resize_mode(%x: tensor<2x2xf32>) {
 
 func.func @resize_roi(%x: tensor<2x2xf32>) {
   // expected-error @+1 {{tf_crop_and_resize needs a roi of 4 entries}}
-  %0 = tessel.resize %x {coordinate_transformation_mode = "tf_crop_and_resize", scales = array<f64: 1.0, 2.0>, sizes = array<i64: 2, 4>} : (tensor<2x2xf32>) -> tensor<2x4xf32>
+  %0 = tessel.resize %x {coordinate_transformation_mode = #tessel.coordinate_mode<tf_crop_and_resize>, scales = array<f64: 1.0, 2.0>, sizes = array<i64: 2, 4>} : (tensor<2x2xf32>) -> tensor<2x4xf32>
   return
 }
 
@@ -356,16 +366,18 @@ func.func @resize_sizes(%x: tensor<2x2xf32>) {
 // -----
 
 func.func @grid_sample_mode(%x: tensor<1x1x2x2xf32>, %g: tensor<1x3x3x2xf32>) {
-  // expected-error @+1 {{unknown mode 'area' (linear, nearest, cubic)}}
-  %0 = tessel.grid_sample %x, %g {mode = "area"} : (tensor<1x1x2x2xf32>, tensor<1x3x3x2xf32>) -> tensor<1x1x3x3xf32>
+  // expected-error @+2 {{expected ::mlir::tessel::InterpolationMode to be one of: nearest, linear, cubic}}
+  // expected-error @+1 {{failed to parse Tessel_InterpolationModeAttr parameter 'value'}}
+  %0 = tessel.grid_sample %x, %g {mode = #tessel.interpolation<area>} : (tensor<1x1x2x2xf32>, tensor<1x3x3x2xf32>) -> tensor<1x1x3x3xf32>
   return
 }
 
 // -----
 
 func.func @grid_sample_padding(%x: tensor<1x1x2x2xf32>, %g: tensor<1x3x3x2xf32>) {
-  // expected-error @+1 {{unknown padding_mode 'wrap' (zeros, border, reflection)}}
-  %0 = tessel.grid_sample %x, %g {padding_mode = "wrap"} : (tensor<1x1x2x2xf32>, tensor<1x3x3x2xf32>) -> tensor<1x1x3x3xf32>
+  // expected-error @+2 {{expected ::mlir::tessel::GridPaddingMode to be one of: zeros, border, reflection}}
+  // expected-error @+1 {{failed to parse Tessel_GridPaddingModeAttr parameter 'value'}}
+  %0 = tessel.grid_sample %x, %g {padding_mode = #tessel.grid_padding<wrap>} : (tensor<1x1x2x2xf32>, tensor<1x3x3x2xf32>) -> tensor<1x1x3x3xf32>
   return
 }
 

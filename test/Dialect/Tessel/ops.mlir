@@ -105,15 +105,15 @@ func.func @conv_transpose_3d(%x: tensor<1x2x3x3x3xf32>, %w: tensor<2x3x2x2x2xf32
 
 // CHECK-LABEL: func.func @resize
 func.func @resize(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x3xf32> {
-  // CHECK: tessel.resize %{{.+}} {mode = "cubic", scales = array<f64: 1.000000e+00, 1.000000e+00, 2.000000e+00, 1.500000e+00>, sizes = array<i64: 1, 1, 4, 3>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x3xf32>
-  %0 = tessel.resize %x {mode = "cubic", scales = array<f64: 1.0, 1.0, 2.0, 1.5>, sizes = array<i64: 1, 1, 4, 3>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x3xf32>
+  // CHECK: tessel.resize %{{.+}} {mode = #tessel.interpolation<cubic>, scales = array<f64: 1.000000e+00, 1.000000e+00, 2.000000e+00, 1.500000e+00>, sizes = array<i64: 1, 1, 4, 3>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x3xf32>
+  %0 = tessel.resize %x {mode = #tessel.interpolation<cubic>, scales = array<f64: 1.0, 1.0, 2.0, 1.5>, sizes = array<i64: 1, 1, 4, 3>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x3xf32>
   return %0 : tensor<1x1x4x3xf32>
 }
 
 // CHECK-LABEL: func.func @grid_sample
 func.func @grid_sample(%x: tensor<1x2x3x4xf32>, %g: tensor<1x5x6x2xf16>) -> tensor<1x2x5x6xf32> {
-  // CHECK: tessel.grid_sample %{{.+}}, %{{.+}} {align_corners = true, mode = "cubic", padding_mode = "border"} : (tensor<1x2x3x4xf32>, tensor<1x5x6x2xf16>) -> tensor<1x2x5x6xf32>
-  %0 = tessel.grid_sample %x, %g {align_corners = true, mode = "cubic", padding_mode = "border"} : (tensor<1x2x3x4xf32>, tensor<1x5x6x2xf16>) -> tensor<1x2x5x6xf32>
+  // CHECK: tessel.grid_sample %{{.+}}, %{{.+}} {align_corners = true, mode = #tessel.interpolation<cubic>, padding_mode = #tessel.grid_padding<border>} : (tensor<1x2x3x4xf32>, tensor<1x5x6x2xf16>) -> tensor<1x2x5x6xf32>
+  %0 = tessel.grid_sample %x, %g {align_corners = true, mode = #tessel.interpolation<cubic>, padding_mode = #tessel.grid_padding<border>} : (tensor<1x2x3x4xf32>, tensor<1x5x6x2xf16>) -> tensor<1x2x5x6xf32>
   return %0 : tensor<1x2x5x6xf32>
 }
 

@@ -31,8 +31,17 @@ func.func @gather_nd_batch(%x: tensor<2x3xf32>, %i: tensor<3x1xi64>) {
 // -----
 
 func.func @scatter_reduction(%x: tensor<2x3xf32>, %i: tensor<2x2xi64>, %u: tensor<2x2xf32>) {
-  // expected-error @+1 {{unknown reduction 'sub' (none, add, mul, max, min)}}
-  %0 = tessel.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "sub"} : (tensor<2x3xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x3xf32>
+  // expected-error @+2 {{expected ::mlir::tessel::ScatterReduction to be one of: none, add, mul, max, min}}
+  // expected-error @+1 {{failed to parse Tessel_ScatterReductionAttr parameter 'value'}}
+  %0 = tessel.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = #tessel.scatter_reduction<sub>} : (tensor<2x3xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_bool_reduction(%x: tensor<2x3xi1>, %i: tensor<2x2xi64>, %u: tensor<2x2xi1>) {
+  // expected-error @+1 {{reduction 'add' on bool is not supported}}
+  %0 = tessel.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = #tessel.scatter_reduction<add>} : (tensor<2x3xi1>, tensor<2x2xi64>, tensor<2x2xi1>) -> tensor<2x3xi1>
   return
 }
 

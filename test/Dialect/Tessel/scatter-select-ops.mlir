@@ -12,8 +12,8 @@ func.func @ops(%x: tensor<2x3xf32>, %i: tensor<2x2xi64>, %u: tensor<2x2xf32>,
   %1:2 = tessel.top_k %x {axis = 1 : i64, k = 2 : i64, largest = true} : (tensor<2x3xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>)
   // CHECK: tessel.gather_nd {{.*}} -> tensor<1x3xf32>
   %2 = tessel.gather_nd %x, %n : (tensor<2x3xf32>, tensor<1x1xi64>) -> tensor<1x3xf32>
-  // CHECK: tessel.scatter_elements {{.*}}reduction = "mul"{{.*}} -> tensor<2x3xf32>
-  %3 = tessel.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "mul"} : (tensor<2x3xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x3xf32>
+  // CHECK: tessel.scatter_elements {{.*}}reduction = #tessel.scatter_reduction<mul>{{.*}} -> tensor<2x3xf32>
+  %3 = tessel.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = #tessel.scatter_reduction<mul>} : (tensor<2x3xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x3xf32>
   // CHECK: tessel.scatter_nd {{.*}} -> tensor<2x3xf32>
   %4 = tessel.scatter_nd %x, %n, %nu : (tensor<2x3xf32>, tensor<1x1xi64>, tensor<1x3xf32>) -> tensor<2x3xf32>
   // CHECK: tessel.one_hot {{.*}} -> tensor<2x2x4xf32>

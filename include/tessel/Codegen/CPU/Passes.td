@@ -132,8 +132,8 @@ def TesselVectorizeWindowsPass
     recorded as one kernel.
 
     Channels last (input and output indexed `[n, h, w, c]`, from
-    `layout = "nhwc"`, channels a multiple of the vector width or of half
-    of it): loops over n, oh (parallel), ow and vectors of channels; each
+    `layout = #tessel.layout<nhwc>`, channels a multiple of the vector width
+    or of half of it): loops over n, oh (parallel), ow and vectors of channels; each
     output position's tap positions are computed once (clamped into the
     unpadded input under the same conditions as above) and every tap reads
     one vector of channels, combined by the body.
@@ -317,14 +317,13 @@ def TesselVectorizeConvolutionsPass
     ran slower with more), column tiles at most 12 of it. Of the NCHW
     filter tiles that fill it alike, one of exactly a vector of positions
     is taken (each filter's outputs are then written as one whole vector,
-    not as halves written by neighbouring tiles: MobileNetV2's stem, 3 ->
-    32 filters at 112x112, ran 0.32 ms as 1 vector of filters x 16 columns
-    against 0.41-0.47 as 2 x 8); otherwise, and channels last, the fewest
-    filter vectors and positions.
+    not as halves written by neighbouring tiles; measurements in
+    bench/notes/vectorize-convolutions.md); otherwise, and channels last,
+    the fewest filter vectors and positions.
 
     Channels last (the generic with the input indexed `[n, h, w, c]` and
-    the output `[n, oh, ow, f]`, from `layout = "nhwc"`): a 1x1, stride-1,
-    unpadded, ungrouped convolution becomes the product `[N*H*W, C] x
+    the output `[n, oh, ow, f]`, from `layout = #tessel.layout<nhwc>`): a
+    1x1, stride-1, unpadded, ungrouped convolution becomes the product `[N*H*W, C] x
     [C, F]` (constant weights as a constant `[F, C]`, which
     `tessel-vectorize-contractions` transposes), with its bias and consumer
     rebuilt on the `[N*H*W, F]` views; the others run over filters as
@@ -341,9 +340,10 @@ def TesselVectorizeConvolutionsPass
     zero fill, is dropped), and the one all-parallel generic that consumes
     the result with identity maps (an activation, a residual add, a chain of
     them after `--tessel-fuse-elementwise`) runs on the finished
-    accumulators before they are stored. Each rewrite is recorded as one
-    kernel, with the locations of everything it absorbed, in the function's
-    `tessel.kernels` attribute (for `tessel-compile --report`).
+    accumulators before they are stored. Each rewrite is reported as one
+    kernel, at the locations of everything it absorbed, by a `kernel`
+    remark (for `tessel-compile --report`; tessel-opt prints them with
+    `--remarks-filter=tessel --remark-format=emitRemark`).
 
     Other generics are left alone. Run it before bufferization.
   }];
@@ -453,9 +453,7 @@ def TesselPrefetchStoresPass
     product `[F, H*W]`) starts out of the caches inside a model, and each of
     a tile's rows is a stream of its own (16 filters, 16 rows 50 KB apart):
     the stores' read-for-ownership misses waited on memory one by one
-    (MobileNetV2's 1x1 16->96 layer with cold caches, `tessel-bench --cold`:
-    0.89 -> 0.71 ms; whole products with warm caches, the 1024^3 GEMM and
-    the BERT-like encoder, unchanged).
+    (measurements in bench/notes/prefetch-stores.md).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect"];

@@ -57,6 +57,12 @@ struct CpuTargetInfo {
   }
 };
 
+/// The target a pass's `vector-width` (f32 lanes) and `accumulators` options
+/// describe when it runs on its own (tessel-opt): FMA on vectors of that
+/// width, 32 registers when more than 12 accumulators are asked for. The
+/// pipeline sets those options from the resolved target.
+CpuTargetInfo describeVectorTarget(int64_t f32Lanes, int64_t accumulators);
+
 /// The instruction sequence that multiplies and accumulates one register
 /// (or tile-register) block: the unit a code generator emits per ISA. A code
 /// generator plans its tiles for the micro-kernel it is given; adding an ISA
@@ -96,7 +102,8 @@ struct MicroKernelChoice {
 MicroKernelChoice selectMicroKernel(const CpuTargetInfo &target, Type lhs,
                                     Type rhs, Type acc);
 
-/// Whether Tessel has an emitter for `kind` (the code generators can use it).
+/// Whether Tessel has an emitter for `kind` (`getMicroKernel`,
+/// tessel/Codegen/CPU/MicroKernel.h): the code generators can use it.
 bool isMicroKernelImplemented(MicroKernelKind kind);
 
 /// "f32-fma", "i8-vnni", ...; "none" for None.

@@ -18,6 +18,8 @@
 
 namespace mlir::tessel {
 
+class MicroKernel;
+
 //===----------------------------------------------------------------------===//
 // Matrix products (tessel-vectorize-contractions)
 //===----------------------------------------------------------------------===//
@@ -79,6 +81,8 @@ struct ProductTilingOptions {
 /// `cacheTileSizes` is not empty) the cache blocks around them (blocks of
 /// NC columns, KC reduction steps and MC rows, looped in that order).
 struct ProductLoopTiles {
+  /// What runs on each register tile (MicroKernel.h).
+  const MicroKernel *microKernel = nullptr;
   SmallVector<int64_t> tileSizes;
   SmallVector<int64_t> interchange;
   SmallVector<int64_t> cacheTileSizes;
@@ -163,6 +167,9 @@ LogicalResult fuseProductNeighbours(RewriterBase &rewriter, linalg::LinalgOp op,
 /// of tessel-vectorize-convolutions, which the pipeline fills from the
 /// target's `CpuTargetInfo` (`getF32Lanes`, `getConvolutionAccumulators`).
 struct ConvolutionTilingOptions {
+  /// What runs on each register tile (MicroKernel.h). `vectorizeConvolution`
+  /// picks it for the convolution's element types when null.
+  const MicroKernel *microKernel = nullptr;
   /// f32 lanes per vector register (at least 1).
   int64_t vectorWidth = 8;
   /// Vector registers an output tile may hold.

@@ -152,20 +152,17 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *,
 }
 
 LogicalResult PadOp::verify() {
-  StringRef mode = getMode();
-  if (mode != "constant" && mode != "reflect" && mode != "edge")
-    return emitOpError() << "unknown mode '" << mode
-                         << "' (constant, reflect, edge)";
+  PadMode mode = getMode();
   auto x = cast<RankedTensorType>(getInput().getType());
   ArrayRef<int64_t> pads = getPads();
   for (int64_t d = 0; d < x.getRank(); ++d) {
     int64_t extent = x.getDimSize(d);
     int64_t most = std::max(pads[d], pads[x.getRank() + d]);
-    if (mode == "reflect" && most > 0 && most >= extent)
+    if (mode == PadMode::Reflect && most > 0 && most >= extent)
       return emitOpError() << "reflect padding of " << most
                            << " needs an extent above it, dimension " << d
                            << " has " << extent;
-    if (mode == "edge" && most > 0 && extent == 0)
+    if (mode == PadMode::Edge && most > 0 && extent == 0)
       return emitOpError() << "edge padding of an empty dimension " << d;
   }
   return success();
@@ -210,28 +207,10 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *,
 }
 
 LogicalResult ResizeOp::verify() {
-  StringRef mode = getMode(), coordinates = getCoordinateTransformationMode(),
-            nearest = getNearestMode();
-  if (mode != "nearest" && mode != "linear" && mode != "cubic")
-    return emitOpError() << "unknown mode '" << mode
-                         << "' (nearest, linear, cubic)";
-  if (coordinates != "half_pixel" && coordinates != "pytorch_half_pixel" &&
-      coordinates != "align_corners" && coordinates != "asymmetric" &&
-      coordinates != "tf_crop_and_resize" &&
-      coordinates != "tf_half_pixel_for_nn")
-    return emitOpError() << "unknown coordinate_transformation_mode '"
-                         << coordinates
-                         << "' (half_pixel, pytorch_half_pixel, "
-                            "align_corners, asymmetric, tf_crop_and_resize, "
-                            "tf_half_pixel_for_nn)";
-  if (nearest != "round_prefer_floor" && nearest != "round_prefer_ceil" &&
-      nearest != "floor" && nearest != "ceil")
-    return emitOpError() << "unknown nearest_mode '" << nearest
-                         << "' (round_prefer_floor, round_prefer_ceil, "
-                            "floor, ceil)";
   int64_t rank = cast<RankedTensorType>(getInput().getType()).getRank();
   std::optional<ArrayRef<double>> roi = getRoi();
-  if (coordinates == "tf_crop_and_resize" &&
+  if (getCoordinateTransformationMode() ==
+          CoordinateTransformationMode::TfCropAndResize &&
       (!roi || static_cast<int64_t>(roi->size()) != 2 * rank))
     return emitOpError() << "tf_crop_and_resize needs a roi of " << 2 * rank
                          << " entries";
@@ -263,17 +242,6 @@ LogicalResult GridSampleOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult GridSampleOp::verify() {
-  StringRef mode = getMode(), padding = getPaddingMode();
-  if (mode != "linear" && mode != "nearest" && mode != "cubic")
-    return emitOpError() << "unknown mode '" << mode
-                         << "' (linear, nearest, cubic)";
-  if (padding != "zeros" && padding != "border" && padding != "reflection")
-    return emitOpError() << "unknown padding_mode '" << padding
-                         << "' (zeros, border, reflection)";
-  return success();
-}
-
 LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *,
                                            std::optional<Location> loc,
                                            Adaptor adaptor,
@@ -302,16 +270,14 @@ LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-/// The reductions a scatter may combine with.
+/// A scatter's reduction: bools are only overwritten.
 static LogicalResult verifyScatterReduction(Operation *op,
-                                            StringRef reduction) {
-  if (!llvm::is_contained(
-          ArrayRef<StringRef>{"none", "add", "mul", "max", "min"}, reduction))
-    return op->emitOpError() << "unknown reduction '" << reduction
-                             << "' (none, add, mul, max, min)";
+                                            ScatterReduction reduction) {
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
-  if (reduction != "none" && type.getElementType().isInteger(1))
-    return op->emitOpError() << "reduction '" << reduction
+  if (reduction != ScatterReduction::None &&
+      type.getElementType().isInteger(1))
+    return op->emitOpError() << "reduction '"
+                             << stringifyScatterReduction(reduction)
                              << "' on bool is not supported";
   return success();
 }

@@ -212,17 +212,14 @@ static RankedTensorType getWindowInput(std::optional<Location> loc,
   return x;
 }
 
-/// Checks a window op's `layout`: "nchw" for any rank, "nhwc" for rank 4;
+/// Checks a window op's `layout`: nchw for any rank, nhwc for rank 4;
 /// returns whether the channels are last.
 static FailureOr<bool> isChannelsLast(std::optional<Location> loc,
-                                      StringRef layout, RankedTensorType x) {
-  if (layout == "nchw")
+                                      Layout layout, RankedTensorType x) {
+  if (layout == Layout::NCHW)
     return false;
-  if (layout != "nhwc")
-    return emitOptionalError(loc, "layout must be \"nchw\" or \"nhwc\", not \"",
-                             layout, "\"");
   if (x.getRank() != 4)
-    return emitOptionalError(loc, "layout \"nhwc\" needs a 4-D input, not ",
+    return emitOptionalError(loc, "layout nhwc needs a 4-D input, not ",
                              x.getRank(), "-D");
   return true;
 }
@@ -240,7 +237,7 @@ static RankedTensorType toChannelsLast(RankedTensorType t) {
 /// Infers a window op's result in `layout`: the channels-first inference
 /// `infer` on the input viewed channels first, its result viewed back.
 static LogicalResult
-inferInLayout(std::optional<Location> loc, StringRef layout, RankedTensorType x,
+inferInLayout(std::optional<Location> loc, Layout layout, RankedTensorType x,
               SmallVectorImpl<Type> &types,
               function_ref<LogicalResult(RankedTensorType)> infer) {
   FailureOr<bool> last = isChannelsLast(loc, layout, x);

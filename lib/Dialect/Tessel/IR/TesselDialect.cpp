@@ -1,19 +1,29 @@
 //===- TesselDialect.cpp - The tessel dialect -----------------------------===//
 
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::tessel;
 
 #include "tessel/Dialect/Tessel/IR/TesselDialect.cpp.inc"
+#include "tessel/Dialect/Tessel/IR/TesselEnums.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.cpp.inc"
 
 void TesselDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "tessel/Dialect/Tessel/IR/TesselOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.cpp.inc"
       >();
 }
 
@@ -50,25 +60,8 @@ static LogicalResult verifyTesselAttribute(Operation *op, NamedAttribute attr,
       return expect(isa<StringAttr>(value), "a string");
     if (name == kSignatureAttrName)
       return expect(isa<DictionaryAttr>(value), "a dictionary");
-    if (name == kWorkspaceSizeAttrName || name == kDroppedChannelsAttrName ||
-        name == "tessel.fusion_group")
+    if (name == kWorkspaceSizeAttrName || name == "tessel.fusion_group")
       return expect(isI64(value), "an i64 integer");
-    if (name == kLayoutConversionsAttrName) {
-      auto dict = dyn_cast<DictionaryAttr>(value);
-      return expect(dict && llvm::all_of(dict,
-                                         [&](NamedAttribute entry) {
-                                           return isI64(entry.getValue());
-                                         }),
-                    "a dictionary of i64 counts");
-    }
-    if (name == "tessel.kernels") {
-      auto array = dyn_cast<ArrayAttr>(value);
-      return expect(array && llvm::all_of(array,
-                                          [](Attribute kernel) {
-                                            return isa<DictionaryAttr>(kernel);
-                                          }),
-                    "an array of {kind, loc} dictionaries");
-    }
   } else {
     if (name == kNameAttrName)
       return expect(isa<StringAttr>(value), "a string");

@@ -11,6 +11,7 @@
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Support/Remarks.h"
 
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
@@ -90,7 +91,7 @@ template <typename OpTy> struct RunChannelsLast : OpRewritePattern<OpTy> {
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     auto inputType = cast<RankedTensorType>(op.getInput().getType());
-    if (op.getLayout() != "nchw" || inputType.getRank() != 4)
+    if (op.getLayout() != Layout::NCHW || inputType.getRank() != 4)
       return rewriter.notifyMatchFailure(op, "not a 2-D NCHW op");
     if (!hasChannelsLastKernel(op, lanes))
       return rewriter.notifyMatchFailure(op, "no channels-last kernel");
@@ -98,7 +99,7 @@ template <typename OpTy> struct RunChannelsLast : OpRewritePattern<OpTy> {
     Value input = transpose(rewriter, loc, op.getInput(), kToChannelsLast);
     Operation *clone = rewriter.clone(*op.getOperation());
     clone->setOperand(0, input);
-    clone->setAttr("layout", rewriter.getStringAttr("nhwc"));
+    cast<OpTy>(clone).setLayout(Layout::NHWC);
     auto resultType = cast<RankedTensorType>(op.getType());
     ArrayRef<int64_t> s = resultType.getShape();
     clone->getResult(0).setType(resultType.clone({s[0], s[2], s[3], s[1]}));
@@ -283,12 +284,10 @@ struct TesselAssignLayoutsPass
       });
       (fromInput || toOutput ? edges : inside) += 1;
     });
-    Builder b(ctx);
-    module->setAttr(
-        "tessel.layout_conversions",
-        b.getDictionaryAttr(
-            {b.getNamedAttr("edges", b.getI64IntegerAttr(edges)),
-             b.getNamedAttr("inside", b.getI64IntegerAttr(inside))}));
+    remark::analysis(module.getLoc(),
+                     remark::RemarkOpts::name(kLayoutConversionsRemark)
+                         .category(kRemarkCategory))
+        << remark::metric("edges", edges) << remark::metric("inside", inside);
   }
 };
 

@@ -8,6 +8,7 @@
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Support/Remarks.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
@@ -183,14 +184,13 @@ struct TesselDropZeroChannelsPass
         return changed ? WalkResult::interrupt() : WalkResult::advance();
       });
     }
-    ModuleOp module = getOperation();
-    auto previous =
-        module->getAttrOfType<IntegerAttr>("tessel.dropped_channels");
-    int64_t total = dropped + (previous ? previous.getInt() : 0);
-    if (total)
-      module->setAttr(
-          "tessel.dropped_channels",
-          IntegerAttr::get(IntegerType::get(&getContext(), 64), total));
+    if (dropped) {
+      ModuleOp module = getOperation();
+      remark::analysis(module.getLoc(),
+                       remark::RemarkOpts::name(kDroppedChannelsRemark)
+                           .category(kRemarkCategory))
+          << remark::metric("channels", dropped);
+    }
   }
 };
 

@@ -1,8 +1,11 @@
 // RUN: tessel-opt %s --split-input-file --tessel-drop-zero-channels --canonicalize | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --tessel-drop-zero-channels="channel-multiple=2" --canonicalize | FileCheck %s --check-prefix=MULTIPLE
+// RUN: tessel-opt %s --split-input-file --tessel-drop-zero-channels \
+// RUN:   --remarks-filter=tessel --remark-format=emitRemark -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=REMARK
 // Channel 1 of %p is zero (weights and bias): %p keeps channels 0 and 2,
 // the relu follows, and %q reads input channels 0 and 2 only.
-// CHECK:       module attributes {tessel.dropped_channels = 1 : i64}
+// REMARK:      remark: [Analysis] dropped-channels | Category:tessel | channels=1
 // CHECK-LABEL: func.func @pruned
 // CHECK-DAG:     %[[WP:.*]] = tessel.constant dense<{{\[\[\[\[}}1.000000e+00]], {{\[\[}}2.000000e+00]]], {{\[\[\[}}5.000000e+00]], {{\[\[}}6.000000e+00]]]]> : tensor<2x2x1x1xf32>
 // CHECK-DAG:     %[[BP:.*]] = tessel.constant dense<[1.000000e-01, 3.000000e-01]> : tensor<2xf32>
@@ -25,7 +28,7 @@ func.func @pruned(%x: tensor<1x2x4x4xf32>) -> tensor<1x1x4x4xf32> {
 // -----
 
 // A chain of pruned convs: channel 0 of %p and channel 1 of %q.
-// CHECK:       module attributes {tessel.dropped_channels = 2 : i64}
+// REMARK:      remark: [Analysis] dropped-channels | Category:tessel | channels=2
 // CHECK-LABEL: func.func @chain
 // CHECK:         tessel.conv {{.*}} -> tensor<1x1x4x4xf32>
 // CHECK:         tessel.clip
@@ -50,7 +53,7 @@ func.func @chain(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> {
 // Not dropped: a non-zero bias (the channel is a constant, not 0), a
 // residual add (the other operand's channel is not 0), a clip whose range
 // excludes 0, a grouped producer.
-// CHECK-NOT:   tessel.dropped_channels
+// REMARK-NOT:  dropped-channels
 // CHECK-LABEL: func.func @kept
 // CHECK-COUNT-2: -> tensor<1x2x4x4xf32>
 func.func @kept(%x: tensor<1x2x4x4xf32>) -> (tensor<1x1x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x1x4x4xf32>) {
@@ -82,6 +85,8 @@ func.func @kept(%x: tensor<1x2x4x4xf32>) -> (tensor<1x1x4x4xf32>, tensor<1x2x4x4
 
 // With channel-multiple=2, 4 channels of which 3 are zero lose only 2, so
 // that 2 stay (a multiple of 2); channel 3, the last zero one, stays.
+// Without a multiple, all 3 go.
+// REMARK:      remark: [Analysis] dropped-channels | Category:tessel | channels=3
 // MULTIPLE-LABEL: func.func @multiple
 // MULTIPLE:         tessel.conv {{.*}} -> tensor<1x2x4x4xf32>
 // MULTIPLE:         tessel.conv {{.*}} : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x1x4x4xf32>

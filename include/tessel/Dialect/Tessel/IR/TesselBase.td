@@ -33,6 +33,8 @@ def Tessel_Dialect : Dialect {
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
+  // The enum attributes of TesselEnums.td print as `#tessel.layout<nhwc>`.
+  let useDefaultAttributePrinterParser = 1;
 }
 
 class Tessel_Op<string mnemonic, list<Trait> traits = []>

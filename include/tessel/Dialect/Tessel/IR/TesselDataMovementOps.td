@@ -8,6 +8,7 @@
 #define TESSEL_DIALECT_TESSEL_IR_TESSELDATAMOVEMENTOPS_TD
 
 include "tessel/Dialect/Tessel/IR/TesselBase.td"
+include "tessel/Dialect/Tessel/IR/TesselEnums.td"
 
 //===----------------------------------------------------------------------===//
 // Constants
@@ -179,15 +180,17 @@ def Tessel_PadOp : Tessel_Op<"pad", [Pure, InferTypeOpAdaptor]> {
   let summary = "Pads every dimension with a constant, a reflection or the edge";
   let description = [{
     `pads` is `[begin_0, ..., begin_n-1, end_0, ..., end_n-1]`, all >= 0.
-    `mode` is "constant" (with `value`), "reflect" (mirror without repeating
-    the edge) or "edge" (repeat the edge).
+    `mode` is `#tessel.pad_mode<constant>` (the default, with `value`),
+    `reflect` (mirror without repeating the edge) or `edge` (repeat the edge).
 
     ```mlir
-    %y = tessel.pad %x {pads = array<i64: 0, 1, 0, 1>, mode = "reflect"} : (tensor<2x3xf32>) -> tensor<2x5xf32>
+    %y = tessel.pad %x {mode = #tessel.pad_mode<reflect>, pads = array<i64: 0, 1, 0, 1>}
+        : (tensor<2x3xf32>) -> tensor<2x5xf32>
     ```
   }];
   let arguments = (ins Tessel_Tensor:$input, DenseI64ArrayAttr:$pads,
-                       DefaultValuedAttr<StrAttr, "\"constant\"">:$mode,
+                       DefaultValuedAttr<Tessel_PadModeAttr,
+                           "::mlir::tessel::PadMode::Constant">:$mode,
                        DefaultValuedAttr<F64Attr, "0.0">:$value);
   let results = (outs Tessel_Tensor:$result);
   let assemblyFormat =
@@ -222,20 +225,28 @@ def Tessel_ResizeOp : Tessel_Op<"resize", [Pure, InferTypeOpAdaptor]> {
     coordinate transformation uses (`sizes / input shape` when ONNX gave
     sizes). Each dimension is interpolated separately, the last one first.
     Output index `x` maps to the input coordinate given by
-    `coordinate_transformation_mode`: "half_pixel", "pytorch_half_pixel",
-    "align_corners", "asymmetric", "tf_half_pixel_for_nn" (Resize-11's
-    `(x + 0.5) / scale`) or "tf_crop_and_resize" (which reads `roi`,
+    `coordinate_transformation_mode` (a `#tessel.coordinate_mode<...>`):
+    `half_pixel` (the default), `pytorch_half_pixel`, `align_corners`,
+    `asymmetric`, `tf_half_pixel_for_nn` (Resize-11's `(x + 0.5) / scale`) or
+    `tf_crop_and_resize` (which reads `roi`,
     `[start_0, ..., start_n-1, end_0, ..., end_n-1]` in normalised
     coordinates, and yields `extrapolation_value` outside the input).
-    `mode` "nearest" rounds the coordinate by `nearest_mode`
-    ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil"); "linear"
-    and "cubic" (Keys' kernel with `cubic_coeff_a`) weigh 2 and 4 neighbours,
-    clamped to the edge; `exclude_outside` drops neighbours outside the input
-    and renormalises the weights. Numerics follow ONNX's reference
-    implementation (coordinates in f64).
+    `mode` (a `#tessel.interpolation<...>`) `nearest` (the default) rounds the
+    coordinate by `nearest_mode` (a `#tessel.nearest_mode<...>`:
+    `round_prefer_floor`, the default, `round_prefer_ceil`, `floor`, `ceil`);
+    `linear` and `cubic` (Keys' kernel with `cubic_coeff_a`) weigh 2 and 4
+    neighbours, clamped to the edge; `exclude_outside` drops neighbours
+    outside the input and renormalises the weights. Numerics follow ONNX's
+    reference implementation (coordinates in f64).
 
     ```mlir
-    %y = tessel.resize %x {mode = "linear", scales = array<f64: 1.0, 1.0, 2.0, 2.0>,
+    %y = tessel.resize %x {mode = #tessel.interpolation<linear>,
+                           scales = array<f64: 1.0, 1.0, 2.0, 2.0>,
+                           sizes = array<i64: 1, 1, 4, 4>}
+        : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+    %z = tessel.resize %x {coordinate_transformation_mode = #tessel.coordinate_mode<asymmetric>,
+                           nearest_mode = #tessel.nearest_mode<floor>,
+                           scales = array<f64: 1.0, 1.0, 2.0, 2.0>,
                            sizes = array<i64: 1, 1, 4, 4>}
         : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
     ```
@@ -243,10 +254,13 @@ def Tessel_ResizeOp : Tessel_Op<"resize", [Pure, InferTypeOpAdaptor]> {
   let arguments = (ins Tessel_FloatTensor:$input,
                        DenseI64ArrayAttr:$sizes,
                        DenseF64ArrayAttr:$scales,
-                       DefaultValuedAttr<StrAttr, "\"nearest\"">:$mode,
-                       DefaultValuedAttr<StrAttr, "\"half_pixel\"">:
+                       DefaultValuedAttr<Tessel_InterpolationModeAttr,
+                           "::mlir::tessel::InterpolationMode::Nearest">:$mode,
+                       DefaultValuedAttr<Tessel_CoordinateTransformationModeAttr,
+                           "::mlir::tessel::CoordinateTransformationMode::HalfPixel">:
                            $coordinate_transformation_mode,
-                       DefaultValuedAttr<StrAttr, "\"round_prefer_floor\"">:
+                       DefaultValuedAttr<Tessel_NearestModeAttr,
+                           "::mlir::tessel::NearestMode::RoundPreferFloor">:
                            $nearest_mode,
                        DefaultValuedAttr<F64Attr, "-0.75">:$cubic_coeff_a,
                        DefaultValuedAttr<BoolAttr, "false">:$exclude_outside,
@@ -267,26 +281,29 @@ def Tessel_GridSampleOp : Tessel_Op<"grid_sample",
     `n` at the point `grid[n, h, w]`, whose `(x, y)` are normalised to
     `[-1, 1]` across the width and the height. `align_corners` says whether
     -1 and 1 are the centres of the corner pixels (otherwise their outer
-    edges). `mode` "linear" weighs the 2x2 neighbours, "cubic" the 4x4 (Keys'
-    kernel, a = -0.75), "nearest" takes the nearest pixel (ties to even);
-    `padding_mode` gives the pixels outside the input: "zeros", "border"
-    (the nearest edge pixel) or "reflection" (mirrored at the borders).
-    Numerics follow ONNX's reference implementation (coordinates rounded to
-    f32, interpolation in f64).
+    edges). `mode` (a `#tessel.interpolation<...>`) `linear` (the default)
+    weighs the 2x2 neighbours, `cubic` the 4x4 (Keys' kernel, a = -0.75),
+    `nearest` takes the nearest pixel (ties to even); `padding_mode` (a
+    `#tessel.grid_padding<...>`) gives the pixels outside the input: `zeros`
+    (the default), `border` (the nearest edge pixel) or `reflection`
+    (mirrored at the borders). Numerics follow ONNX's reference
+    implementation (coordinates rounded to f32, interpolation in f64).
 
     ```mlir
-    %y = tessel.grid_sample %x, %grid {mode = "linear", padding_mode = "zeros"}
+    %y = tessel.grid_sample %x, %grid {mode = #tessel.interpolation<cubic>,
+                                       padding_mode = #tessel.grid_padding<border>}
         : (tensor<1x1x4x4xf32>, tensor<1x6x6x2xf32>) -> tensor<1x1x6x6xf32>
     ```
   }];
   let arguments = (ins Tessel_FloatTensor:$input, Tessel_FloatTensor:$grid,
-                       DefaultValuedAttr<StrAttr, "\"linear\"">:$mode,
-                       DefaultValuedAttr<StrAttr, "\"zeros\"">:$padding_mode,
+                       DefaultValuedAttr<Tessel_InterpolationModeAttr,
+                           "::mlir::tessel::InterpolationMode::Linear">:$mode,
+                       DefaultValuedAttr<Tessel_GridPaddingModeAttr,
+                           "::mlir::tessel::GridPaddingMode::Zeros">:$padding_mode,
                        DefaultValuedAttr<BoolAttr, "false">:$align_corners);
   let results = (outs Tessel_FloatTensor:$result);
   let assemblyFormat = "$input `,` $grid attr-dict `:` "
                        "functional-type(operands, results)";
-  let hasVerifier = 1;
 }
 
 def Tessel_GatherNDOp : Tessel_Op<"gather_nd", [Pure, InferTypeOpAdaptor]> {
@@ -315,19 +332,22 @@ def Tessel_ScatterElementsOp : Tessel_Op<"scatter_elements",
   let description = [{
     The result is `input` with, for every position `p` of `updates` (which
     has the shape of `indices`), the element at `p` with `p[axis]` replaced
-    by `indices[p]` set to `updates[p]` (`reduction` "none"), or combined
-    with it by "add", "mul", "max" or "min". Updates apply in row-major
-    order, so with "none" the last of duplicate positions wins. Negative
-    indices count from the end; out-of-range ones are clamped.
+    by `indices[p]` set to `updates[p]` (`reduction`
+    `#tessel.scatter_reduction<none>`, the default), or combined with it by
+    `add`, `mul`, `max` or `min`. Updates apply in row-major order, so with
+    `none` the last of duplicate positions wins. Negative indices count from
+    the end; out-of-range ones are clamped.
 
     ```mlir
-    %y = tessel.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "add"}
+    %y = tessel.scatter_elements %x, %i, %u {axis = 1 : i64,
+                                             reduction = #tessel.scatter_reduction<add>}
         : (tensor<2x3xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins Tessel_Tensor:$input, Tessel_IndexTensor:$indices,
                        Tessel_Tensor:$updates, I64Attr:$axis,
-                       DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+                       DefaultValuedAttr<Tessel_ScatterReductionAttr,
+                           "::mlir::tessel::ScatterReduction::None">:$reduction);
   let results = (outs Tessel_Tensor:$result);
   let assemblyFormat = "$input `,` $indices `,` $updates attr-dict `:` "
                        "functional-type(operands, results)";
@@ -340,18 +360,20 @@ def Tessel_ScatterNDOp : Tessel_Op<"scatter_nd", [Pure, InferTypeOpAdaptor]> {
     The last dimension of `indices` (extent `m`) holds tuples that index the
     first `m` dimensions of `input`; `updates` has the shape
     `indices.shape[:-1] + input.shape[m:]`. The result is `input` with each
-    indexed slice set to (`reduction` "none") or combined by "add", "mul",
-    "max" or "min" with its update, in row-major order of the tuples.
-    Negative indices count from the end; out-of-range ones are clamped.
+    indexed slice set to (`reduction` `#tessel.scatter_reduction<none>`, the
+    default) or combined by `add`, `mul`, `max` or `min` with its update, in
+    row-major order of the tuples. Negative indices count from the end;
+    out-of-range ones are clamped.
 
     ```mlir
-    %y = tessel.scatter_nd %x, %i, %u {reduction = "none"}
+    %y = tessel.scatter_nd %x, %i, %u {reduction = #tessel.scatter_reduction<max>}
         : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
     ```
   }];
   let arguments = (ins Tessel_Tensor:$input, Tessel_IndexTensor:$indices,
                        Tessel_Tensor:$updates,
-                       DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+                       DefaultValuedAttr<Tessel_ScatterReductionAttr,
+                           "::mlir::tessel::ScatterReduction::None">:$reduction);
   let results = (outs Tessel_Tensor:$result);
   let assemblyFormat = "$input `,` $indices `,` $updates attr-dict `:` "
                        "functional-type(operands, results)";

@@ -27,18 +27,11 @@ inline constexpr llvm::StringLiteral kSignatureAttrName = "tessel.signature";
 /// function then takes it as its last argument.
 inline constexpr llvm::StringLiteral kWorkspaceSizeAttrName =
     "tessel.workspace_size";
-/// Module attribute (i64): conv output channels `tessel-drop-zero-channels`
-/// removed.
-inline constexpr llvm::StringLiteral kDroppedChannelsAttrName =
-    "tessel.dropped_channels";
-/// Module attribute `{edges = i64, inside = i64}`: the layout conversions
-/// `tessel-assign-layouts` left.
-inline constexpr llvm::StringLiteral kLayoutConversionsAttrName =
-    "tessel.layout_conversions";
 // Also verified by the dialect, declared where their passes are:
 // `tessel.fusion_group` (i64, FusionGroups.h), and CPU code generation's
-// `tessel.kernels` (array of {kind, loc} dictionaries on a function),
-// `tessel.in_kernel` and `tessel.parallel` (unit).
+// `tessel.in_kernel` and `tessel.parallel` (unit). What passes report (the
+// kernels they formed, the channels and layout conversions they removed) is
+// no attribute but a remark: tessel/Support/Remarks.h.
 
 } // namespace mlir::tessel
 

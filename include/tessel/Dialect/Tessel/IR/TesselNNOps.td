@@ -8,6 +8,7 @@
 #define TESSEL_DIALECT_TESSEL_IR_TESSELNNOPS_TD
 
 include "tessel/Dialect/Tessel/IR/TesselBase.td"
+include "tessel/Dialect/Tessel/IR/TesselEnums.td"
 
 //===----------------------------------------------------------------------===//
 // Contractions
@@ -91,16 +92,21 @@ def Tessel_ConvOp : Tessel_Op<"conv", [Pure, InferTypeOpAdaptor]> {
     (ConvInteger and QLinearConv import as an i32 convolution); boolean
     operands are rejected.
 
-    `layout` is the activations' layout: `"nchw"` (the default, ONNX's, for
-    any rank) or `"nhwc"` (2-D only: input `[N, H, W, C]`, output
-    `[N, OH, OW, OC]`; the weights keep `[OC, C / group, KH, KW]`), which
-    tessel-assign-layouts chooses.
+    `layout` is the activations' layout: `#tessel.layout<nchw>` (the
+    default, ONNX's, for any rank) or `#tessel.layout<nhwc>` (2-D only: input
+    `[N, H, W, C]`, output `[N, OH, OW, OC]`; the weights keep
+    `[OC, C / group, KH, KW]`), which tessel-assign-layouts chooses.
 
     ```mlir
     %y = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>,
                                  pads = array<i64: 1, 1, 1, 1>,
                                  strides = array<i64: 2, 2>}
         : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+    %z = tessel.conv %t, %w {dilations = array<i64: 1, 1>,
+                             layout = #tessel.layout<nhwc>,
+                             pads = array<i64: 1, 1, 1, 1>,
+                             strides = array<i64: 1, 1>}
+        : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>) -> tensor<1x8x8x4xf32>
     ```
   }];
   let arguments = (ins Tessel_Tensor:$input, Tessel_Tensor:$weight,
@@ -109,7 +115,8 @@ def Tessel_ConvOp : Tessel_Op<"conv", [Pure, InferTypeOpAdaptor]> {
                        DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
                        DefaultValuedAttr<I64Attr, "1">:$group,
-                       DefaultValuedAttr<StrAttr, "\"nchw\"">:$layout);
+                       DefaultValuedAttr<Tessel_LayoutAttr,
+                           "::mlir::tessel::Layout::NCHW">:$layout);
   let results = (outs Tessel_Tensor:$result);
   let assemblyFormat = "$input `,` $weight (`,` $bias^)? attr-dict `:` "
                        "functional-type(operands, results)";
@@ -158,8 +165,8 @@ def Tessel_MaxPoolOp : Tessel_Op<"max_pool", [Pure, InferTypeOpAdaptor]> {
     `ceil_mode`, output sizes round up, but a window that would start in the
     end padding is dropped (ONNX semantics). Integer inputs (ONNX allows int8
     and uint8) compare by their signedness. `layout` as for `conv`: with
-    `"nhwc"` (2-D only) the input is `[N, H, W, C]` and the output
-    `[N, OH, OW, C]`.
+    `#tessel.layout<nhwc>` (2-D only) the input is `[N, H, W, C]` and the
+    output `[N, OH, OW, C]`.
 
     ```mlir
     %y = tessel.max_pool %x {dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>,
@@ -173,7 +180,8 @@ def Tessel_MaxPoolOp : Tessel_Op<"max_pool", [Pure, InferTypeOpAdaptor]> {
                        DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
-                       DefaultValuedAttr<StrAttr, "\"nchw\"">:$layout);
+                       DefaultValuedAttr<Tessel_LayoutAttr,
+                           "::mlir::tessel::Layout::NCHW">:$layout);
   let results = (outs Tessel_Tensor:$result);
   let assemblyFormat =
       "$input attr-dict `:` functional-type(operands, results)";
@@ -199,7 +207,8 @@ def Tessel_AvgPoolOp : Tessel_Op<"avg_pool", [Pure, InferTypeOpAdaptor]> {
                        DenseI64ArrayAttr:$dilations,
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
                        DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
-                       DefaultValuedAttr<StrAttr, "\"nchw\"">:$layout);
+                       DefaultValuedAttr<Tessel_LayoutAttr,
+                           "::mlir::tessel::Layout::NCHW">:$layout);
   let results = (outs Tessel_FloatTensor:$result);
   let assemblyFormat =
       "$input attr-dict `:` functional-type(operands, results)";
@@ -209,15 +218,16 @@ def Tessel_GlobalAveragePoolOp : Tessel_Op<"global_average_pool",
     [Pure, InferTypeOpAdaptor]> {
   let summary = "Mean over all spatial dimensions, kept as size 1";
   let description = [{
-    `[N, C, D1, ..., Dk] -> [N, C, 1, ..., 1]`; with `layout = "nhwc"`
-    (2-D only), `[N, H, W, C] -> [N, 1, 1, C]`.
+    `[N, C, D1, ..., Dk] -> [N, C, 1, ..., 1]`; with
+    `layout = #tessel.layout<nhwc>` (2-D only), `[N, H, W, C] -> [N, 1, 1, C]`.
 
     ```mlir
     %y = tessel.global_average_pool %x : (tensor<1x4x7x7xf32>) -> tensor<1x4x1x1xf32>
     ```
   }];
   let arguments = (ins Tessel_FloatTensor:$input,
-                       DefaultValuedAttr<StrAttr, "\"nchw\"">:$layout);
+                       DefaultValuedAttr<Tessel_LayoutAttr,
+                           "::mlir::tessel::Layout::NCHW">:$layout);
   let results = (outs Tessel_FloatTensor:$result);
   let assemblyFormat =
       "$input attr-dict `:` functional-type(operands, results)";

@@ -13,6 +13,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
 namespace mlir::tessel {

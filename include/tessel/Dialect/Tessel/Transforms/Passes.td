@@ -198,8 +198,8 @@ def TesselDropZeroChannelsPass
     It applies when the producer's weights (and bias) are f32 constants, its
     `group` is 1, every value on the way has one user, and the consumer is a
     `group = 1` convolution with constant weights. A channel that feeds
-    anything else (a residual add, a concat, an output) stays. The module
-    attribute `tessel.dropped_channels` counts the channels removed
+    anything else (a residual add, a concat, an output) stays. A
+    `dropped-channels` remark (category `tessel`) counts the channels removed
     (`tessel-compile --report` shows it as `graph.dropped_channels`).
 
     `channel-multiple`: when a producer's channel count is a multiple of it,
@@ -218,9 +218,9 @@ def TesselAssignLayoutsPass
   let summary = "Runs 2-D convolutions and pooling on channels-last (NHWC) activations";
   let description = [{
     Every 2-D f32 `conv`, `max_pool`, `avg_pool` and `global_average_pool`
-    in `layout = "nchw"` that the CPU kernels run channels last becomes the
-    same op in `layout = "nhwc"` between a transpose of its input to NHWC
-    and one of its result back to NCHW. Those kernels: a pointwise
+    in `#tessel.layout<nchw>` that the CPU kernels run channels last becomes
+    the same op in `#tessel.layout<nhwc>` between a transpose of its input
+    to NHWC and one of its result back to NCHW. Those kernels: a pointwise
     convolution (1x1, stride 1, unpadded, ungrouped: a product); a
     convolution with constant weights whose filters per group (depthwise:
     all its filters) fill vectors of `vector-width` f32 (or, with 16, half
@@ -238,7 +238,7 @@ def TesselAssignLayoutsPass
     no transpose passes (a reshape of a whole feature map, a softmax over
     channels).
 
-    The module attribute `tessel.layout_conversions` counts the NCHW<->NHWC
+    A `layout-conversions` remark (category `tessel`) counts the NCHW<->NHWC
     transposes left: `edges` (reading a graph input, or only feeding the
     results) and `inside` (`tessel-compile --report` shows them as
     `graph.layout_conversions`). Convolution weights keep `[OC, C / group,
@@ -249,7 +249,7 @@ def TesselAssignLayoutsPass
     %r = tessel.relu %y : tensor<1x4x8x8xf32>
     // becomes
     %t = tessel.transpose %x {perm = array<i64: 0, 2, 3, 1>} ...
-    %y = tessel.conv %t, %w {layout = "nhwc", ...} ... -> tensor<1x8x8x4xf32>
+    %y = tessel.conv %t, %w {layout = #tessel.layout<nhwc>, ...} ... -> tensor<1x8x8x4xf32>
     %r = tessel.relu %y : tensor<1x8x8x4xf32>
     %o = tessel.transpose %r {perm = array<i64: 0, 3, 1, 2>} ...
     ```

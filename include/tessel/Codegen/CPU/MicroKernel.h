@@ -1,0 +1,60 @@
+//===- MicroKernel.h - What runs on one register block ----------*- C++ -*-===//
+//
+// A code generator plans register (or tile-register) blocks and walks them;
+// what multiplies and accumulates inside one block is a micro-kernel,
+// chosen per ISA and element types by `selectMicroKernel` (TargetInfo.h)
+// and emitted through this one interface. The product and convolution code
+// generators never emit a multiply-add themselves: adding INT8-VNNI, BF16,
+// AMX or a GPU mma kernel is a new MicroKernel here, not a new vectoriser.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_CODEGEN_CPU_MICROKERNEL_H
+#define TESSEL_CODEGEN_CPU_MICROKERNEL_H
+
+#include "tessel/Codegen/CPU/TargetInfo.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tessel {
+
+class MicroKernel {
+public:
+  explicit MicroKernel(MicroKernelKind kind) : kind(kind) {}
+  virtual ~MicroKernel() = default;
+
+  MicroKernelKind getKind() const { return kind; }
+
+  /// Reduction steps one instruction sums into each accumulator lane: 1 for
+  /// an FMA, 4 for VNNI's groups of i8, 2 for bf16 pairs. Register tiles
+  /// take whole groups of the reduction.
+  virtual int64_t getReductionGroup() const = 0;
+
+  /// `acc + lhs * rhs` for one step of a register block: `acc` is one
+  /// accumulator vector, `lhs` and `rhs` hold `getReductionGroup()` operand
+  /// elements per accumulator lane (one of them typically a broadcast).
+  virtual Value emitMultiplyAccumulate(OpBuilder &b, Location loc, Value lhs,
+                                       Value rhs, Value acc) const = 0;
+
+  /// Replaces `tile`, one register tile of a product (a structured
+  /// contraction on tensors whose static shape is the tile), by vector code.
+  /// Fails, changing nothing, when it cannot.
+  virtual LogicalResult emitProductTile(RewriterBase &rewriter,
+                                        linalg::LinalgOp tile) const = 0;
+
+private:
+  MicroKernelKind kind;
+};
+
+/// The emitter of `kind`, or null when Tessel has none (yet).
+const MicroKernel *getMicroKernel(MicroKernelKind kind);
+
+/// The micro-kernel `target` runs `lhs x rhs -> acc` products on (the
+/// `emitted` one of `selectMicroKernel`), or null.
+const MicroKernel *getMicroKernel(const CpuTargetInfo &target, Type lhs,
+                                  Type rhs, Type acc);
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_CODEGEN_CPU_MICROKERNEL_H

@@ -1,0 +1,116 @@
+//===- MicroKernelTest.cpp - The micro-kernel interface -------------------===//
+//
+// Which micro-kernels have emitters, which one a target gets for each
+// product's element types, and what the f32 FMA kernel emits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Codegen/CPU/MicroKernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+class MicroKernelTest : public ::testing::Test {
+protected:
+  MicroKernelTest() {
+    context.loadDialect<arith::ArithDialect, func::FuncDialect,
+                        linalg::LinalgDialect, tensor::TensorDialect,
+                        vector::VectorDialect>();
+  }
+  MLIRContext context;
+};
+
+TEST_F(MicroKernelTest, OnlyF32FmaHasAnEmitterToday) {
+  ASSERT_NE(getMicroKernel(MicroKernelKind::F32Fma), nullptr);
+  EXPECT_EQ(getMicroKernel(MicroKernelKind::F32Fma)->getKind(),
+            MicroKernelKind::F32Fma);
+  EXPECT_EQ(getMicroKernel(MicroKernelKind::F32Fma)->getReductionGroup(), 1);
+  for (MicroKernelKind kind :
+       {MicroKernelKind::None, MicroKernelKind::I8Vnni,
+        MicroKernelKind::Bf16Dot, MicroKernelKind::F16Fma,
+        MicroKernelKind::AmxInt8, MicroKernelKind::AmxBf16}) {
+    EXPECT_EQ(getMicroKernel(kind), nullptr) << stringifyMicroKernel(kind).str();
+    EXPECT_FALSE(isMicroKernelImplemented(kind));
+  }
+}
+
+TEST_F(MicroKernelTest, TargetAndElementTypesChooseTheKernel) {
+  Builder b(&context);
+  CpuTargetInfo avx512 = describeVectorTarget(16, 16);
+  EXPECT_EQ(avx512.vectorBits, 512u);
+  EXPECT_EQ(avx512.vectorRegisters, 32u);
+  const MicroKernel *f32 =
+      getMicroKernel(avx512, b.getF32Type(), b.getF32Type(), b.getF32Type());
+  ASSERT_NE(f32, nullptr);
+  EXPECT_EQ(f32->getKind(), MicroKernelKind::F32Fma);
+  // Mixed or low-precision products have no emitted kernel: they stay
+  // loops (until the INT8 and BF16 kernels land).
+  EXPECT_EQ(getMicroKernel(avx512, b.getF32Type(), b.getF16Type(),
+                           b.getF32Type()),
+            nullptr);
+  CpuTargetInfo vnni = avx512;
+  vnni.avx512Vnni = true;
+  EXPECT_EQ(selectMicroKernel(vnni, b.getI8Type(), b.getI8Type(),
+                              b.getI32Type())
+                .best,
+            MicroKernelKind::I8Vnni);
+  EXPECT_EQ(getMicroKernel(vnni, b.getI8Type(), b.getI8Type(), b.getI32Type()),
+            nullptr);
+}
+
+TEST_F(MicroKernelTest, F32FmaMultipliesAndAccumulatesWithVectorFma) {
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      "func.func @f(%a: vector<8xf32>, %b: vector<8xf32>, %c: vector<8xf32>)"
+      " -> vector<8xf32> { return %c : vector<8xf32> }",
+      &context);
+  ASSERT_TRUE(module);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  Block &body = func.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  OpBuilder b(ret);
+  Value acc = getMicroKernel(MicroKernelKind::F32Fma)
+                  ->emitMultiplyAccumulate(b, func.getLoc(), body.getArgument(0),
+                                           body.getArgument(1),
+                                           body.getArgument(2));
+  ret->setOperand(0, acc);
+  auto fma = acc.getDefiningOp<vector::FMAOp>();
+  ASSERT_TRUE(fma);
+  EXPECT_EQ(fma.getAcc(), body.getArgument(2));
+  EXPECT_TRUE(succeeded(verify(*module)));
+}
+
+TEST_F(MicroKernelTest, F32FmaTileBecomesOneContraction) {
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      "func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, "
+      "%c: tensor<4x16xf32>) -> tensor<4x16xf32> {\n"
+      "  %p = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>)"
+      " outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>\n"
+      "  return %p : tensor<4x16xf32>\n}",
+      &context);
+  ASSERT_TRUE(module);
+  linalg::MatmulOp matmul;
+  module->walk([&](linalg::MatmulOp op) { matmul = op; });
+  IRRewriter rewriter(&context);
+  ASSERT_TRUE(succeeded(getMicroKernel(MicroKernelKind::F32Fma)
+                            ->emitProductTile(rewriter, matmul)));
+  int contractions = 0, structured = 0;
+  module->walk([&](vector::ContractionOp) { ++contractions; });
+  module->walk([&](linalg::LinalgOp) { ++structured; });
+  EXPECT_EQ(contractions, 1);
+  EXPECT_EQ(structured, 0);
+  EXPECT_TRUE(succeeded(verify(*module)));
+}
+
+} // namespace
