@@ -87,6 +87,11 @@ def main():
 
     missing = [m for m in models if not os.path.exists(os.path.join(args.work, m + ".onnx"))]
     if missing:
+        if subprocess.run(["/usr/bin/python3", "-c", "import numpy, torch, onnx"],
+                          capture_output=True).returncode:
+            raise SystemExit("ab: exporting the models needs Debian's torch for /usr/bin/python3: "
+                             "apt-get install python3-torch python3-torchvision python3-onnx "
+                             "(bench/run.sh installs them)")
         log("exporting", ",".join(missing))
         run(["/usr/bin/python3", os.path.join(ROOT, "bench", "export_models.py"), args.work,
              "--models", ",".join(missing), "--gemm-sizes", ""])

@@ -9,70 +9,27 @@ def TesselVectorizeContractionsPass
     : Pass<"tessel-vectorize-contractions", "func::FuncOp"> {
   let summary = "Register-tiles and vectorizes f32 matrix products on tensors";
   let description = [{
-    CPU code generation for contractions (matmul, batch matmul, gemm: any
-    `linalg` op whose body multiplies and adds, with static shapes and f32
-    elements). Unit loops are dropped first, and a generic with plain
-    (batch) matmul maps becomes `linalg.matmul`/`linalg.batch_matmul`. Each
-    one is tiled into an `MR x NR` register tile of the output (`NR` 4, 2 or
-    1 whole vectors, a power of two, the widest that leaves `accumulators`
-    room for 4 rows; half vectors when no whole vector divides the columns,
-    as a classifier's 1000; `MR` as many rows as the accumulators fit; when
-    few rows divide the row count at that width, as 49 (a 7x7 feature map
-    channels last), the narrower column tile that fills more accumulators:
-    7 rows x 2 vectors), with loops
-    ordered columns, rows, then the reduction innermost; the tile becomes a
-    `vector.contract` whose accumulator stays in registers across the
-    reduction loop (hoisted out of it).
+    Register-tiles and vectorizes f32 contractions: any `linalg` op whose
+    body multiplies and adds (matmul, batch matmul, gemm; a generic with
+    plain maps becomes `linalg.matmul`/`linalg.batch_matmul`). Each product
+    is tiled into an `MR x NR` register tile of the output, loops ordered
+    columns, rows, reduction; the tile becomes a `vector.contract` whose
+    accumulator stays in registers across the reduction loop. Products over
+    2 MiB get cache blocks, constant right-hand sides stored transposed are
+    transposed at compile time, and matrix-vector products with a constant
+    matrix run on panels packed at compile time.
 
-    Products whose operands take more than 2 MiB get cache blocks around
-    the register tiles: one register tile of columns, at most 1024
-    reduction steps and 128 rows, looped columns, reduction, rows. A
-    right-hand side computed at run time has each block (its rows `N`
-    apart, one page each for a 1024^3 GEMM) copied into a contiguous buffer
-    once per column block, outside the row-block loop whose register tiles
-    all stream it; the copy (`linalg.copy`, marked `tessel.in_kernel`) is
-    part of the product's kernel.
+    Runs on tensors before bufferization, after `tessel-vectorize-convolutions`
+    (which hands it pointwise convolutions as products). Static shapes and f32
+    only; tiles divide the loops exactly (no masking); other ops are left for
+    `convert-linalg-to-loops`. `tessel-lower-vectors` lowers its vector ops.
 
-    With `fuse-epilogue` (the default), a product without cache blocks
-    absorbs its neighbours: the one elementwise generic that consumes its
-    result with identity maps (a bias add, an activation, a residual add,
-    a scale) is tiled by the product's row and column tiles, and the
-    product (its whole reduction) and the fill or broadcast generic that
-    initialises its output are fused into those loops; the product's tile
-    is then tiled along the reduction. The bias, the product and the
-    activation are one kernel, the epilogue applied to the finished tile.
-    With cache blocks, the consumer is tiled by the product's blocks of
-    columns (whole rows) instead, the reduction blocked inside them; the
-    initialiser's and consumer's block tiles are left, marked
-    `tessel.in_kernel`, for `tessel-vectorize-generics` to tile into
-    registers without counting another kernel.
+    Options:
+    - `vector-width`: f32 elements per vector register (8: AVX2, 16: AVX-512).
+    - `accumulators`: vector registers the output tile may occupy.
+    - `fuse-epilogue`: run its initialiser and consumer in its register tiles.
 
-    Unit loops and neighbours: when the product drops unit loops (a batch-1
-    MatMul of a `[1, seq, d]` activation, torch's `[seq, 1, d]` attention
-    projections), its initialiser and consumer drop the same unit loops, so
-    that no reshape stands between them and the product. A product whose
-    result reaches its consumer through an `expand_shape` that only adds
-    unit dimensions (a Gemm's `[M, N]` reshaped to `[1, M, N]` before a
-    residual add) has the consumer drop those unit loops, and absorbs it.
-
-    A constant right-hand side stored transposed (ONNX `Gemm` with
-    `transB = 1`, as torch exports `Linear`) is transposed once at compile
-    time, so that every step loads a contiguous row of it. A matrix-vector
-    product `[1, K] x [K, N]` with a constant matrix and more than one
-    column tile of 4 vectors (`T` columns) runs on the matrix packed at
-    compile time into panels `[P][K][T]` (zero columns pad the last one):
-    each tile streams one contiguous panel (the rows of `[K, N]` are `N`
-    apart: a classifier's tiles touched a new page every step) with 4
-    vectors of independent accumulators. Its bias broadcast (or fill) and,
-    when no column is padded, its elementwise consumer are rebuilt on the
-    panels `[1, P, T]`; the result is the panels collapsed to a row (its
-    first `N` columns).
-
-    Tile sizes divide the loop sizes exactly (no padding or masking). Ops it
-    does not handle (other element types, dynamic shapes, an output whose
-    innermost dimension is not a column of the product, a scaled product)
-    are left for `convert-linalg-to-loops`. `tessel-lower-vectors` lowers the
-    vector ops after bufferization.
+    Details: docs/codegen-cpu.md#tessel-vectorize-contractions
 
     ```mlir
     // Before: 128x256 = 128x64 * 64x256
@@ -104,39 +61,26 @@ def TesselVectorizeWindowsPass
     : Pass<"tessel-vectorize-windows", "func::FuncOp"> {
   let summary = "Vector loops over output columns for 2-D pooling windows";
   let description = [{
-    CPU code generation for the 2-D window reductions that pooling lowers
-    to: a 6-loop `linalg.generic` (n, c, oh, ow, kh, kw) reading an NCHW
-    f32 input (already padded) at `oh * sh + kh * dh`, `ow * sw + kw * dw`,
-    with a window tensor that only gives the kernel loops their extents,
-    and an elementwise body combining the input element into the
-    accumulator (max pooling, the sum of average pooling). Windows of more
-    than 64 taps are left alone (every tap is unrolled).
+    Vectorizes the 2-D window reductions that pooling lowers to (max
+    pooling, average pooling's sum): a 6-loop `linalg.generic` (n, c, oh,
+    ow, kh, kw) reading the input at `oh * sh + kh * dh`, `ow * sw + kw * dw`
+    and combining each element into the accumulator with an elementwise
+    body. NCHW becomes loops over tiles of output columns: per window tap
+    the row segment under the tile is read whole and every stride-th lane
+    kept by a `vector.shuffle`. Channels last (`#tessel.layout<nhwc>`) reads
+    a vector of channels per tap. A max (min) of a `tensor.pad` by -inf
+    (+inf) reads the unpadded input. Each rewrite is one kernel.
 
-    It becomes loops over n, c, oh and tiles of `T` output columns (`T`
-    the vector width, else half of it, else the largest divisor of the
-    output width below it); per window tap the input row segment under the
-    tile is read whole (rounded up to `T * stride` elements where the row
-    allows), every stride-th lane kept by a `vector.shuffle`, and combined
-    into the accumulator vector by the body applied to vectors. A max or
-    min, exact in any order, combines the whole segments of all taps in a
-    tree first and shuffles once. An output filled with a constant (-inf
-    for max pooling) is not read: the accumulators start from the
-    constant. A max (min) whose input is a `tensor.pad` by -inf (+inf),
-    with dilation 1 and no window wholly in the padding, reads the unpadded
-    input instead (no padded copy is made): each tap row is clamped into
-    the input, the column tiles whose segments lie inside run in a loop, and
-    the edge tiles read their segments inside the row and clamp their lanes
-    by a shuffle. A clamped tap repeats an element of the same window, which
-    leaves a maximum or minimum unchanged. The generic's vectorization would
-    not apply: its input map is no projected permutation. Each rewrite is
-    recorded as one kernel.
+    Runs on tensors before bufferization, after the convolution and
+    contraction vectorizers and before `tessel-vectorize-generics` (whose
+    vectorization would not apply: the input map is no projected
+    permutation). Static shapes and f32 only; windows of more than 64 taps
+    are left alone (every tap is unrolled).
 
-    Channels last (input and output indexed `[n, h, w, c]`, from
-    `layout = #tessel.layout<nhwc>`, channels a multiple of the vector width
-    or of half of it): loops over n, oh (parallel), ow and vectors of channels; each
-    output position's tap positions are computed once (clamped into the
-    unpadded input under the same conditions as above) and every tap reads
-    one vector of channels, combined by the body.
+    Options:
+    - `vector-width`: f32 elements per vector register (8: AVX2, 16: AVX-512).
+
+    Details: docs/codegen-cpu.md#tessel-vectorize-windows
 
     ```mlir
     // 3x3 max pooling, stride 2, vector-width=16: per tile of 16 columns
@@ -161,51 +105,28 @@ def TesselVectorizeGenericsPass
     : Pass<"tessel-vectorize-generics", "func::FuncOp"> {
   let summary = "Vectorizes elementwise ops, reductions, fills and transposes on tensors";
   let description = [{
-    CPU code generation for the structured ops that the convolution and
-    contraction vectorizers leave: elementwise `linalg.generic`s (bias adds,
-    activations, residual adds, GELU), reductions (softmax, layer norm,
+    Vectorizes what the other vectorizers leave: elementwise generics (bias
+    adds, activations, residual adds, GELU), reductions (softmax, layer norm,
     pooling by reduction), `linalg.fill`, `linalg.transpose` and
-    `linalg.copy`, with static shapes and f32 operands only, and bodies of
-    `arith`/`math` ops (no `tensor.extract`: gathers stay scalar). A static
-    f32 `tensor.pad` by a constant (the padding in front of convolutions and
-    pooling) first becomes a `linalg.fill` of the padded tensor and a
-    `linalg.copy` of the source into its interior, so both are vectorized;
-    bufferized as a pad it would be a strided `memref.copy` that only scalar
-    loops lower.
+    `linalg.copy`; a constant f32 `tensor.pad` first becomes a fill and a
+    copy. Each op is tiled from its innermost loop outwards into tiles of at
+    most `max-vector-elements` elements, each tile becoming vector ops of its
+    shape (`vector.transfer_read`, arithmetic, `vector.multi_reduction`,
+    `vector.transfer_write`). With `fuse-reductions`, a reduction and its
+    fill run in the loops of their elementwise consumer, and softmax and
+    layer norm run row by row, one kernel each.
 
-    Each op is tiled from its innermost loop outwards: whole loops while the
-    tile holds at most `max-vector-elements` elements (default: 8 vector
-    registers), then the largest divisor of the next loop that fits,
-    preferring multiples of the vector width, then 1. Every tile becomes
-    vector ops of its shape (`vector.transfer_read`, arithmetic, a
-    `vector.multi_reduction` for a reduced loop, `vector.transfer_write`).
-    Tiles divide loops exactly, so nothing is masked. Each op it vectorizes
-    is recorded as one kernel for the compile report, except the ones
-    marked `tessel.in_kernel` (tiles of a kernel already recorded).
+    Runs on tensors before bufferization, after the other vectorizers and
+    before `tessel-approximate-math`. Static shapes, f32 operands and
+    `arith`/`math` bodies only (no `tensor.extract`: gathers stay scalar);
+    tiles divide loops exactly, so nothing is masked.
 
-    With `fuse-reductions` (the default), an elementwise generic that reads
-    a reduction with its identity map (the reduction having no other user
-    and starting from a `linalg.fill` with no other user) is tiled by the
-    reduction's tile sizes along the dimensions the reduction's result
-    keeps, when those tiles hold whole reductions (a reduction over outer
-    loops, as channels-last global average pooling over H and W, takes
-    tiles of its whole reduced loops x one vector of its innermost parallel
-    loop instead, up to 64 vectors); the fill and the
-    reduction are fused into its loops and all three tiles vectorized, one
-    kernel: global average pooling's sum and division, say.
+    Options:
+    - `vector-width`: f32 elements per vector register (8: AVX2, 16: AVX-512).
+    - `max-vector-elements`: elements of one tile (0: 8 vector registers).
+    - `fuse-reductions`: fuse a reduction and its fill into its consumer.
 
-    Row groups (also `fuse-reductions`): an elementwise consumer that reads
-    a reduction broadcast along the innermost dimension (softmax's division
-    by the row sum, layer norm's final scale), together with every
-    elementwise op, reduction and fill it reads, transitively, whose users
-    are all in the group, is tiled by rows: the dimensions it reads some
-    group member without (the reduced ones, the innermost among them) are
-    whole, the others 1. Each member fuses into the row's loop and works on
-    whole rows (a reduction over the row's elements per row, an elementwise
-    op per element or per row: nothing is computed twice across rows); a
-    row of at most 4 x `max-vector-elements` elements. Softmax (two fills,
-    max, exp, sum, division) and layer norm (mean, variance, scale) are one
-    kernel each.
+    Details: docs/codegen-cpu.md#tessel-vectorize-generics
 
     ```mlir
     // Before: softmax's row maximum over 4x128x128
@@ -261,91 +182,36 @@ def TesselVectorizeConvolutionsPass
     : Pass<"tessel-vectorize-convolutions", "func::FuncOp"> {
   let summary = "Direct NCHW or NHWC f32 convolutions with register-resident output tiles";
   let description = [{
-    CPU code generation for the 2-D convolution that
+    Direct convolutions for the 2-D f32 convolution that
     `tessel-convert-tessel-to-linalg` emits: a 7-loop `linalg.generic`
-    (n, f, oh, ow, c, kh, kw) over an NCHW input (padded), FCHW
-    weights and an NCHW output, any strides, dilations and groups, static
-    shapes, f32. It becomes loops over output tiles whose accumulators are
-    vectors carried through a loop over the group's input channels, in which
-    every filter tap is unrolled. A pointwise convolution is instead left as
-    a product, and the others get one of two tilings:
+    (n, f, oh, ow, c, kh, kw), NCHW or channels last, any strides,
+    dilations and groups. Output tiles keep their accumulators in vector
+    registers through a loop over the group's input channels, every filter
+    tap unrolled. Tiles run over filters (constant weights, packed at
+    compile time) or over output columns (depthwise, run-time weights);
+    pointwise ones (1x1, stride 1, unpadded) become products for
+    `tessel-vectorize-contractions`. A zero-padded input is read unpadded.
+    Each rewrite is reported as one kernel (a `kernel` remark).
 
-    - As a product: a 1x1, stride-1, unpadded, ungrouped convolution of one
-      image whose output plane (H*W) is a multiple of 4 vectors becomes the
-      `linalg.generic` product `[F, C] x [C, H*W]` on collapsed views, which
-      `tessel-vectorize-contractions` then tiles along the contiguous
-      planes. With `fuse-epilogue`, its bias broadcast (or zero fill) and
-      its elementwise consumer are rebuilt on the `[F, H*W]` views, where
-      that pass fuses them into the product's tiles.
-    - Over filters, when the weights are constant and a group's filters fill
-      whole vectors (or, with 16 lanes, half vectors: 24 or 40 filters):
-      tiles of 1-3 vectors of filters x `P` consecutive output
-      positions (row-major; `P` divides the output's area). The weights are
-      packed at compile time as `[F/B][C][KH][KW][B]` (`B` filters per tile),
-      so per tap the tile loads its weight vectors and broadcasts one input
-      value per position. Accumulators are read along the filter dimension;
-      when the positions are consecutive columns of one row (`P` at most a
-      vector), the tile transposes them in registers (log2 rounds of
-      two-source shuffles) and writes one row vector per filter; row-major
-      tiles that cross rows do the same into the output viewed as
-      `[N, F, H*W]` when the accumulators start from the bias or 0; else
-      the tile writes along the filter dimension. When the input is a `tensor.pad` of the rows and columns by
-      0, the kernel reads the unpadded input instead (no padded copy is
-      made): the positions are then `P` columns of one output row, the tap
-      rows that read inside the input for that row are a loop's range (with
-      at most 14 output rows, the rows that read the padding are emitted on
-      their own instead, their tap rows unrolled), and
-      a tap column that reads the padding in some tiles reads a clamped
-      column and selects 0 outside (one that always does is left out).
-    - Over columns otherwise (depthwise convolutions, weights computed at run
-      time): tiles of `Fr` filters x `OHr` rows x `OWr` columns, `OWr`
-      two or one whole vectors where that divides the output width; else,
-      when the accumulators start from the bias or 0, one whole or half
-      vector, the last tile overlapping the one before it (a column computed
-      twice is written twice alike); else a divisor of the width. Per
-      tap, one input row segment per output row (a strided row is read whole,
-      `OWr * stride` elements, and its lanes picked by a shuffle) and one
-      broadcast weight per filter.
-      A zero-padded input is read unpadded here too: a tap row that reads
-      the padding in some row tiles reads a clamped row and selects 0
-      outside, and the column tiles whose segments leave the row are
-      emitted one by one, each segment read inside the row and its padded
-      lanes shuffled in from a zero vector.
+    Runs on tensors before bufferization, the first CPU code generator.
+    Static shapes and f32 only; other generics are left alone.
 
-    Filter tiles fill the accumulator budget (`accumulators` vector
-    registers; at most 12 for kernels larger than 3x3, whose unrolled taps
-    ran slower with more), column tiles at most 12 of it. Of the NCHW
-    filter tiles that fill it alike, one of exactly a vector of positions
-    is taken (each filter's outputs are then written as one whole vector,
-    not as halves written by neighbouring tiles; measurements in
-    bench/notes/vectorize-convolutions.md); otherwise, and channels last,
-    the fewest filter vectors and positions.
+    Options:
+    - `vector-width`: f32 elements per vector register (8: AVX2, 16: AVX-512).
+    - `accumulators`: vector registers the output tile may occupy.
+    - `fuse-epilogue`: start from the bias, run the consumer before the store.
 
-    Channels last (the generic with the input indexed `[n, h, w, c]` and
-    the output `[n, oh, ow, f]`, from `layout = #tessel.layout<nhwc>`): a
-    1x1, stride-1, unpadded, ungrouped convolution becomes the product `[N*H*W, C] x
-    [C, F]` (constant weights as a constant `[F, C]`, which
-    `tessel-vectorize-contractions` transposes), with its bias and consumer
-    rebuilt on the `[N*H*W, F]` views; the others run over filters as
-    above, their accumulators stored straight along the (contiguous) filter
-    dimension; a depthwise convolution's tile runs over vectors of channels
-    (the filters of as many groups), each tap reading a vector of channels
-    instead of broadcasting one value (edge taps: a clamped column and a
-    select of a zero vector). The zero padding is read through the same way;
-    no per-channel shift. Other channels-last convolutions stay loops.
+    Details: docs/codegen-cpu.md#tessel-vectorize-convolutions
 
-    With `fuse-epilogue` (the default), the convolution absorbs two
-    neighbours, so that it and they are one kernel: the accumulators start
-    from the bias (the broadcast generic that initialised the output, or a
-    zero fill, is dropped), and the one all-parallel generic that consumes
-    the result with identity maps (an activation, a residual add, a chain of
-    them after `--tessel-fuse-elementwise`) runs on the finished
-    accumulators before they are stored. Each rewrite is reported as one
-    kernel, at the locations of everything it absorbed, by a `kernel`
-    remark (for `tessel-compile --report`; tessel-opt prints them with
-    `--remarks-filter=tessel --remark-format=emitRemark`).
-
-    Other generics are left alone. Run it before bufferization.
+    ```mlir
+    // Before: 3x3, 2 channels -> 4 filters, 6x8 output, run-time weights
+    %0 = linalg.generic {... iterator_types = [4 x "parallel", 3 x "reduction"]}
+        ins(%x, %w : tensor<1x2x8x10xf32>, tensor<4x2x3x3xf32>)
+        outs(%init : tensor<1x4x6x8xf32>)
+    // After (vector-width=8), over columns: 4 filters x 3 rows x 8 columns
+    // scf.for %f step 4 { scf.for %oh step 3 { scf.for %ow step 8 { scf.for %c
+    //   iter_args(12 x vector<8xf32>) { 9 taps x 12 vector.fma } } } } }
+    ```
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
