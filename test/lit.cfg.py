@@ -63,6 +63,10 @@ except OSError:
     flags = []
 if "avx512f" in flags:
     config.available_features.add("host-avx512f")
+if "avx512f" in flags and "avx512_vnni" in flags:
+    config.available_features.add("host-avx512-vnni")
+if "avx2" in flags and "fma" in flags:
+    config.available_features.add("host-avx2")
 
 node_tests = "/usr/share/libonnx-testdata/data/node"
 if not os.path.isdir(node_tests):

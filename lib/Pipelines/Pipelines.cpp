@@ -67,6 +67,9 @@ llvm::ArrayRef<Optimization> mlir::tessel::getOptimizations() {
        "join the parts of one op (a softmax's loop nests)"},
       {"fuse-elementwise", "linalg", "tessel-fuse-elementwise",
        "fuse chains of elementwise ops into one loop nest"},
+      {"narrow-integer-products", "linalg", "tessel-narrow-integer-products",
+       "read the 8-bit operands of i32 products (MatMulInteger) as i8, for "
+       "8-bit dot-product kernels (VNNI)"},
       {"fuse-conv-epilogue", "codegen",
        "tessel-vectorize-convolutions{fuse-epilogue}",
        "start a convolution from its bias and run its consuming elementwise "
@@ -190,6 +193,10 @@ void mlir::tessel::buildLinalgPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createTesselFuseElementwisePass());
     pm.addPass(createCanonicalizerPass());
   }
+  if (options.enabled("narrow-integer-products")) {
+    pm.addNestedPass<func::FuncOp>(createTesselNarrowIntegerProductsPass());
+    pm.addPass(createCanonicalizerPass());
+  }
 }
 
 void mlir::tessel::buildCodegenPipeline(OpPassManager &pm,
@@ -211,6 +218,7 @@ void mlir::tessel::buildCodegenPipeline(OpPassManager &pm,
     vectorize.vectorWidth = options.getVectorWidth();
     vectorize.accumulators = options.target.getProductAccumulators();
     vectorize.fuseEpilogue = options.enabled("fuse-product-epilogue");
+    vectorize.vnni = options.target.avx512Vnni || options.target.avxVnni;
     pm.addNestedPass<func::FuncOp>(
         createTesselVectorizeContractionsPass(vectorize));
     TesselVectorizeWindowsPassOptions windows;

@@ -442,12 +442,42 @@ def activation_clips(rng):
     return graph, inputs
 
 
+def _matmul_integer(rng, name, m, k, n, a_type):
+    """MatMulInteger without zero points: a run-time [m, k] 8-bit input times
+    a constant int8 [k, n], an int32 result (what 8-bit dot-product kernels,
+    VNNI's vpdpbusd, run)."""
+    w = rng.integers(-128, 128, size=(k, n)).astype(np.int8)
+    graph = helper.make_graph(
+        [helper.make_node("MatMulInteger", ["a", "w"], ["c"], name="matmul_integer")],
+        name,
+        [helper.make_tensor_value_info("a", a_type, [m, k])],
+        [helper.make_tensor_value_info("c", TensorProto.INT32, [m, n])],
+        [numpy_helper.from_array(w, "w")])
+    if a_type == TensorProto.UINT8:
+        a = rng.integers(0, 256, size=(m, k)).astype(np.uint8)
+    else:
+        a = rng.integers(-128, 128, size=(m, k)).astype(np.int8)
+    return graph, [a]
+
+
+def matmul_integer(rng):
+    """int8 x int8 -> int32, [64, 256] x [256, 64]."""
+    return _matmul_integer(rng, "matmul_integer", 64, 256, 64, TensorProto.INT8)
+
+
+def matmul_integer_u8(rng):
+    """uint8 x int8 -> int32 (onnxruntime's U8S8), [12, 128] x [128, 40]: 40
+    columns are 2.5 AVX-512 vectors."""
+    return _matmul_integer(rng, "matmul_integer_u8", 12, 128, 40, TensorProto.UINT8)
+
+
 MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "stem_cnn": stem_cnn, "stem_cnn_normalized": stem_cnn_normalized,
           "mlp_normalized": mlp_normalized, "attention": attention,
           "blocked_matmul": blocked_matmul,
           "blocked_matmul_split_k": blocked_matmul_split_k, "encoder_ffn": encoder_ffn,
-          "pointwise_7x7": pointwise_7x7, "activation_clips": activation_clips}
+          "pointwise_7x7": pointwise_7x7, "activation_clips": activation_clips,
+          "matmul_integer": matmul_integer, "matmul_integer_u8": matmul_integer_u8}
 
 
 def main():

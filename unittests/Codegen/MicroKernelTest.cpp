@@ -32,15 +32,17 @@ protected:
   MLIRContext context;
 };
 
-TEST_F(MicroKernelTest, OnlyF32FmaHasAnEmitterToday) {
+TEST_F(MicroKernelTest, F32FmaAndI8VnniHaveEmitters) {
   ASSERT_NE(getMicroKernel(MicroKernelKind::F32Fma), nullptr);
   EXPECT_EQ(getMicroKernel(MicroKernelKind::F32Fma)->getKind(),
             MicroKernelKind::F32Fma);
   EXPECT_EQ(getMicroKernel(MicroKernelKind::F32Fma)->getReductionGroup(), 1);
+  ASSERT_NE(getMicroKernel(MicroKernelKind::I8Vnni), nullptr);
+  EXPECT_EQ(getMicroKernel(MicroKernelKind::I8Vnni)->getReductionGroup(), 4);
   for (MicroKernelKind kind :
-       {MicroKernelKind::None, MicroKernelKind::I8Vnni,
-        MicroKernelKind::Bf16Dot, MicroKernelKind::F16Fma,
-        MicroKernelKind::AmxInt8, MicroKernelKind::AmxBf16}) {
+       {MicroKernelKind::None, MicroKernelKind::Bf16Dot,
+        MicroKernelKind::F16Fma, MicroKernelKind::AmxInt8,
+        MicroKernelKind::AmxBf16}) {
     EXPECT_EQ(getMicroKernel(kind), nullptr) << stringifyMicroKernel(kind).str();
     EXPECT_FALSE(isMicroKernelImplemented(kind));
   }
@@ -55,19 +57,24 @@ TEST_F(MicroKernelTest, TargetAndElementTypesChooseTheKernel) {
       getMicroKernel(avx512, b.getF32Type(), b.getF32Type(), b.getF32Type());
   ASSERT_NE(f32, nullptr);
   EXPECT_EQ(f32->getKind(), MicroKernelKind::F32Fma);
-  // Mixed or low-precision products have no emitted kernel: they stay
-  // loops (until the INT8 and BF16 kernels land).
+  // Mixed products have no kernel; i8 products need VNNI.
   EXPECT_EQ(getMicroKernel(avx512, b.getF32Type(), b.getF16Type(),
                            b.getF32Type()),
             nullptr);
-  CpuTargetInfo vnni = avx512;
-  vnni.avx512Vnni = true;
-  EXPECT_EQ(selectMicroKernel(vnni, b.getI8Type(), b.getI8Type(),
-                              b.getI32Type())
-                .best,
-            MicroKernelKind::I8Vnni);
-  EXPECT_EQ(getMicroKernel(vnni, b.getI8Type(), b.getI8Type(), b.getI32Type()),
+  EXPECT_EQ(getMicroKernel(avx512, b.getI8Type(), b.getI8Type(),
+                           b.getI32Type()),
             nullptr);
+  CpuTargetInfo vnni = describeVectorTarget(16, 16, /*vnni=*/true);
+  const MicroKernel *i8 =
+      getMicroKernel(vnni, b.getI8Type(), b.getI8Type(), b.getI32Type());
+  ASSERT_NE(i8, nullptr);
+  EXPECT_EQ(i8->getKind(), MicroKernelKind::I8Vnni);
+  // AVX-VNNI alone (VEX encoding) is allowed by the ISA but not emitted.
+  CpuTargetInfo avxVnni = describeVectorTarget(8, 12, /*vnni=*/true);
+  MicroKernelChoice choice = selectMicroKernel(avxVnni, b.getI8Type(),
+                                               b.getI8Type(), b.getI32Type());
+  EXPECT_EQ(choice.best, MicroKernelKind::I8Vnni);
+  EXPECT_EQ(choice.emitted, MicroKernelKind::None);
 }
 
 TEST_F(MicroKernelTest, F32FmaMultipliesAndAccumulatesWithVectorFma) {

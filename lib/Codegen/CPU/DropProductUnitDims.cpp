@@ -170,6 +170,13 @@ linalg::LinalgOp mlir::tessel::specializeProduct(RewriterBase &rewriter,
   if (!generic || !linalg::isaContractionOpInterface(op) ||
       !hasPlainProductMaps(op))
     return op;
+  // Mixed element types (an i8 product with its extensions in the body)
+  // stay generic: a named op has one cast for both inputs.
+  Type outType = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  if (llvm::any_of(op.getDpsInputs(), [&](Value input) {
+        return getElementTypeOrSelf(input.getType()) != outType;
+      }))
+    return op;
   rewriter.setInsertionPoint(generic);
   FailureOr<linalg::LinalgOp> named =
       linalg::specializeGenericOp(rewriter, generic);

@@ -1,13 +1,23 @@
 //===- MicroKernels.cpp - The micro-kernels Tessel emits ------------------===//
 //
-// f32 FMA today: a `vector.fma` per step, and a product's register tile
+// f32 FMA: a `vector.fma` per step, and a product's register tile
 // vectorized into one `vector.contract` that tessel-lower-vectors turns into
 // outer products, then FMAs (a multiply and an add without FMA3).
+//
+// i8 VNNI: `vpdpbusd` sums four u8 x s8 products into each i32 lane. A
+// register tile of `MR x NR` outputs takes 4 reduction steps: each row's 4
+// left-hand bytes are broadcast to every lane, the right-hand side's 4 rows
+// interleaved so that each lane holds its column's 4 bytes. A signed
+// left-hand side is made unsigned by adding 128 (flipping the top bit), and
+// 128 times the 4 right-hand values is subtracted again: one more vpdpbusd
+// per column vector, shared by the tile's rows.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Codegen/CPU/MicroKernel.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -43,16 +53,179 @@ public:
   }
 };
 
+/// Whether the left- and right-hand sides of an i8 x i8 -> i32 product
+/// extend signed: from a named op's cast, or the extensions in a generic's
+/// body (`out + ext(a) * ext(b)`). None for anything else.
+std::optional<std::pair<bool, bool>> int8Signedness(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  auto elementType = [](Value v) { return getElementTypeOrSelf(v.getType()); };
+  if (!elementType(op.getDpsInputs()[0]).isInteger(8) ||
+      !elementType(op.getDpsInputs()[1]).isInteger(8) ||
+      !elementType(op.getDpsInits()[0]).isInteger(32))
+    return std::nullopt;
+  if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
+    bool isSigned = matmul.getCast() == linalg::TypeFn::cast_signed;
+    return std::make_pair(isSigned, isSigned);
+  }
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic)
+    return std::nullopt;
+  Block &body = generic.getRegion().front();
+  std::optional<bool> signs[2];
+  for (Operation &inner : body.without_terminator()) {
+    if (!isa<arith::ExtSIOp, arith::ExtUIOp>(inner))
+      continue;
+    auto arg = dyn_cast<BlockArgument>(inner.getOperand(0));
+    if (!arg || arg.getOwner() != &body || arg.getArgNumber() > 1)
+      return std::nullopt;
+    signs[arg.getArgNumber()] = isa<arith::ExtSIOp>(inner);
+  }
+  if (!signs[0] || !signs[1])
+    return std::nullopt;
+  return std::make_pair(*signs[0], *signs[1]);
+}
+
+class I8VnniMicroKernel final : public MicroKernel {
+public:
+  I8VnniMicroKernel() : MicroKernel(MicroKernelKind::I8Vnni) {}
+
+  int64_t getReductionGroup() const override { return 4; }
+
+  /// `acc + lhs . rhs` per i32 lane: `lhs` the u8 and `rhs` the s8 bytes,
+  /// 4 per lane (vector<16xi32>, vector<64xi8> with AVX-512; 8 and 32 with
+  /// 256-bit vectors). The instruction itself, as side-effect-free inline
+  /// assembly: an `llvm.call_intrinsic` has unknown memory effects, which
+  /// bufferization's deallocation refuses, and no upstream op is vpdpbusd.
+  Value emitMultiplyAccumulate(OpBuilder &b, Location loc, Value lhs,
+                               Value rhs, Value acc) const override {
+    // AT&T operand order: the s8 source, the u8 source, the accumulator
+    // (tied to the result).
+    return LLVM::InlineAsmOp::create(
+               b, loc, acc.getType(), ValueRange{lhs, rhs, acc},
+               b.getStringAttr("vpdpbusd $2, $1, $0"),
+               b.getStringAttr("=v,v,v,0"), /*has_side_effects=*/nullptr,
+               /*is_align_stack=*/nullptr, LLVM::TailCallKindAttr(),
+               /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr)
+        .getResult(0);
+  }
+
+  LogicalResult emitProductTile(RewriterBase &rewriter,
+                                linalg::LinalgOp tile) const override {
+    std::optional<std::pair<bool, bool>> signs = int8Signedness(tile);
+    // The right-hand side must be signed (vpdpbusd's s8 operand).
+    if (!signs || !signs->second || tile.getNumLoops() != 3 ||
+        !tile.hasPureTensorSemantics() || tile.hasDynamicShape())
+      return failure();
+    MLIRContext *ctx = tile.getContext();
+    AffineExpr m, n, k;
+    bindDims(ctx, m, n, k);
+    SmallVector<AffineMap> plain = {AffineMap::get(3, 0, {m, k}, ctx),
+                                    AffineMap::get(3, 0, {k, n}, ctx),
+                                    AffineMap::get(3, 0, {m, n}, ctx)};
+    if (tile.getIndexingMapsArray() != plain ||
+        tile.getIteratorTypesArray()[2] != utils::IteratorType::reduction)
+      return failure();
+    SmallVector<int64_t> ranges = tile.getStaticLoopRanges();
+    int64_t rows = ranges[0], columns = ranges[1];
+    int64_t lanes = columns % 16 == 0 ? 16 : columns % 8 == 0 ? 8 : 0;
+    if (ranges[2] != 4 || lanes == 0)
+      return failure();
+    bool signedLhs = signs->first;
+
+    Location loc = tile.getLoc();
+    rewriter.setInsertionPoint(tile);
+    Value lhs = tile.getDpsInputs()[0], rhs = tile.getDpsInputs()[1];
+    Value out = tile.getDpsInits()[0];
+    Type i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
+    auto index = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+    };
+    auto bytes = VectorType::get({4 * lanes}, i8);
+    auto words = VectorType::get({lanes}, i32);
+    Value zeroByte = arith::ConstantOp::create(rewriter, loc,
+                                               rewriter.getIntegerAttr(i8, 0));
+    Value zeroWord = arith::ConstantOp::create(rewriter, loc,
+                                               rewriter.getIntegerAttr(i32, 0));
+    SmallVector<bool> inBounds = {true};
+
+    // The right-hand side's 4 rows, interleaved per column vector.
+    SmallVector<Value> rhsRows;
+    for (int64_t r = 0; r < 4; ++r)
+      rhsRows.push_back(vector::TransferReadOp::create(
+          rewriter, loc, VectorType::get({columns}, i8), rhs,
+          ValueRange{index(r), index(0)}, zeroByte, inBounds));
+    int64_t vectors = columns / lanes;
+    SmallVector<Value> rhsBytes, corrections;
+    Value flip = arith::ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(bytes, rewriter.getIntegerAttr(i8, -128)));
+    Value zeros = arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(words, rewriter.getI32IntegerAttr(0)));
+    for (int64_t v = 0; v < vectors; ++v) {
+      SmallVector<Value> parts;
+      for (Value row : rhsRows)
+        parts.push_back(vector::ExtractStridedSliceOp::create(
+            rewriter, loc, row, ArrayRef<int64_t>{v * lanes},
+            ArrayRef<int64_t>{lanes}, ArrayRef<int64_t>{1}));
+      // interleave(interleave(r0, r2), interleave(r1, r3)) = r0 r1 r2 r3
+      // per column.
+      Value even = vector::InterleaveOp::create(rewriter, loc, parts[0], parts[2]);
+      Value odd = vector::InterleaveOp::create(rewriter, loc, parts[1], parts[3]);
+      rhsBytes.push_back(vector::InterleaveOp::create(rewriter, loc, even, odd));
+      if (signedLhs)
+        corrections.push_back(
+            emitMultiplyAccumulate(rewriter, loc, flip, rhsBytes.back(), zeros));
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      Value four = vector::TransferReadOp::create(
+          rewriter, loc, VectorType::get({4}, i8), lhs,
+          ValueRange{index(r), index(0)}, zeroByte, inBounds);
+      if (signedLhs)
+        four = arith::XOrIOp::create(
+            rewriter, loc, four,
+            arith::ConstantOp::create(
+                rewriter, loc,
+                DenseElementsAttr::get(VectorType::get({4}, i8),
+                                       rewriter.getIntegerAttr(i8, -128))));
+      Value word = vector::ExtractOp::create(
+          rewriter, loc,
+          vector::BitCastOp::create(rewriter, loc, VectorType::get({1}, i32),
+                                    four),
+          ArrayRef<int64_t>{0});
+      Value lhsBytes = vector::BitCastOp::create(
+          rewriter, loc, bytes,
+          vector::BroadcastOp::create(rewriter, loc, words, word));
+      for (int64_t v = 0; v < vectors; ++v) {
+        SmallVector<Value> at = {index(r), index(v * lanes)};
+        Value acc = vector::TransferReadOp::create(rewriter, loc, words, out,
+                                                   at, zeroWord, inBounds);
+        acc = emitMultiplyAccumulate(rewriter, loc, lhsBytes, rhsBytes[v], acc);
+        if (signedLhs)
+          acc = arith::SubIOp::create(rewriter, loc, acc, corrections[v]);
+        out = vector::TransferWriteOp::create(rewriter, loc, acc, out, at,
+                                              inBounds)
+                  .getResult();
+      }
+    }
+    rewriter.replaceOp(tile, out);
+    return success();
+  }
+};
+
 } // namespace
 
 const MicroKernel *mlir::tessel::getMicroKernel(MicroKernelKind kind) {
   static const F32FmaMicroKernel f32Fma;
+  static const I8VnniMicroKernel i8Vnni;
   switch (kind) {
   case MicroKernelKind::F32Fma:
     return &f32Fma;
-  // The low-precision kernels are issues of their own (INT8, BF16/FP16).
-  case MicroKernelKind::None:
   case MicroKernelKind::I8Vnni:
+    return &i8Vnni;
+  // The other low-precision kernels are issues of their own (AMX, BF16,
+  // FP16).
+  case MicroKernelKind::None:
   case MicroKernelKind::Bf16Dot:
   case MicroKernelKind::F16Fma:
   case MicroKernelKind::AmxInt8:

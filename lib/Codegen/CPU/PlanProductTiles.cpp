@@ -121,13 +121,12 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
     return std::nullopt;
   // Only products the target has an emitted micro-kernel for. Its lanes
   // are the pass's vector width (the pipeline sets that from the same
-  // target); the planner takes one reduction step at a time, so grouped
-  // kernels (VNNI, BF16 pairs) are not planned for yet.
+  // target).
   Type lhs = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
   Type rhs = getElementTypeOrSelf(op.getDpsInputs()[1].getType());
   const MicroKernel *microKernel =
       getMicroKernel(options.target, lhs, rhs, resultType.getElementType());
-  if (!microKernel || microKernel->getReductionGroup() != 1)
+  if (!microKernel)
     return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
@@ -152,6 +151,12 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
 
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned numLoops = ranges.size();
+  // A micro-kernel that sums groups of reduction steps in each lane (VNNI's
+  // 4 bytes) takes whole groups: one reduction loop, a multiple of them.
+  int64_t group = microKernel->getReductionGroup();
+  if (group > 1 && (!mDim || dims->k.size() != 1 ||
+                    ranges[dims->k.front()] % group != 0))
+    return std::nullopt;
   ProductShape shape;
   if (mDim)
     shape.rows = ranges[*mDim];
@@ -168,6 +173,8 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
   if (mDim)
     plan.tileSizes[*mDim] = tiles.rows;
   plan.tileSizes[*nDim] = tiles.columns;
+  if (group > 1)
+    plan.tileSizes[dims->k.front()] = group;
 
   // Loop order: everything else, then columns, rows, and the reduction
   // innermost so that the output tile stays in registers across it.
@@ -180,7 +187,9 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
   for (unsigned d : dims->k)
     plan.interchange.push_back(d);
 
-  if (tiles.cacheBlocks) {
+  // Grouped reductions are not cache-blocked yet (a block must hold whole
+  // groups).
+  if (tiles.cacheBlocks && group == 1) {
     unsigned kDim = dims->k.front();
     plan.cacheTileSizes.assign(numLoops, 0);
     plan.cacheTileSizes[*mDim] = tiles.cacheBlocks->rows;

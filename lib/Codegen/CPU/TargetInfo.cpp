@@ -37,13 +37,16 @@ llvm::StringRef mlir::tessel::stringifyMicroKernel(MicroKernelKind kind) {
 }
 
 CpuTargetInfo mlir::tessel::describeVectorTarget(int64_t f32Lanes,
-                                                int64_t accumulators) {
+                                                int64_t accumulators,
+                                                bool vnni) {
   CpuTargetInfo target;
   target.vectorBits = 32 * f32Lanes;
   target.vectorRegisters = accumulators > 12 ? 32 : 16;
   target.fma = true;
   target.avx2 = target.vectorBits >= 256;
   target.avx512f = target.vectorBits >= 512;
+  target.avx512Vnni = vnni && target.avx512f;
+  target.avxVnni = vnni && !target.avx512f;
   return target;
 }
 
@@ -53,6 +56,8 @@ struct Candidate {
   bool available;
   /// Accumulator element width in bits.
   unsigned accumulatorBits;
+  /// Whether Tessel's emitter covers this target's form of the kernel.
+  bool emitterCovers = true;
 };
 } // namespace
 
@@ -67,8 +72,11 @@ MicroKernelChoice mlir::tessel::selectMicroKernel(const CpuTargetInfo &target,
   } else if (lhs.isInteger(8) && rhs.isInteger(8) && acc.isInteger(32)) {
     candidates.push_back(
         {MicroKernelKind::AmxInt8, target.amxTile && target.amxInt8, 32});
+    // The emitter writes vpdpbusd's EVEX form (AVX512-VNNI); AVX-VNNI alone
+    // (VEX) is not generated yet.
     candidates.push_back({MicroKernelKind::I8Vnni,
-                          target.avx512Vnni || target.avxVnni, 32});
+                          target.avx512Vnni || target.avxVnni, 32,
+                          target.avx512Vnni && target.avx512f});
   } else if (lhs.isBF16() && rhs.isBF16() && acc.isF32()) {
     candidates.push_back(
         {MicroKernelKind::AmxBf16, target.amxTile && target.amxBf16, 32});
@@ -85,7 +93,7 @@ MicroKernelChoice mlir::tessel::selectMicroKernel(const CpuTargetInfo &target,
       choice.best = candidate.kind;
       haveBest = true;
     }
-    if (isMicroKernelImplemented(candidate.kind)) {
+    if (isMicroKernelImplemented(candidate.kind) && candidate.emitterCovers) {
       choice.emitted = candidate.kind;
       choice.accumulatorLanes = target.vectorBits / candidate.accumulatorBits;
       break;

@@ -45,7 +45,7 @@ struct VectorizeContractionsPass
     ProductTilingOptions options;
     options.lanes = std::max<int64_t>(1, vectorWidth);
     options.accumulators = accumulators;
-    options.target = describeVectorTarget(options.lanes, accumulators);
+    options.target = describeVectorTarget(options.lanes, accumulators, vnni);
 
     // Only contractions: the rewrites below erase the elementwise ops
     // around them.

@@ -15,6 +15,10 @@ FailureOr<std::unique_ptr<llvm::TargetMachine>>
 mlir::tessel::createTargetMachine(const CpuTarget &target, std::string &error) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
+  // Micro-kernels may emit an instruction as inline assembly (VNNI's
+  // vpdpbusd, lib/Codegen/CPU/MicroKernels.cpp), which the object emitter
+  // assembles.
+  llvm::InitializeNativeTargetAsmParser();
 
   llvm::Triple triple(target.triple.empty() ? llvm::sys::getDefaultTargetTriple()
                                             : target.triple);

@@ -7,7 +7,7 @@ include "mlir/Pass/PassBase.td"
 
 def TesselVectorizeContractionsPass
     : Pass<"tessel-vectorize-contractions", "func::FuncOp"> {
-  let summary = "Register-tiles and vectorizes f32 matrix products on tensors";
+  let summary = "Register-tiles and vectorizes matrix products on tensors";
   let description = [{
     Register-tiles and vectorizes f32 contractions: any `linalg` op whose
     body multiplies and adds (matmul, batch matmul, gemm; a generic with
@@ -20,14 +20,17 @@ def TesselVectorizeContractionsPass
     matrix run on panels packed at compile time.
 
     Runs on tensors before bufferization, after `tessel-vectorize-convolutions`
-    (which hands it pointwise convolutions as products). Static shapes and f32
-    only; tiles divide the loops exactly (no masking); other ops are left for
-    `convert-linalg-to-loops`. `tessel-lower-vectors` lowers its vector ops.
+    (which hands it pointwise convolutions as products). Static shapes; f32,
+    and i8 x i8 -> i32 with `vnni`; tiles divide the loops exactly (no
+    masking); other ops are left for `convert-linalg-to-loops`. `tessel-lower-vectors` lowers its vector ops.
 
     Options:
     - `vector-width`: f32 elements per vector register (8: AVX2, 16: AVX-512).
     - `accumulators`: vector registers the output tile may occupy.
     - `fuse-epilogue`: run its initialiser and consumer in its register tiles.
+    - `vnni`: the target has VNNI; i8 x i8 -> i32 products (after
+      `tessel-narrow-integer-products`) run on `vpdpbusd`, 4 reduction steps
+      per lane.
 
     Details: docs/codegen-cpu.md#tessel-vectorize-contractions
 
@@ -48,8 +51,11 @@ def TesselVectorizeContractionsPass
     Option<"fuseEpilogue", "fuse-epilogue", "bool", /*default=*/"true",
            "run the product's initialiser and its consuming elementwise op "
            "in its register tiles">,
+    Option<"vnni", "vnni", "bool", /*default=*/"false",
+           "the target has VNNI: i8 x i8 -> i32 products run on vpdpbusd">,
   ];
   let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",

@@ -57,11 +57,13 @@ struct CpuTargetInfo {
   }
 };
 
-/// The target a pass's `vector-width` (f32 lanes) and `accumulators` options
-/// describe when it runs on its own (tessel-opt): FMA on vectors of that
-/// width, 32 registers when more than 12 accumulators are asked for. The
-/// pipeline sets those options from the resolved target.
-CpuTargetInfo describeVectorTarget(int64_t f32Lanes, int64_t accumulators);
+/// The target a pass's `vector-width` (f32 lanes), `accumulators` and `vnni`
+/// options describe when it runs on its own (tessel-opt): FMA on vectors of
+/// that width, 32 registers when more than 12 accumulators are asked for,
+/// and with `vnni` vpdpbusd on them. The pipeline sets those options from
+/// the resolved target.
+CpuTargetInfo describeVectorTarget(int64_t f32Lanes, int64_t accumulators,
+                                   bool vnni = false);
 
 /// The instruction sequence that multiplies and accumulates one register
 /// (or tile-register) block: the unit a code generator emits per ISA. A code

@@ -58,4 +58,35 @@ def TesselFuseElementwisePass
   ];
 }
 
+def TesselNarrowIntegerProductsPass
+    : Pass<"tessel-narrow-integer-products", "func::FuncOp"> {
+  let summary = "i32 products of 8-bit values read their operands as i8";
+  let description = [{
+    An i32 contraction (`out + a * b`) whose inputs are each an all-parallel
+    extension from i8 (`arith.extsi` or `arith.extui` in an identity
+    generic) or a constant whose values all fit i8 reads the 8-bit values
+    instead and extends them in its body. The integers it computes are the
+    same; it reads a quarter of the bytes, and the CPU code generator can run
+    it on an 8-bit dot-product micro-kernel (AVX512-VNNI's `vpdpbusd`).
+
+    When: in the linalg phase, after `tessel-convert-tessel-to-linalg`
+    (ONNX's MatMulInteger without zero points lowers to an extension and an
+    i32 product, and the extension of a constant folds into an i32
+    constant). No options.
+
+    ```mlir
+    // Before:
+    %a32 = linalg.generic {...} ins(%a : tensor<8x64xi8>) ... { arith.extsi }
+    %c = linalg.generic {...} ins(%a32, %w32 : tensor<8x64xi32>, tensor<64x32xi32>) ...
+    // After:
+    %c = linalg.generic {...} ins(%a, %w8 : tensor<8x64xi8>, tensor<64x32xi8>) ... {
+      %x = arith.extsi %in : i8 to i32 ... arith.muli ... arith.addi }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+  ];
+}
+
 #endif // TESSEL_LINALG_TRANSFORMS_PASSES_TD

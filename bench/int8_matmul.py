@@ -1,0 +1,156 @@
+"""INT8 matrix products beside f32 and onnxruntime, in one run.
+
+For each shape [M, K] x [K, N] (a run-time left-hand side, constant weights):
+Tessel on MatMulInteger (int8 x int8 -> int32, and uint8 x int8), Tessel on
+the f32 MatMul of the same shape, and onnxruntime on both. 1 thread, p50 of
+each tool's timing loop, median over interleaved rounds; reports the ratios
+and GOP/s (2*M*N*K). Checks every Tessel result against onnxruntime's.
+Names the CPU and whether it has AVX512-VNNI. Usage:
+
+    python3 bench/int8_matmul.py [--shapes 256x1024x1024,...] [--rounds 5]
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def cpu_name():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
+def cpu_flags():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    return set()
+
+
+def model(kind, m, k, n, rng):
+    if kind == "f32":
+        w = rng.standard_normal((k, n)).astype(np.float32)
+        node = helper.make_node("MatMul", ["a", "w"], ["c"])
+        a_type, c_type = TensorProto.FLOAT, TensorProto.FLOAT
+        a = rng.standard_normal((m, k)).astype(np.float32)
+    else:
+        w = rng.integers(-128, 128, size=(k, n)).astype(np.int8)
+        node = helper.make_node("MatMulInteger", ["a", "w"], ["c"])
+        a_type = TensorProto.INT8 if kind == "s8s8" else TensorProto.UINT8
+        c_type = TensorProto.INT32
+        a = (rng.integers(-128, 128, size=(m, k)).astype(np.int8) if kind == "s8s8"
+             else rng.integers(0, 256, size=(m, k)).astype(np.uint8))
+    graph = helper.make_graph([node], kind, [helper.make_tensor_value_info("a", a_type, [m, k])],
+                              [helper.make_tensor_value_info("c", c_type, [m, n])],
+                              [numpy_helper.from_array(w, "w")])
+    mod = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    mod.ir_version = 8
+    return mod, a
+
+
+def run(cmd):
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"int8_matmul: {' '.join(cmd)} failed:\n{out.stdout}{out.stderr}")
+    return out.stdout
+
+
+def ort_p50(path, a, iterations):
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+    feed = {"a": a}
+    for _ in range(3):
+        out = sess.run(None, feed)
+    times = []
+    for _ in range(iterations):
+        t = time.perf_counter()
+        sess.run(None, feed)
+        times.append((time.perf_counter() - t) * 1e3)
+    return statistics.median(times), out[0]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--work", default=os.path.join(ROOT, "bench", "work-int8"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "int8-matmul-results.md"))
+    ap.add_argument("--shapes", default="256x1024x1024,64x768x768,16x1024x4096")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--iterations", type=int, default=20)
+    args = ap.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    bin_dir = os.path.join(args.build, "bin")
+    rng = np.random.default_rng(0)
+    rows = []
+    for shape in args.shapes.split(","):
+        m, k, n = (int(x) for x in shape.split("x"))
+        results = {}
+        for kind in ("f32", "s8s8", "u8s8"):
+            mod, a = model(kind, m, k, n, rng)
+            base = os.path.join(args.work, f"{kind}_{shape}")
+            onnx.save(mod, base + ".onnx")
+            np.save(base + ".a.npy", a)
+            run([os.path.join(bin_dir, "tessel-compile"), base + ".onnx", "-o", base + ".so"])
+            _, expected = ort_p50(base + ".onnx", a, 1)
+            np.save(base + ".c.npy", expected)
+            tol = ["--rtol", "1e-4", "--atol", "1e-3"] if kind == "f32" else ["--rtol", "0", "--atol", "0"]
+            check = run([os.path.join(bin_dir, "tessel-run"), base + ".so", "--input",
+                         f"a={base}.a.npy", "--expected", f"c={base}.c.npy", *tol, "--quiet"])
+            results[kind] = {"base": base, "a": a, "check": check.strip().splitlines()[-1],
+                             "tessel": [], "ort": []}
+        for _ in range(args.rounds):
+            for kind, r in results.items():
+                out = run([os.path.join(bin_dir, "tessel-bench"), r["base"] + ".so", "--input",
+                           f"a={r['base']}.a.npy", "--warmup", "3", "--iterations",
+                           str(args.iterations), "--threads", "1", "--json"])
+                r["tessel"].append(json.loads(out)["p50_ms"])
+                r["ort"].append(ort_p50(r["base"] + ".onnx", r["a"], args.iterations)[0])
+        ops = 2.0 * m * n * k
+        for kind, r in results.items():
+            t, o = statistics.median(r["tessel"]), statistics.median(r["ort"])
+            rows.append((shape, kind, t, o, ops / t / 1e6, ops / o / 1e6, r["check"]))
+            print(f"int8_matmul: {shape} {kind}: tessel {t:.3f} ms, onnxruntime {o:.3f} ms",
+                  file=sys.stderr, flush=True)
+    flags = cpu_flags()
+    isa = ("AVX512-VNNI" if "avx512_vnni" in flags else "no AVX512-VNNI") + \
+        (", AMX" if "amx_int8" in flags else "")
+    lines = ["# INT8 matrix products: Tessel beside f32 and onnxruntime", "",
+             f"`python3 bench/int8_matmul.py`, {cpu_name()} ({isa}), 1 thread, p50 of "
+             f"{args.iterations} runs per round, median of {args.rounds} interleaved rounds; "
+             f"load average {os.getloadavg()[0]:.2f} at the end. Weights constant; "
+             "every Tessel result equals onnxruntime's (int exactly, f32 within rtol 1e-4).", "",
+             "| M x K x N | kind | Tessel ms | onnxruntime ms | Tessel / onnxruntime | Tessel GOP/s "
+             "| onnxruntime GOP/s | Tessel f32 / Tessel int8 |",
+             "|---|---|---|---|---|---|---|---|"]
+    f32 = {r[0]: r[2] for r in rows if r[1] == "f32"}
+    for shape, kind, t, o, tg, og, _ in rows:
+        speedup = "-" if kind == "f32" else f"{f32[shape] / t:.2f}"
+        lines.append(f"| {shape} | {kind} | {t:.3f} | {o:.3f} | {t / o:.2f} | {tg:.1f} | "
+                     f"{og:.1f} | {speedup} |")
+    lines += ["", "Checks:", ""] + [f"- {r[0]} {r[1]}: `{r[6]}`" for r in rows]
+    text = "\n".join(lines) + "\n"
+    with open(args.out, "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

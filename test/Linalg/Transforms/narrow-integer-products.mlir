@@ -1,0 +1,128 @@
+// RUN: tessel-opt %s --split-input-file --tessel-narrow-integer-products | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#out = affine_map<(m, n, k) -> (m, n)>
+
+// MatMulInteger as it lowers: a sign extension of the run-time input and an
+// i32 constant (the extension of the int8 weights, folded). The product
+// reads both as i8 and extends them in its body; the extension is dead.
+// CHECK-LABEL: func.func @matmul_integer
+// CHECK-SAME:    (%[[A:.*]]: tensor<2x8xi8>
+// CHECK:         %[[W:.*]] = arith.constant dense<{{\[\[}}-128, 127, 3, 0], {{.*}}> : tensor<8x4xi8>
+// CHECK:         linalg.generic {{.*}} ins(%[[A]], %[[W]] : tensor<2x8xi8>, tensor<8x4xi8>) outs(%{{.*}} : tensor<2x4xi32>)
+// CHECK-SAME:      tessel.fusion_group = 1
+// CHECK:           %[[X:.*]] = arith.extsi %{{.*}} : i8 to i32
+// CHECK:           %[[Y:.*]] = arith.extsi %{{.*}} : i8 to i32
+// CHECK:           %[[P:.*]] = arith.muli %[[X]], %[[Y]] : i32
+// CHECK:           arith.addi %{{.*}}, %[[P]] : i32
+// CHECK-NOT:     tensor<2x8xi32>
+func.func @matmul_integer(%a: tensor<2x8xi8>, %init: tensor<2x4xi32>) -> tensor<2x4xi32> {
+  %e = tensor.empty() : tensor<2x8xi32>
+  %a32 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<2x8xi8>) outs(%e : tensor<2x8xi32>) {
+  ^bb0(%x: i8, %o: i32):
+    %v = arith.extsi %x : i8 to i32
+    linalg.yield %v : i32
+  } -> tensor<2x8xi32>
+  %w = arith.constant dense<[[-128, 127, 3, 0], [1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12],
+                             [-1, -2, -3, -4], [-5, -6, -7, -8], [0, 0, 0, 0], [100, -100, 50, -50]]> : tensor<8x4xi32>
+  %c = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a32, %w : tensor<2x8xi32>, tensor<8x4xi32>) outs(%init : tensor<2x4xi32>) attrs = {tessel.fusion_group = 1 : i64} {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %p = arith.muli %x, %y : i32
+    %s = arith.addi %o, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<2x4xi32>
+  return %c : tensor<2x4xi32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#out = affine_map<(m, n, k) -> (m, n)>
+
+// A uint8 input extends unsigned in the body.
+// CHECK-LABEL: func.func @unsigned_input
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x8xi8>, tensor<8x4xi8>)
+// CHECK:           arith.extui %{{.*}} : i8 to i32
+// CHECK:           arith.extsi %{{.*}} : i8 to i32
+func.func @unsigned_input(%a: tensor<2x8xi8>, %b: tensor<8x4xi8>, %init: tensor<2x4xi32>) -> tensor<2x4xi32> {
+  %e = tensor.empty() : tensor<2x8xi32>
+  %a32 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<2x8xi8>) outs(%e : tensor<2x8xi32>) {
+  ^bb0(%x: i8, %o: i32):
+    %v = arith.extui %x : i8 to i32
+    linalg.yield %v : i32
+  } -> tensor<2x8xi32>
+  %f = tensor.empty() : tensor<8x4xi32>
+  %b32 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<8x4xi8>) outs(%f : tensor<8x4xi32>) {
+  ^bb0(%x: i8, %o: i32):
+    %v = arith.extsi %x : i8 to i32
+    linalg.yield %v : i32
+  } -> tensor<8x4xi32>
+  %c = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a32, %b32 : tensor<2x8xi32>, tensor<8x4xi32>) outs(%init : tensor<2x4xi32>) {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %p = arith.muli %x, %y : i32
+    %s = arith.addi %o, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<2x4xi32>
+  return %c : tensor<2x4xi32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#out = affine_map<(m, n, k) -> (m, n)>
+
+// Not narrowed: a constant with a value outside i8 (200), and an input that
+// is a difference (a zero point subtracted), not an extension.
+// CHECK-LABEL: func.func @wide_constant
+// CHECK:         ins(%{{.*}}, %{{.*}} : tensor<2x2xi32>, tensor<2x2xi32>)
+// CHECK-LABEL: func.func @centered_input
+// CHECK:         ins(%{{.*}}, %{{.*}} : tensor<2x2xi32>, tensor<2x2xi32>)
+func.func @wide_constant(%a: tensor<2x2xi8>, %init: tensor<2x2xi32>) -> tensor<2x2xi32> {
+  %e = tensor.empty() : tensor<2x2xi32>
+  %a32 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<2x2xi8>) outs(%e : tensor<2x2xi32>) {
+  ^bb0(%x: i8, %o: i32):
+    %v = arith.extsi %x : i8 to i32
+    linalg.yield %v : i32
+  } -> tensor<2x2xi32>
+  %w = arith.constant dense<[[200, 1], [2, 3]]> : tensor<2x2xi32>
+  %c = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a32, %w : tensor<2x2xi32>, tensor<2x2xi32>) outs(%init : tensor<2x2xi32>) {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %p = arith.muli %x, %y : i32
+    %s = arith.addi %o, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<2x2xi32>
+  return %c : tensor<2x2xi32>
+}
+func.func @centered_input(%a: tensor<2x2xi8>, %init: tensor<2x2xi32>) -> tensor<2x2xi32> {
+  %e = tensor.empty() : tensor<2x2xi32>
+  %a32 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<2x2xi8>) outs(%e : tensor<2x2xi32>) {
+  ^bb0(%x: i8, %o: i32):
+    %v = arith.extsi %x : i8 to i32
+    %zp = arith.constant 3 : i32
+    %d = arith.subi %v, %zp : i32
+    linalg.yield %d : i32
+  } -> tensor<2x2xi32>
+  %w = arith.constant dense<[[1, 1], [2, 3]]> : tensor<2x2xi32>
+  %c = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a32, %w : tensor<2x2xi32>, tensor<2x2xi32>) outs(%init : tensor<2x2xi32>) {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %p = arith.muli %x, %y : i32
+    %s = arith.addi %o, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<2x2xi32>
+  return %c : tensor<2x2xi32>
+}
