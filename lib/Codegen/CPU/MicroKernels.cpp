@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -114,22 +115,41 @@ public:
                                 linalg::LinalgOp tile) const override {
     std::optional<std::pair<bool, bool>> signs = int8Signedness(tile);
     // The right-hand side must be signed (vpdpbusd's s8 operand).
-    if (!signs || !signs->second || tile.getNumLoops() != 3 ||
-        !tile.hasPureTensorSemantics() || tile.hasDynamicShape())
+    if (!signs || !signs->second || !tile.hasPureTensorSemantics() ||
+        tile.hasDynamicShape())
       return failure();
+    // Two forms: (m, n, k) over [M, K] x [K, N] with a tile of 4 reduction
+    // steps, or (m, n, k0, k1) over [M, K/4, 4] x [K/4, N, 4]
+    // (packGroupedWeights) with a tile of one group.
     MLIRContext *ctx = tile.getContext();
-    AffineExpr m, n, k;
-    bindDims(ctx, m, n, k);
-    SmallVector<AffineMap> plain = {AffineMap::get(3, 0, {m, k}, ctx),
-                                    AffineMap::get(3, 0, {k, n}, ctx),
-                                    AffineMap::get(3, 0, {m, n}, ctx)};
-    if (tile.getIndexingMapsArray() != plain ||
-        tile.getIteratorTypesArray()[2] != utils::IteratorType::reduction)
-      return failure();
     SmallVector<int64_t> ranges = tile.getStaticLoopRanges();
+    bool packed;
+    if (tile.getNumLoops() == 3) {
+      AffineExpr m, n, k;
+      bindDims(ctx, m, n, k);
+      SmallVector<AffineMap> plain = {AffineMap::get(3, 0, {m, k}, ctx),
+                                      AffineMap::get(3, 0, {k, n}, ctx),
+                                      AffineMap::get(3, 0, {m, n}, ctx)};
+      if (tile.getIndexingMapsArray() != plain || ranges[2] != 4)
+        return failure();
+      packed = false;
+    } else if (tile.getNumLoops() == 4) {
+      AffineExpr m, n, k0, k1;
+      bindDims(ctx, m, n, k0, k1);
+      SmallVector<AffineMap> grouped = {
+          AffineMap::get(4, 0, {m, k0, k1}, ctx),
+          AffineMap::get(4, 0, {k0, n, k1}, ctx),
+          AffineMap::get(4, 0, {m, n}, ctx)};
+      if (tile.getIndexingMapsArray() != grouped || ranges[2] != 1 ||
+          ranges[3] != 4)
+        return failure();
+      packed = true;
+    } else {
+      return failure();
+    }
     int64_t rows = ranges[0], columns = ranges[1];
     int64_t lanes = columns % 16 == 0 ? 16 : columns % 8 == 0 ? 8 : 0;
-    if (ranges[2] != 4 || lanes == 0)
+    if (lanes == 0)
       return failure();
     bool signedLhs = signs->first;
 
@@ -149,12 +169,19 @@ public:
                                                rewriter.getIntegerAttr(i32, 0));
     SmallVector<bool> inBounds = {true};
 
-    // The right-hand side's 4 rows, interleaved per column vector.
+    // The right-hand side's 4 rows, interleaved per column vector (packed:
+    // already so in memory, the tile's [1, NR, 4] read as one run of bytes).
     SmallVector<Value> rhsRows;
-    for (int64_t r = 0; r < 4; ++r)
-      rhsRows.push_back(vector::TransferReadOp::create(
-          rewriter, loc, VectorType::get({columns}, i8), rhs,
-          ValueRange{index(r), index(0)}, zeroByte, inBounds));
+    Value rhsRun;
+    if (packed) {
+      rhsRun = tensor::CollapseShapeOp::create(
+          rewriter, loc, rhs, SmallVector<ReassociationIndices>{{0, 1, 2}});
+    } else {
+      for (int64_t r = 0; r < 4; ++r)
+        rhsRows.push_back(vector::TransferReadOp::create(
+            rewriter, loc, VectorType::get({columns}, i8), rhs,
+            ValueRange{index(r), index(0)}, zeroByte, inBounds));
+    }
     int64_t vectors = columns / lanes;
     SmallVector<Value> rhsBytes, corrections;
     Value flip = arith::ConstantOp::create(
@@ -163,24 +190,36 @@ public:
     Value zeros = arith::ConstantOp::create(
         rewriter, loc, DenseElementsAttr::get(words, rewriter.getI32IntegerAttr(0)));
     for (int64_t v = 0; v < vectors; ++v) {
-      SmallVector<Value> parts;
-      for (Value row : rhsRows)
-        parts.push_back(vector::ExtractStridedSliceOp::create(
-            rewriter, loc, row, ArrayRef<int64_t>{v * lanes},
-            ArrayRef<int64_t>{lanes}, ArrayRef<int64_t>{1}));
-      // interleave(interleave(r0, r2), interleave(r1, r3)) = r0 r1 r2 r3
-      // per column.
-      Value even = vector::InterleaveOp::create(rewriter, loc, parts[0], parts[2]);
-      Value odd = vector::InterleaveOp::create(rewriter, loc, parts[1], parts[3]);
-      rhsBytes.push_back(vector::InterleaveOp::create(rewriter, loc, even, odd));
+      if (packed) {
+        rhsBytes.push_back(vector::TransferReadOp::create(
+            rewriter, loc, bytes, rhsRun, ValueRange{index(4 * lanes * v)},
+            zeroByte, inBounds));
+      } else {
+        SmallVector<Value> parts;
+        for (Value row : rhsRows)
+          parts.push_back(vector::ExtractStridedSliceOp::create(
+              rewriter, loc, row, ArrayRef<int64_t>{v * lanes},
+              ArrayRef<int64_t>{lanes}, ArrayRef<int64_t>{1}));
+        // interleave(interleave(r0, r2), interleave(r1, r3)) = r0 r1 r2 r3
+        // per column.
+        Value even =
+            vector::InterleaveOp::create(rewriter, loc, parts[0], parts[2]);
+        Value odd =
+            vector::InterleaveOp::create(rewriter, loc, parts[1], parts[3]);
+        rhsBytes.push_back(
+            vector::InterleaveOp::create(rewriter, loc, even, odd));
+      }
       if (signedLhs)
         corrections.push_back(
             emitMultiplyAccumulate(rewriter, loc, flip, rhsBytes.back(), zeros));
     }
     for (int64_t r = 0; r < rows; ++r) {
+      SmallVector<Value> at = {index(r), index(0)};
+      if (packed)
+        at.push_back(index(0));
       Value four = vector::TransferReadOp::create(
-          rewriter, loc, VectorType::get({4}, i8), lhs,
-          ValueRange{index(r), index(0)}, zeroByte, inBounds);
+          rewriter, loc, VectorType::get({4}, i8), lhs, at, zeroByte,
+          inBounds);
       if (signedLhs)
         four = arith::XOrIOp::create(
             rewriter, loc, four,

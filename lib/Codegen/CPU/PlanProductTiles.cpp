@@ -140,8 +140,15 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
   std::optional<unsigned> nDim = dimAt(outMap, outMap.getNumResults() - 1);
   if (!nDim || !llvm::is_contained(dims->n, *nDim))
     return std::nullopt;
+  // (Weights packed in reduction groups, [K/g, N, g], read a column's g
+  // values together: the column is the second-innermost dimension.)
   AffineMap rhsMap = maps[1];
-  if (dimAt(rhsMap, rhsMap.getNumResults() - 1) != nDim)
+  int64_t rhsRank = rhsMap.getNumResults();
+  bool groupedRhs =
+      microKernel->getReductionGroup() > 1 && rhsRank >= 2 &&
+      dimAt(rhsMap, rhsRank - 2) == nDim &&
+      llvm::is_contained(dims->k, dimAt(rhsMap, rhsRank - 1).value_or(~0u));
+  if (dimAt(rhsMap, rhsRank - 1) != nDim && !groupedRhs)
     return std::nullopt;
   // The row (m) dimension: the output's second-innermost dimension, if it
   // is one (a matrix-vector product has none).
@@ -152,11 +159,27 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned numLoops = ranges.size();
   // A micro-kernel that sums groups of reduction steps in each lane (VNNI's
-  // 4 bytes) takes whole groups: one reduction loop, a multiple of them.
+  // 4 bytes) takes whole groups: one reduction loop of a multiple of them,
+  // or (weights packed by packGroupedWeights) a second, innermost one of
+  // exactly one group.
   int64_t group = microKernel->getReductionGroup();
-  if (group > 1 && (!mDim || dims->k.size() != 1 ||
-                    ranges[dims->k.front()] % group != 0))
-    return std::nullopt;
+  std::optional<unsigned> groupDim;
+  if (group > 1) {
+    if (!mDim)
+      return std::nullopt;
+    if (dims->k.size() == 1 && ranges[dims->k.front()] % group == 0) {
+      groupDim = dims->k.front();
+    } else if (dims->k.size() == 2) {
+      AffineMap lhsMap = maps[0];
+      std::optional<unsigned> last =
+          dimAt(lhsMap, lhsMap.getNumResults() - 1);
+      if (last && llvm::is_contained(dims->k, *last) &&
+          ranges[*last] == group)
+        groupDim = last;
+    }
+    if (!groupDim)
+      return std::nullopt;
+  }
   ProductShape shape;
   if (mDim)
     shape.rows = ranges[*mDim];
@@ -173,8 +196,8 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
   if (mDim)
     plan.tileSizes[*mDim] = tiles.rows;
   plan.tileSizes[*nDim] = tiles.columns;
-  if (group > 1)
-    plan.tileSizes[dims->k.front()] = group;
+  if (groupDim)
+    plan.tileSizes[*groupDim] = group;
 
   // Loop order: everything else, then columns, rows, and the reduction
   // innermost so that the output tile stays in registers across it.

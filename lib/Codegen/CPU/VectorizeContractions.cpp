@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Codegen/CPU/MicroKernel.h"
 #include "tessel/Codegen/CPU/Passes.h"
 #include "tessel/Codegen/CPU/Transforms.h"
 #include "tessel/Support/Remarks.h"
@@ -72,6 +73,20 @@ struct VectorizeContractionsPass
       if (!(around.hasNeighbours() && hasOnlyUnitRows(op)))
         op = dropProductUnitLoops(rewriter, op, around.epilogue,
                                   around.prologue != nullptr);
+      // A micro-kernel that sums groups of reduction steps per lane reads
+      // constant weights packed in those groups.
+      auto elementType = [](Value v) {
+        return getElementTypeOrSelf(v.getType());
+      };
+      if (const MicroKernel *kernel = getMicroKernel(
+              options.target, elementType(op.getDpsInputs()[0]),
+              elementType(op.getDpsInputs()[1]),
+              elementType(op.getDpsInits()[0]));
+          kernel && kernel->getReductionGroup() > 1)
+        if (FailureOr<linalg::GenericOp> packed = packGroupedWeights(
+                rewriter, op, kernel->getReductionGroup());
+            succeeded(packed))
+          op = *packed;
       std::optional<ProductLoopTiles> plan = planProductLoopTiles(op, options);
       if (!plan) {
         // A right-hand side stored transposed may qualify once transposed.

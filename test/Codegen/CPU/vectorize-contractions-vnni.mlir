@@ -104,3 +104,43 @@ func.func @unsigned_rhs(%a: tensor<4x64xi8>, %b: tensor<64x16xi8>, %init: tensor
   } -> tensor<4x16xi32>
   return %c : tensor<4x16xi32>
 }
+
+// -----
+
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#out = affine_map<(m, n, k) -> (m, n)>
+
+// Constant weights are packed at compile time as [K/4, N, 4] (each column's
+// 4 bytes of a step adjacent) and the left-hand side viewed as [M, K/4, 4]:
+// each step reads one run of 64 bytes per column vector, no interleaving.
+// The packed constant (printed as hex bytes) starts with column 0's rows
+// 0-3 (1, 2, 3, 4), then column 1's (5, 6, 7, 8).
+// CHECK-LABEL: func.func @packed_weights
+// CHECK:         arith.constant dense<"0x0102030405060708{{[0-9A-F]*}}"> : tensor<2x16x4xi8>
+// CHECK:         tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [4, 2, 4] : tensor<4x8xi8> into tensor<4x2x4xi8>
+// CHECK:         scf.for
+// CHECK-NOT:       vector.interleave
+// CHECK:           tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2]] : tensor<1x16x4xi8> into tensor<64xi8>
+// CHECK:           vector.transfer_read %{{.*}} : tensor<64xi8>, vector<64xi8>
+// CHECK:           llvm.inline_asm "vpdpbusd $2, $1, $0"
+func.func @packed_weights(%a: tensor<4x8xi8>, %init: tensor<4x16xi32>) -> tensor<4x16xi32> {
+  %b = arith.constant dense<[[1, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+                             [2, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+                             [3, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+                             [4, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+                             [9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9],
+                             [9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9],
+                             [9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9],
+                             [-1, -2, -3, -4, -5, -6, -7, -8, -9, -10, -11, -12, -13, -14, -15, -16]]> : tensor<8x16xi8>
+  %c = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<4x8xi8>, tensor<8x16xi8>) outs(%init : tensor<4x16xi32>) {
+  ^bb0(%x: i8, %y: i8, %o: i32):
+    %xe = arith.extui %x : i8 to i32
+    %ye = arith.extsi %y : i8 to i32
+    %p = arith.muli %xe, %ye : i32
+    %s = arith.addi %o, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<4x16xi32>
+  return %c : tensor<4x16xi32>
+}

@@ -30,7 +30,7 @@ def TesselVectorizeContractionsPass
     - `fuse-epilogue`: run its initialiser and consumer in its register tiles.
     - `vnni`: the target has VNNI; i8 x i8 -> i32 products (after
       `tessel-narrow-integer-products`) run on `vpdpbusd`, 4 reduction steps
-      per lane.
+      per lane, constant weights packed as `[K/4, N, 4]`.
 
     Details: docs/codegen-cpu.md#tessel-vectorize-contractions
 

@@ -114,6 +114,15 @@ linalg::LinalgOp dropProductUnitLoops(RewriterBase &rewriter,
 /// row loop is longer: [1, K] x [K, N].
 bool hasOnlyUnitRows(linalg::LinalgOp op);
 
+/// For a micro-kernel that sums `group` reduction steps per lane (VNNI):
+/// packs the constant i8 right-hand side `[K, N]` of the plain product
+/// `[M, K] x [K, N]` as `[K/group, N, group]`, views the left-hand side as
+/// `[M, K/group, group]`, and rebuilds the product over (m, n, k0, k1).
+/// Fails, changing nothing, on anything else.
+FailureOr<linalg::GenericOp> packGroupedWeights(RewriterBase &rewriter,
+                                                linalg::LinalgOp op,
+                                                int64_t group);
+
 /// Turns a generic contraction with plain (batch) matmul maps into
 /// `linalg.matmul` / `linalg.batch_matmul`. Returns `op` when it is no
 /// named contraction.
