@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -118,9 +119,10 @@ public:
     if (!signs || !signs->second || !tile.hasPureTensorSemantics() ||
         tile.hasDynamicShape())
       return failure();
-    // Two forms: (m, n, k) over [M, K] x [K, N] with a tile of 4 reduction
-    // steps, or (m, n, k0, k1) over [M, K/4, 4] x [K/4, N, 4]
-    // (packGroupedWeights) with a tile of one group.
+    // Two forms: (m, n, k) over [M, K] x [K, N], a tile of one group of 4
+    // reduction steps; or (m, n, k0, k1) over [M, K/4, 4] x [K/4, N, 4]
+    // (packGroupedWeights), a tile of the whole reduction, whose loop over
+    // the groups the kernel emits itself.
     MLIRContext *ctx = tile.getContext();
     SmallVector<int64_t> ranges = tile.getStaticLoopRanges();
     bool packed;
@@ -140,17 +142,18 @@ public:
           AffineMap::get(4, 0, {m, k0, k1}, ctx),
           AffineMap::get(4, 0, {k0, n, k1}, ctx),
           AffineMap::get(4, 0, {m, n}, ctx)};
-      if (tile.getIndexingMapsArray() != grouped || ranges[2] != 1 ||
-          ranges[3] != 4)
+      if (tile.getIndexingMapsArray() != grouped || ranges[3] != 4)
         return failure();
       packed = true;
     } else {
       return failure();
     }
     int64_t rows = ranges[0], columns = ranges[1];
+    int64_t groups = packed ? ranges[2] : 1;
     int64_t lanes = columns % 16 == 0 ? 16 : columns % 8 == 0 ? 8 : 0;
     if (lanes == 0)
       return failure();
+    int64_t vectors = columns / lanes;
     bool signedLhs = signs->first;
 
     Location loc = tile.getLoc();
@@ -168,85 +171,112 @@ public:
     Value zeroWord = arith::ConstantOp::create(rewriter, loc,
                                                rewriter.getIntegerAttr(i32, 0));
     SmallVector<bool> inBounds = {true};
-
-    // The right-hand side's 4 rows, interleaved per column vector (packed:
-    // already so in memory, the tile's [1, NR, 4] read as one run of bytes).
-    SmallVector<Value> rhsRows;
-    Value rhsRun;
-    if (packed) {
-      rhsRun = tensor::CollapseShapeOp::create(
-          rewriter, loc, rhs, SmallVector<ReassociationIndices>{{0, 1, 2}});
-    } else {
-      for (int64_t r = 0; r < 4; ++r)
-        rhsRows.push_back(vector::TransferReadOp::create(
-            rewriter, loc, VectorType::get({columns}, i8), rhs,
-            ValueRange{index(r), index(0)}, zeroByte, inBounds));
-    }
-    int64_t vectors = columns / lanes;
-    SmallVector<Value> rhsBytes, corrections;
     Value flip = arith::ConstantOp::create(
         rewriter, loc,
         DenseElementsAttr::get(bytes, rewriter.getIntegerAttr(i8, -128)));
+    Value flip4 = arith::ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(VectorType::get({4}, i8),
+                               rewriter.getIntegerAttr(i8, -128)));
     Value zeros = arith::ConstantOp::create(
-        rewriter, loc, DenseElementsAttr::get(words, rewriter.getI32IntegerAttr(0)));
-    for (int64_t v = 0; v < vectors; ++v) {
+        rewriter, loc,
+        DenseElementsAttr::get(words, rewriter.getI32IntegerAttr(0)));
+    // Packed: each group's [NR, 4] bytes are one contiguous run.
+    Value rhsRuns;
+    if (packed)
+      rhsRuns = tensor::CollapseShapeOp::create(
+          rewriter, loc, rhs, SmallVector<ReassociationIndices>{{0}, {1, 2}});
+
+    // The accumulators (row major, then column vector) and, for a signed
+    // left-hand side, 128 x the right-hand values summed per column vector:
+    // the left-hand bytes are made unsigned by adding 128 (xor 0x80), and
+    // that sum is subtracted once at the end.
+    SmallVector<Value> accs;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t v = 0; v < vectors; ++v)
+        accs.push_back(vector::TransferReadOp::create(
+            rewriter, loc, words, out, ValueRange{index(r), index(v * lanes)},
+            zeroWord, inBounds));
+    if (signedLhs)
+      for (int64_t v = 0; v < vectors; ++v)
+        accs.push_back(zeros);
+
+    // One group of 4 reduction steps, at group `g` (packed) or the tile's.
+    auto step = [&](OpBuilder &b, Value g, ValueRange carried) {
+      SmallVector<Value> next(carried.begin(), carried.end());
+      SmallVector<Value> rhsBytes;
       if (packed) {
-        rhsBytes.push_back(vector::TransferReadOp::create(
-            rewriter, loc, bytes, rhsRun, ValueRange{index(4 * lanes * v)},
-            zeroByte, inBounds));
+        for (int64_t v = 0; v < vectors; ++v)
+          rhsBytes.push_back(vector::TransferReadOp::create(
+              b, loc, bytes, rhsRuns, ValueRange{g, index(4 * lanes * v)},
+              zeroByte, inBounds));
       } else {
-        SmallVector<Value> parts;
-        for (Value row : rhsRows)
-          parts.push_back(vector::ExtractStridedSliceOp::create(
-              rewriter, loc, row, ArrayRef<int64_t>{v * lanes},
-              ArrayRef<int64_t>{lanes}, ArrayRef<int64_t>{1}));
-        // interleave(interleave(r0, r2), interleave(r1, r3)) = r0 r1 r2 r3
-        // per column.
-        Value even =
-            vector::InterleaveOp::create(rewriter, loc, parts[0], parts[2]);
-        Value odd =
-            vector::InterleaveOp::create(rewriter, loc, parts[1], parts[3]);
-        rhsBytes.push_back(
-            vector::InterleaveOp::create(rewriter, loc, even, odd));
+        // The 4 rows, interleaved: interleave(interleave(r0, r2),
+        // interleave(r1, r3)) holds each column's r0 r1 r2 r3.
+        SmallVector<Value> rowsOfRhs;
+        for (int64_t r = 0; r < 4; ++r)
+          rowsOfRhs.push_back(vector::TransferReadOp::create(
+              b, loc, VectorType::get({columns}, i8), rhs,
+              ValueRange{index(r), index(0)}, zeroByte, inBounds));
+        for (int64_t v = 0; v < vectors; ++v) {
+          SmallVector<Value> parts;
+          for (Value row : rowsOfRhs)
+            parts.push_back(vector::ExtractStridedSliceOp::create(
+                b, loc, row, ArrayRef<int64_t>{v * lanes},
+                ArrayRef<int64_t>{lanes}, ArrayRef<int64_t>{1}));
+          Value even = vector::InterleaveOp::create(b, loc, parts[0], parts[2]);
+          Value odd = vector::InterleaveOp::create(b, loc, parts[1], parts[3]);
+          rhsBytes.push_back(vector::InterleaveOp::create(b, loc, even, odd));
+        }
       }
       if (signedLhs)
-        corrections.push_back(
-            emitMultiplyAccumulate(rewriter, loc, flip, rhsBytes.back(), zeros));
-    }
-    for (int64_t r = 0; r < rows; ++r) {
-      SmallVector<Value> at = {index(r), index(0)};
-      if (packed)
+        for (int64_t v = 0; v < vectors; ++v) {
+          Value &corr = next[rows * vectors + v];
+          corr = emitMultiplyAccumulate(b, loc, flip, rhsBytes[v], corr);
+        }
+      for (int64_t r = 0; r < rows; ++r) {
+        SmallVector<Value> at = {index(r)};
+        if (packed)
+          at.push_back(g);
         at.push_back(index(0));
-      Value four = vector::TransferReadOp::create(
-          rewriter, loc, VectorType::get({4}, i8), lhs, at, zeroByte,
-          inBounds);
-      if (signedLhs)
-        four = arith::XOrIOp::create(
-            rewriter, loc, four,
-            arith::ConstantOp::create(
-                rewriter, loc,
-                DenseElementsAttr::get(VectorType::get({4}, i8),
-                                       rewriter.getIntegerAttr(i8, -128))));
-      Value word = vector::ExtractOp::create(
-          rewriter, loc,
-          vector::BitCastOp::create(rewriter, loc, VectorType::get({1}, i32),
-                                    four),
-          ArrayRef<int64_t>{0});
-      Value lhsBytes = vector::BitCastOp::create(
-          rewriter, loc, bytes,
-          vector::BroadcastOp::create(rewriter, loc, words, word));
-      for (int64_t v = 0; v < vectors; ++v) {
-        SmallVector<Value> at = {index(r), index(v * lanes)};
-        Value acc = vector::TransferReadOp::create(rewriter, loc, words, out,
-                                                   at, zeroWord, inBounds);
-        acc = emitMultiplyAccumulate(rewriter, loc, lhsBytes, rhsBytes[v], acc);
+        Value four = vector::TransferReadOp::create(
+            b, loc, VectorType::get({4}, i8), lhs, at, zeroByte, inBounds);
         if (signedLhs)
-          acc = arith::SubIOp::create(rewriter, loc, acc, corrections[v]);
-        out = vector::TransferWriteOp::create(rewriter, loc, acc, out, at,
-                                              inBounds)
+          four = arith::XOrIOp::create(b, loc, four, flip4);
+        Value word = vector::ExtractOp::create(
+            b, loc,
+            vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), four),
+            ArrayRef<int64_t>{0});
+        Value lhsBytes = vector::BitCastOp::create(
+            b, loc, bytes, vector::BroadcastOp::create(b, loc, words, word));
+        for (int64_t v = 0; v < vectors; ++v) {
+          Value &acc = next[r * vectors + v];
+          acc = emitMultiplyAccumulate(b, loc, lhsBytes, rhsBytes[v], acc);
+        }
+      }
+      return next;
+    };
+    if (packed) {
+      auto loop = scf::ForOp::create(
+          rewriter, loc, index(0), index(groups), index(1), accs,
+          [&](OpBuilder &b, Location, Value g, ValueRange carried) {
+            scf::YieldOp::create(b, loc, step(b, g, carried));
+          });
+      accs.assign(loop.getResults().begin(), loop.getResults().end());
+    } else {
+      accs = step(rewriter, Value(), accs);
+    }
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t v = 0; v < vectors; ++v) {
+        Value acc = accs[r * vectors + v];
+        if (signedLhs)
+          acc = arith::SubIOp::create(rewriter, loc, acc,
+                                      accs[rows * vectors + v]);
+        out = vector::TransferWriteOp::create(
+                  rewriter, loc, acc, out,
+                  ValueRange{index(r), index(v * lanes)}, inBounds)
                   .getResult();
       }
-    }
     rewriter.replaceOp(tile, out);
     return success();
   }

@@ -196,8 +196,14 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
   if (mDim)
     plan.tileSizes[*mDim] = tiles.rows;
   plan.tileSizes[*nDim] = tiles.columns;
-  if (groupDim)
+  if (groupDim) {
     plan.tileSizes[*groupDim] = group;
+    // Packed weights: the micro-kernel walks the whole reduction itself
+    // (its loop over the groups carries the accumulators).
+    for (unsigned d : dims->k)
+      if (d != *groupDim && dims->k.size() == 2)
+        plan.tileSizes[d] = 0;
+  }
 
   // Loop order: everything else, then columns, rows, and the reduction
   // innermost so that the output tile stays in registers across it.
