@@ -338,12 +338,14 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   if (to < from)
     return usageError("--compile-to is earlier than --compile-from");
 
+  // Declared before the context, so it outlives the context's remark
+  // engine, which writes into it.
+  CompileReport report;
   DialectRegistry registry;
   registerTesselDialects(registry);
   MLIRContext context(registry);
   TesselDiagnosticHandler diagnostics(&context, inputFile);
 
-  CompileReport report;
   report.input = inputFile;
   // The passes' remarks (what they did) go to the report.
   if (!reportFile.empty() && failed(recordRemarksIn(context, report)))

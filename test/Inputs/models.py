@@ -442,17 +442,22 @@ def activation_clips(rng):
     return graph, inputs
 
 
-def _matmul_integer(rng, name, m, k, n, a_type):
-    """MatMulInteger without zero points: a run-time [m, k] 8-bit input times
-    a constant int8 [k, n], an int32 result (what 8-bit dot-product kernels,
-    VNNI's vpdpbusd, run)."""
+def _matmul_integer(rng, name, m, k, n, a_type, a_zero_point=None):
+    """MatMulInteger: a run-time [m, k] 8-bit input (minus a_zero_point, if
+    given) times a constant int8 [k, n], an int32 result (what 8-bit
+    dot-product kernels, VNNI's vpdpbusd, run)."""
     w = rng.integers(-128, 128, size=(k, n)).astype(np.int8)
+    inputs, inits = ["a", "w"], [numpy_helper.from_array(w, "w")]
+    if a_zero_point is not None:
+        inputs.append("a_zero_point")
+        inits.append(numpy_helper.from_array(np.array(a_zero_point, dtype=np.uint8),
+                                             "a_zero_point"))
     graph = helper.make_graph(
-        [helper.make_node("MatMulInteger", ["a", "w"], ["c"], name="matmul_integer")],
+        [helper.make_node("MatMulInteger", inputs, ["c"], name="matmul_integer")],
         name,
         [helper.make_tensor_value_info("a", a_type, [m, k])],
         [helper.make_tensor_value_info("c", TensorProto.INT32, [m, n])],
-        [numpy_helper.from_array(w, "w")])
+        inits)
     if a_type == TensorProto.UINT8:
         a = rng.integers(0, 256, size=(m, k)).astype(np.uint8)
     else:
@@ -471,13 +476,21 @@ def matmul_integer_u8(rng):
     return _matmul_integer(rng, "matmul_integer_u8", 12, 128, 40, TensorProto.UINT8)
 
 
+def matmul_integer_zp(rng):
+    """uint8 activations with a_zero_point 131 (onnxruntime's asymmetric
+    U8S8) x int8 [256, 64]."""
+    return _matmul_integer(rng, "matmul_integer_zp", 16, 256, 64, TensorProto.UINT8,
+                           a_zero_point=131)
+
+
 MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "stem_cnn": stem_cnn, "stem_cnn_normalized": stem_cnn_normalized,
           "mlp_normalized": mlp_normalized, "attention": attention,
           "blocked_matmul": blocked_matmul,
           "blocked_matmul_split_k": blocked_matmul_split_k, "encoder_ffn": encoder_ffn,
           "pointwise_7x7": pointwise_7x7, "activation_clips": activation_clips,
-          "matmul_integer": matmul_integer, "matmul_integer_u8": matmul_integer_u8}
+          "matmul_integer": matmul_integer, "matmul_integer_u8": matmul_integer_u8,
+          "matmul_integer_zp": matmul_integer_zp}
 
 
 def main():

@@ -9,6 +9,11 @@
 // fit i8) is read narrow, extended inside the product's body. The result is
 // exactly the same integers.
 //
+// A left-hand side centred by a constant zero point (MatMulInteger's
+// a_zero_point: `ext(a) - zp`) is read narrow too when the right-hand side
+// is a constant: (a - zp) . b = a . b - zp * sum(b) per column, and that
+// column sum is taken out of the product's initial value once.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Linalg/Transforms/Passes.h"
@@ -16,6 +21,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -34,6 +40,8 @@ struct NarrowInput {
   Value value;
   DenseIntElementsAttr constant;
   bool isSigned;
+  /// The constant subtracted from every extended value (a zero point).
+  int64_t zeroPoint = 0;
 
   Value materialize(OpBuilder &b, Location loc) const {
     if (value)
@@ -62,24 +70,42 @@ std::optional<NarrowInput> narrowOf(Value input) {
                        true};
   }
   auto extend = input.getDefiningOp<linalg::GenericOp>();
-  if (!extend || extend.getNumDpsInputs() != 1 || extend->getNumResults() != 1 ||
-      extend.getNumReductionLoops() != 0 || !extend.hasPureTensorSemantics() ||
-      !llvm::all_of(extend.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); }))
+  if (!extend || extend.getNumDpsInputs() < 1 || extend.getNumDpsInputs() > 2 ||
+      extend->getNumResults() != 1 || extend.getNumReductionLoops() != 0 ||
+      !extend.hasPureTensorSemantics() ||
+      !extend.getMatchingIndexingMap(extend.getDpsInputOperand(0))
+           .isIdentity() ||
+      !extend.getIndexingMapMatchingResult(extend->getResult(0)).isIdentity())
     return std::nullopt;
   Block &body = extend.getRegion().front();
-  if (body.getOperations().size() != 2)
-    return std::nullopt;
-  Operation *ext = &body.front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  Operation *ext = &body.front();
   if (!isa<arith::ExtSIOp, arith::ExtUIOp>(ext) ||
-      ext->getOperand(0) != body.getArgument(0) ||
-      yield.getValues()[0] != ext->getResult(0))
+      ext->getOperand(0) != body.getArgument(0))
     return std::nullopt;
+  int64_t zeroPoint = 0;
+  if (extend.getNumDpsInputs() == 1) {
+    if (body.getOperations().size() != 2 ||
+        yield.getValues()[0] != ext->getResult(0))
+      return std::nullopt;
+  } else {
+    // ext(a) - zp, zp one constant value broadcast.
+    DenseIntElementsAttr zp;
+    auto sub = dyn_cast<arith::SubIOp>(ext->getNextNode());
+    if (body.getOperations().size() != 3 || !sub ||
+        sub.getLhs() != ext->getResult(0) ||
+        sub.getRhs() != body.getArgument(1) ||
+        yield.getValues()[0] != sub.getResult() ||
+        !matchPattern(extend.getDpsInputs()[1], m_Constant(&zp)) ||
+        !zp.isSplat())
+      return std::nullopt;
+    zeroPoint = zp.getSplatValue<APInt>().getSExtValue();
+  }
   Value source = extend.getDpsInputs()[0];
   if (!getElementTypeOrSelf(source.getType()).isInteger(8))
     return std::nullopt;
-  return NarrowInput{source, DenseIntElementsAttr(), isa<arith::ExtSIOp>(ext)};
+  return NarrowInput{source, DenseIntElementsAttr(), isa<arith::ExtSIOp>(ext),
+                     zeroPoint};
 }
 
 /// Whether `op` is a contraction on i32 whose body is `out + a * b`.
@@ -118,13 +144,68 @@ struct NarrowIntegerProduct : OpRewritePattern<linalg::GenericOp> {
     std::optional<NarrowInput> rhs = narrowOf(op.getDpsInputs()[1]);
     if (!lhs || !rhs)
       return rewriter.notifyMatchFailure(op, "an input is not 8-bit");
+    // A zero point on the left-hand side folds into the initial value when
+    // the right-hand side is a constant [K, N] of a plain product; one on
+    // the right-hand side would need the run-time row sums of the left.
+    MLIRContext *ctx = op.getContext();
+    AffineExpr m, n, k;
+    bindDims(ctx, m, n, k);
+    SmallVector<AffineMap> plain = {AffineMap::get(3, 0, {m, k}, ctx),
+                                    AffineMap::get(3, 0, {k, n}, ctx),
+                                    AffineMap::get(3, 0, {m, n}, ctx)};
+    if (rhs->zeroPoint != 0 ||
+        (lhs->zeroPoint != 0 &&
+         (!rhs->constant || op.getIndexingMapsArray() != plain)))
+      return rewriter.notifyMatchFailure(op, "a zero point that cannot fold");
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
     Value lhsValue = lhs->materialize(rewriter, loc);
     Value rhsValue = rhs->materialize(rewriter, loc);
+    Value init = op.getDpsInits()[0];
+    if (lhs->zeroPoint != 0) {
+      // init - zp * sum_k b[k][n], the sum along each column.
+      auto rhsType = cast<RankedTensorType>(rhs->constant.getType());
+      int64_t depth = rhsType.getDimSize(0), columns = rhsType.getDimSize(1);
+      SmallVector<int64_t> sums(columns, 0);
+      SmallVector<APInt> values(rhs->constant.getValues<APInt>());
+      for (int64_t r = 0; r < depth; ++r)
+        for (int64_t c = 0; c < columns; ++c)
+          sums[c] += values[r * columns + c].getSExtValue();
+      SmallVector<APInt> corrections;
+      for (int64_t sum : sums)
+        corrections.push_back(APInt(32, uint64_t(lhs->zeroPoint * sum),
+                                    /*isSigned=*/true));
+      auto correctionType =
+          RankedTensorType::get({columns}, rewriter.getI32Type());
+      Value correction = arith::ConstantOp::create(
+          rewriter, loc,
+          DenseIntElementsAttr::get(correctionType, corrections));
+      auto initType = cast<RankedTensorType>(init.getType());
+      Value empty = tensor::EmptyOp::create(rewriter, loc, initType.getShape(),
+                                            initType.getElementType());
+      AffineExpr i, j;
+      bindDims(ctx, i, j);
+      auto corrected = linalg::GenericOp::create(
+          rewriter, loc, TypeRange{initType}, ValueRange{init, correction},
+          ValueRange{empty},
+          SmallVector<AffineMap>{AffineMap::get(2, 0, {i, j}, ctx),
+                                 AffineMap::get(2, 0, {j}, ctx),
+                                 AffineMap::get(2, 0, {i, j}, ctx)},
+          SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+          [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
+            linalg::YieldOp::create(
+                b, bodyLoc,
+                arith::SubIOp::create(b, bodyLoc, args[0], args[1])
+                    .getResult());
+          });
+      // The product's prologue: its kernel starts from the corrected value.
+      for (NamedAttribute attr : op->getDiscardableAttrs())
+        corrected->setAttr(attr.getName(), attr.getValue());
+      init = corrected.getResult(0);
+    }
     auto narrowed = linalg::GenericOp::create(
         rewriter, loc, op->getResultTypes(), ValueRange{lhsValue, rhsValue},
-        op.getDpsInits(), op.getIndexingMapsArray(),
+        ValueRange{init}, op.getIndexingMapsArray(),
         op.getIteratorTypesArray(),
         [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
           Type i32 = b.getI32Type();

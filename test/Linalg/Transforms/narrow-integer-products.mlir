@@ -126,3 +126,76 @@ func.func @centered_input(%a: tensor<2x2xi8>, %init: tensor<2x2xi32>) -> tensor<
   } -> tensor<2x2xi32>
   return %c : tensor<2x2xi32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#scalar = affine_map<(d0, d1) -> ()>
+#row = affine_map<(d0, d1) -> (d1)>
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#out = affine_map<(m, n, k) -> (m, n)>
+
+// MatMulInteger with a_zero_point 5 on uint8 activations: (a - 5) . w =
+// a . w - 5 * sum(w) per column. The columns' sums (1 + 3 = 4, 2 - 4 = -2)
+// times 5 come off the initial value once, in a generic of the product's
+// group (its kernel's prologue); the product reads a narrow and extends
+// it unsigned.
+// CHECK-LABEL: func.func @zero_point
+// CHECK:         %[[CORR:.*]] = arith.constant dense<[20, -10]> : tensor<2xi32>
+// CHECK:         %[[INIT:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[CORR]] : tensor<2x2xi32>, tensor<2xi32>)
+// CHECK-SAME:      tessel.fusion_group = 7
+// CHECK:           arith.subi
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x2xi8>, tensor<2x2xi8>) outs(%[[INIT]] : tensor<2x2xi32>)
+// CHECK:           arith.extui
+// CHECK-NOT:       arith.subi
+// CHECK:           arith.muli
+// A zero point on the right-hand side does not fold (it would need the
+// left-hand side's run-time row sums).
+// CHECK-LABEL: func.func @rhs_zero_point
+// CHECK:         ins(%{{.*}}, %{{.*}} : tensor<2x2xi32>, tensor<2x2xi32>)
+func.func @zero_point(%a: tensor<2x2xi8>, %init: tensor<2x2xi32>) -> tensor<2x2xi32> {
+  %e = tensor.empty() : tensor<2x2xi32>
+  %zp = arith.constant dense<5> : tensor<i32>
+  %a32 = linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %zp : tensor<2x2xi8>, tensor<i32>) outs(%e : tensor<2x2xi32>) {
+  ^bb0(%x: i8, %z: i32, %o: i32):
+    %v = arith.extui %x : i8 to i32
+    %d = arith.subi %v, %z : i32
+    linalg.yield %d : i32
+  } -> tensor<2x2xi32>
+  %w = arith.constant dense<[[1, 2], [3, -4]]> : tensor<2x2xi32>
+  %c = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a32, %w : tensor<2x2xi32>, tensor<2x2xi32>) outs(%init : tensor<2x2xi32>) attrs = {tessel.fusion_group = 7 : i64} {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %p = arith.muli %x, %y : i32
+    %s = arith.addi %o, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<2x2xi32>
+  return %c : tensor<2x2xi32>
+}
+func.func @rhs_zero_point(%a: tensor<2x2xi8>, %b: tensor<2x2xi8>, %init: tensor<2x2xi32>) -> tensor<2x2xi32> {
+  %e = tensor.empty() : tensor<2x2xi32>
+  %a32 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<2x2xi8>) outs(%e : tensor<2x2xi32>) {
+  ^bb0(%x: i8, %o: i32):
+    %v = arith.extsi %x : i8 to i32
+    linalg.yield %v : i32
+  } -> tensor<2x2xi32>
+  %zp = arith.constant dense<3> : tensor<i32>
+  %b32 = linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %zp : tensor<2x2xi8>, tensor<i32>) outs(%e : tensor<2x2xi32>) {
+  ^bb0(%x: i8, %z: i32, %o: i32):
+    %v = arith.extsi %x : i8 to i32
+    %d = arith.subi %v, %z : i32
+    linalg.yield %d : i32
+  } -> tensor<2x2xi32>
+  %c = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a32, %b32 : tensor<2x2xi32>, tensor<2x2xi32>) outs(%init : tensor<2x2xi32>) {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %p = arith.muli %x, %y : i32
+    %s = arith.addi %o, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<2x2xi32>
+  return %c : tensor<2x2xi32>
+}

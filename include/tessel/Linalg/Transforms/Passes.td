@@ -67,7 +67,11 @@ def TesselNarrowIntegerProductsPass
     generic) or a constant whose values all fit i8 reads the 8-bit values
     instead and extends them in its body. The integers it computes are the
     same; it reads a quarter of the bytes, and the CPU code generator can run
-    it on an 8-bit dot-product micro-kernel (AVX512-VNNI's `vpdpbusd`).
+    it on an 8-bit dot-product micro-kernel (AVX512-VNNI's `vpdpbusd`). A
+    left-hand side centred by a constant zero point (`ext(a) - zp`,
+    MatMulInteger's `a_zero_point`) is read narrow too when the right-hand
+    side is a constant `[K, N]`: `zp * sum(b)` per column comes off the
+    product's initial value once.
 
     When: in the linalg phase, after `tessel-convert-tessel-to-linalg`
     (ONNX's MatMulInteger without zero points lowers to an extension and an
@@ -86,6 +90,7 @@ def TesselNarrowIntegerProductsPass
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
   ];
 }
 
