@@ -483,6 +483,28 @@ def matmul_integer_zp(rng):
                            a_zero_point=131)
 
 
+def qlinear_matmul(rng):
+    """QLinearMatMul as onnxruntime's quantizer writes it: uint8 activations
+    (scale 0.02, zero point 128), symmetric int8 weights [256, 64] (zero
+    point 0), a uint8 result (scale 0.5, zero point 120)."""
+    m, k, n = 16, 256, 64
+    w = rng.integers(-127, 128, size=(k, n)).astype(np.int8)
+    params = [("a_scale", np.float32(0.02)), ("a_zero_point", np.uint8(128)),
+              ("w_scale", np.float32(0.01)), ("w_zero_point", np.int8(0)),
+              ("y_scale", np.float32(0.5)), ("y_zero_point", np.uint8(120))]
+    inits = [numpy_helper.from_array(w, "w")] + [
+        numpy_helper.from_array(np.array(v), name) for name, v in params]
+    graph = helper.make_graph(
+        [helper.make_node("QLinearMatMul", ["a", "a_scale", "a_zero_point", "w", "w_scale",
+                                            "w_zero_point", "y_scale", "y_zero_point"],
+                          ["y"], name="qlinear_matmul")],
+        "qlinear_matmul",
+        [helper.make_tensor_value_info("a", TensorProto.UINT8, [m, k])],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, [m, n])],
+        inits)
+    return graph, [rng.integers(0, 256, size=(m, k)).astype(np.uint8)]
+
+
 MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "stem_cnn": stem_cnn, "stem_cnn_normalized": stem_cnn_normalized,
           "mlp_normalized": mlp_normalized, "attention": attention,
@@ -490,7 +512,7 @@ MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "blocked_matmul_split_k": blocked_matmul_split_k, "encoder_ffn": encoder_ffn,
           "pointwise_7x7": pointwise_7x7, "activation_clips": activation_clips,
           "matmul_integer": matmul_integer, "matmul_integer_u8": matmul_integer_u8,
-          "matmul_integer_zp": matmul_integer_zp}
+          "matmul_integer_zp": matmul_integer_zp, "qlinear_matmul": qlinear_matmul}
 
 
 def main():
