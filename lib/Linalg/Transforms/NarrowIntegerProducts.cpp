@@ -173,8 +173,10 @@ struct NarrowIntegerProduct : OpRewritePattern<linalg::GenericOp> {
           sums[c] += values[r * columns + c].getSExtValue();
       SmallVector<APInt> corrections;
       for (int64_t sum : sums)
+        // i32 arithmetic wraps: the correction is taken modulo 2^32 too.
         corrections.push_back(APInt(32, uint64_t(lhs->zeroPoint * sum),
-                                    /*isSigned=*/true));
+                                    /*isSigned=*/false,
+                                    /*implicitTrunc=*/true));
       auto correctionType =
           RankedTensorType::get({columns}, rewriter.getI32Type());
       Value correction = arith::ConstantOp::create(
