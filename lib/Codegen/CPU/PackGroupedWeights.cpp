@@ -17,6 +17,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
+#include <vector>
+
 using namespace mlir;
 using namespace mlir::tessel;
 
@@ -44,19 +46,24 @@ mlir::tessel::packGroupedWeights(RewriterBase &rewriter, linalg::LinalgOp op,
   if (depth % group != 0)
     return failure();
 
-  // [K, N] -> [K/g, N, g].
-  SmallVector<APInt> values(weights.getValues<APInt>());
-  SmallVector<APInt> packed(values.size(), APInt(8, 0));
-  for (int64_t r = 0; r < depth; ++r)
-    for (int64_t c = 0; c < columns; ++c)
-      packed[((r / group) * columns + c) * group + r % group] =
-          values[r * columns + c];
-  auto packedType =
-      RankedTensorType::get({depth / group, columns, group}, rhsType.getElementType());
+  // [K, N] -> [K/g, N, g], byte by byte (weights can be large).
+  auto packedType = RankedTensorType::get({depth / group, columns, group},
+                                          rhsType.getElementType());
+  DenseElementsAttr packedAttr;
+  if (weights.isSplat()) {
+    packedAttr = weights.resizeSplat(packedType);
+  } else {
+    ArrayRef<char> values = weights.getRawData();
+    std::vector<int8_t> packed(values.size());
+    for (int64_t r = 0; r < depth; ++r)
+      for (int64_t c = 0; c < columns; ++c)
+        packed[((r / group) * columns + c) * group + r % group] =
+            static_cast<int8_t>(values[r * columns + c]);
+    packedAttr = DenseElementsAttr::get(packedType, ArrayRef<int8_t>(packed));
+  }
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  Value rhs = arith::ConstantOp::create(
-      rewriter, loc, DenseIntElementsAttr::get(packedType, packed));
+  Value rhs = arith::ConstantOp::create(rewriter, loc, packedAttr);
 
   // [M, K] viewed as [M, K/g, g].
   Value lhs = generic.getDpsInputs()[0];

@@ -25,6 +25,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <vector>
+
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELNARROWINTEGERPRODUCTSPASS
 #include "tessel/Linalg/Transforms/Passes.h.inc"
@@ -59,15 +61,26 @@ std::optional<NarrowInput> narrowOf(Value input) {
     return std::nullopt;
   DenseIntElementsAttr constant;
   if (matchPattern(input, m_Constant(&constant))) {
-    SmallVector<APInt> narrow;
-    for (const APInt &v : constant.getValues<APInt>()) {
-      if (!v.isSignedIntN(8))
-        return std::nullopt;
-      narrow.push_back(v.trunc(8));
-    }
+    // Value by value, one byte each (weights can be large).
+    auto fits = [](int32_t v) { return v >= -128 && v <= 127; };
     auto narrowType = type.clone(IntegerType::get(input.getContext(), 8));
-    return NarrowInput{Value(), DenseIntElementsAttr::get(narrowType, narrow),
-                       true};
+    DenseElementsAttr attr;
+    if (constant.isSplat()) {
+      int32_t v = constant.getSplatValue<int32_t>();
+      if (!fits(v))
+        return std::nullopt;
+      attr = DenseElementsAttr::get(narrowType, static_cast<int8_t>(v));
+    } else {
+      std::vector<int8_t> narrow;
+      narrow.reserve(constant.getNumElements());
+      for (int32_t v : constant.getValues<int32_t>()) {
+        if (!fits(v))
+          return std::nullopt;
+        narrow.push_back(static_cast<int8_t>(v));
+      }
+      attr = DenseElementsAttr::get(narrowType, llvm::ArrayRef<int8_t>(narrow));
+    }
+    return NarrowInput{Value(), cast<DenseIntElementsAttr>(attr), true};
   }
   auto extend = input.getDefiningOp<linalg::GenericOp>();
   if (!extend || extend.getNumDpsInputs() < 1 || extend.getNumDpsInputs() > 2 ||
@@ -167,10 +180,16 @@ struct NarrowIntegerProduct : OpRewritePattern<linalg::GenericOp> {
       auto rhsType = cast<RankedTensorType>(rhs->constant.getType());
       int64_t depth = rhsType.getDimSize(0), columns = rhsType.getDimSize(1);
       SmallVector<int64_t> sums(columns, 0);
-      SmallVector<APInt> values(rhs->constant.getValues<APInt>());
-      for (int64_t r = 0; r < depth; ++r)
-        for (int64_t c = 0; c < columns; ++c)
-          sums[c] += values[r * columns + c].getSExtValue();
+      if (rhs->constant.isSplat()) {
+        int64_t v = rhs->constant.getSplatValue<int8_t>();
+        for (int64_t &sum : sums)
+          sum = v * depth;
+      } else {
+        ArrayRef<char> values = rhs->constant.getRawData();
+        for (int64_t r = 0; r < depth; ++r)
+          for (int64_t c = 0; c < columns; ++c)
+            sums[c] += static_cast<int8_t>(values[r * columns + c]);
+      }
       SmallVector<APInt> corrections;
       for (int64_t sum : sums)
         // i32 arithmetic wraps: the correction is taken modulo 2^32 too.

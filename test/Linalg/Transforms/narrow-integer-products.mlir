@@ -199,3 +199,36 @@ func.func @rhs_zero_point(%a: tensor<2x2xi8>, %b: tensor<2x2xi8>, %init: tensor<
   } -> tensor<2x2xi32>
   return %c : tensor<2x2xi32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#scalar = affine_map<(d0, d1) -> ()>
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#out = affine_map<(m, n, k) -> (m, n)>
+
+// Splat weights stay a splat; the zero point's correction is 3 * 2 * 4.
+// CHECK-LABEL: func.func @splat_weights
+// CHECK-DAG:     arith.constant dense<24> : tensor<2xi32>
+// CHECK-DAG:     arith.constant dense<2> : tensor<4x2xi8>
+func.func @splat_weights(%a: tensor<2x4xi8>, %init: tensor<2x2xi32>) -> tensor<2x2xi32> {
+  %e = tensor.empty() : tensor<2x4xi32>
+  %zp = arith.constant dense<3> : tensor<i32>
+  %a32 = linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %zp : tensor<2x4xi8>, tensor<i32>) outs(%e : tensor<2x4xi32>) {
+  ^bb0(%x: i8, %z: i32, %o: i32):
+    %v = arith.extsi %x : i8 to i32
+    %d = arith.subi %v, %z : i32
+    linalg.yield %d : i32
+  } -> tensor<2x4xi32>
+  %w = arith.constant dense<2> : tensor<4x2xi32>
+  %c = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a32, %w : tensor<2x4xi32>, tensor<4x2xi32>) outs(%init : tensor<2x2xi32>) {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %p = arith.muli %x, %y : i32
+    %s = arith.addi %o, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<2x2xi32>
+  return %c : tensor<2x2xi32>
+}
