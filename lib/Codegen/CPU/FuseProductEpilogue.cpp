@@ -120,8 +120,7 @@ LogicalResult mlir::tessel::fuseProductNeighbours(
                plan.cacheTileSizes[d] != 0 &&
                plan.cacheTileSizes[d] < opRanges[d];
       });
-  bool packRhs = !plan.cacheTileSizes.empty() && !blocked &&
-                 !matchPattern(op.getDpsInputs()[1], m_Constant());
+  bool packRhs = !blocked && shouldPackRhsBlocks(op, plan);
   ArrayRef<int64_t> opSizes = blocked ? plan.cacheTileSizes : plan.tileSizes;
   ArrayRef<int64_t> opOrder =
       blocked ? plan.cacheInterchange : plan.interchange;

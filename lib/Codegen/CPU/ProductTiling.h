@@ -25,6 +25,16 @@ linalg::GenericOp getProductConsumer(linalg::LinalgOp op);
 /// values without the reshapes in between.
 void dropNeighbourUnitLoops(RewriterBase &rewriter, linalg::GenericOp generic);
 
+struct ProductLoopTiles;
+
+/// Whether the cache blocks of `op` (planned as `plan`) copy their
+/// right-hand side's block into a contiguous buffer: always for one computed
+/// at run time; for a constant one only when several row blocks reuse the
+/// copy (it runs on every call: with one row block it cost more than the
+/// strided reads it replaced). Measurements:
+/// bench/notes/vectorize-contractions.md.
+bool shouldPackRhsBlocks(linalg::LinalgOp op, const ProductLoopTiles &plan);
+
 /// Copies the right-hand side's block that the blocked tile `op` reads into
 /// a contiguous buffer, once per block: the copy is hoisted out of
 /// `rowLoop` (null: not hoisted), whose register tiles all stream it.

@@ -78,14 +78,27 @@ void mlir::tessel::packRhsBlock(RewriterBase &rewriter, linalg::LinalgOp op,
     moveLoopInvariantCode(rowLoop);
 }
 
+bool mlir::tessel::shouldPackRhsBlocks(linalg::LinalgOp op,
+                                       const ProductLoopTiles &plan) {
+  if (plan.cacheTileSizes.empty())
+    return false;
+  if (!matchPattern(op.getDpsInputs()[1], m_Constant()))
+    return true;
+  // The row blocks: the innermost block loop.
+  int64_t rowDim = plan.cacheInterchange.back();
+  int64_t rows = op.getStaticLoopRanges()[rowDim];
+  int64_t block = plan.cacheTileSizes[rowDim];
+  return block != 0 && rows > block;
+}
+
 LogicalResult mlir::tessel::tileProduct(RewriterBase &rewriter,
                                         linalg::LinalgOp op,
                                         const ProductLoopTiles &plan) {
   MLIRContext *ctx = op.getContext();
   Operation *target = op.getOperation();
   bool parallelMarked = false;
-  // (Read now: blocking replaces `op`.)
-  bool constantRhs = matchPattern(op.getDpsInputs()[1], m_Constant());
+  // (Decided now: blocking replaces `op`.)
+  bool packRhs = shouldPackRhsBlocks(op, plan);
   if (!plan.cacheTileSizes.empty()) {
     scf::SCFTilingOptions blocks;
     blocks.setTileSizes(
@@ -100,7 +113,7 @@ LogicalResult mlir::tessel::tileProduct(RewriterBase &rewriter,
     parallelMarked = isMarked(*blocked);
     rewriter.replaceOp(target, blocked->replacements);
     target = blocked->tiledOps.front();
-    if (!constantRhs)
+    if (packRhs)
       packRhsBlock(rewriter, cast<linalg::LinalgOp>(target),
                    blocked->loops.empty() ? LoopLikeOpInterface()
                                           : blocked->loops.back());
