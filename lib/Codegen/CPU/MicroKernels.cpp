@@ -127,12 +127,9 @@ public:
     SmallVector<int64_t> ranges = tile.getStaticLoopRanges();
     bool packed;
     if (tile.getNumLoops() == 3) {
-      AffineExpr m, n, k;
-      bindDims(ctx, m, n, k);
-      SmallVector<AffineMap> plain = {AffineMap::get(3, 0, {m, k}, ctx),
-                                      AffineMap::get(3, 0, {k, n}, ctx),
-                                      AffineMap::get(3, 0, {m, n}, ctx)};
-      if (tile.getIndexingMapsArray() != plain || ranges[2] != 4)
+      if (tile.getIndexingMapsArray() !=
+              linalg::MatmulOp::getDefaultIndexingMaps(ctx) ||
+          ranges[2] != 4)
         return failure();
       packed = false;
     } else if (tile.getNumLoops() == 4) {

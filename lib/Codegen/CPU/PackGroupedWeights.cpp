@@ -30,12 +30,8 @@ mlir::tessel::packGroupedWeights(RewriterBase &rewriter, linalg::LinalgOp op,
       generic.getNumLoops() != 3 || !generic.hasPureTensorSemantics())
     return failure();
   MLIRContext *ctx = op.getContext();
-  AffineExpr m, n, k;
-  bindDims(ctx, m, n, k);
-  SmallVector<AffineMap> plain = {AffineMap::get(3, 0, {m, k}, ctx),
-                                  AffineMap::get(3, 0, {k, n}, ctx),
-                                  AffineMap::get(3, 0, {m, n}, ctx)};
-  if (generic.getIndexingMapsArray() != plain)
+  if (generic.getIndexingMapsArray() !=
+      linalg::MatmulOp::getDefaultIndexingMaps(ctx))
     return failure();
   DenseIntElementsAttr weights;
   if (!matchPattern(generic.getDpsInputs()[1], m_Constant(&weights)) ||

@@ -161,14 +161,10 @@ struct NarrowIntegerProduct : OpRewritePattern<linalg::GenericOp> {
     // the right-hand side is a constant [K, N] of a plain product; one on
     // the right-hand side would need the run-time row sums of the left.
     MLIRContext *ctx = op.getContext();
-    AffineExpr m, n, k;
-    bindDims(ctx, m, n, k);
-    SmallVector<AffineMap> plain = {AffineMap::get(3, 0, {m, k}, ctx),
-                                    AffineMap::get(3, 0, {k, n}, ctx),
-                                    AffineMap::get(3, 0, {m, n}, ctx)};
     if (rhs->zeroPoint != 0 ||
         (lhs->zeroPoint != 0 &&
-         (!rhs->constant || op.getIndexingMapsArray() != plain)))
+         (!rhs->constant || op.getIndexingMapsArray() !=
+                                linalg::MatmulOp::getDefaultIndexingMaps(ctx))))
       return rewriter.notifyMatchFailure(op, "a zero point that cannot fold");
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
