@@ -4,13 +4,14 @@
 // vectorized into one `vector.contract` that tessel-lower-vectors turns into
 // outer products, then FMAs (a multiply and an add without FMA3).
 //
-// i8 VNNI: `vpdpbusd` sums four u8 x s8 products into each i32 lane. A
-// register tile of `MR x NR` outputs takes 4 reduction steps: each row's 4
-// left-hand bytes are broadcast to every lane, the right-hand side's 4 rows
-// interleaved so that each lane holds its column's 4 bytes. A signed
-// left-hand side is made unsigned by adding 128 (flipping the top bit), and
-// 128 times the 4 right-hand values is subtracted again: one more vpdpbusd
-// per column vector, shared by the tile's rows.
+// i8 VNNI: `vpdpbusd` sums four u8 x s8 products into each i32 lane. Each
+// row's 4 left-hand bytes are broadcast to every lane; each lane needs its
+// column's 4 right-hand bytes together: weights packed at compile time as
+// [K/4, N, 4] (packGroupedWeights; the tile then spans the whole reduction
+// and the kernel loops over its groups), else 4 rows interleaved in
+// registers at every group. A signed left-hand side is made unsigned by
+// adding 128 (flipping the top bit), and 128 times the right-hand values,
+// summed in one more accumulator per column vector, is subtracted once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,17 +74,39 @@ std::optional<std::pair<bool, bool>> int8Signedness(linalg::LinalgOp op) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
   if (!generic)
     return std::nullopt;
+  // Exactly: two extensions of the inputs, their muli, and the addi of
+  // that to the output (a contraction may also be `or` of `and`).
   Block &body = generic.getRegion().front();
   std::optional<bool> signs[2];
+  Value extended[2];
+  arith::MulIOp mul;
+  arith::AddIOp add;
   for (Operation &inner : body.without_terminator()) {
-    if (!isa<arith::ExtSIOp, arith::ExtUIOp>(inner))
-      continue;
-    auto arg = dyn_cast<BlockArgument>(inner.getOperand(0));
-    if (!arg || arg.getOwner() != &body || arg.getArgNumber() > 1)
+    if (isa<arith::ExtSIOp, arith::ExtUIOp>(inner)) {
+      auto arg = dyn_cast<BlockArgument>(inner.getOperand(0));
+      if (!arg || arg.getOwner() != &body || arg.getArgNumber() > 1 ||
+          signs[arg.getArgNumber()])
+        return std::nullopt;
+      signs[arg.getArgNumber()] = isa<arith::ExtSIOp>(inner);
+      extended[arg.getArgNumber()] = inner.getResult(0);
+    } else if (auto m = dyn_cast<arith::MulIOp>(inner); m && !mul) {
+      mul = m;
+    } else if (auto a = dyn_cast<arith::AddIOp>(inner); a && !add) {
+      add = a;
+    } else {
       return std::nullopt;
-    signs[arg.getArgNumber()] = isa<arith::ExtSIOp>(inner);
+    }
   }
-  if (!signs[0] || !signs[1])
+  if (!signs[0] || !signs[1] || !mul || !add)
+    return std::nullopt;
+  Value out = body.getArgument(2);
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  bool mulOfInputs =
+      (mul.getLhs() == extended[0] && mul.getRhs() == extended[1]) ||
+      (mul.getLhs() == extended[1] && mul.getRhs() == extended[0]);
+  bool addToOut = (add.getLhs() == out && add.getRhs() == mul) ||
+                  (add.getLhs() == mul && add.getRhs() == out);
+  if (!mulOfInputs || !addToOut || yield.getValues()[0] != add.getResult())
     return std::nullopt;
   return std::make_pair(*signs[0], *signs[1]);
 }

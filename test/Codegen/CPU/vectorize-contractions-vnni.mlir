@@ -178,3 +178,28 @@ func.func @packed_signed(%a: tensor<2x8xi8>, %init: tensor<2x16xi32>) -> tensor<
   } -> tensor<2x16xi32>
   return %c : tensor<2x16xi32>
 }
+
+// -----
+
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#out = affine_map<(m, n, k) -> (m, n)>
+
+// A contraction of 8-bit values that is no multiply-add (`or` of `and`)
+// is no vpdpbusd: it stays loops.
+// CHECK-LABEL: func.func @or_of_and
+// CHECK-NOT:     inline_asm
+// CHECK:         arith.andi
+// CHECK:         return
+func.func @or_of_and(%a: tensor<4x64xi8>, %b: tensor<64x16xi8>, %init: tensor<4x16xi32>) -> tensor<4x16xi32> {
+  %c = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<4x64xi8>, tensor<64x16xi8>) outs(%init : tensor<4x16xi32>) {
+  ^bb0(%x: i8, %y: i8, %o: i32):
+    %xe = arith.extsi %x : i8 to i32
+    %ye = arith.extsi %y : i8 to i32
+    %p = arith.andi %xe, %ye : i32
+    %s = arith.ori %o, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<4x16xi32>
+  return %c : tensor<4x16xi32>
+}
