@@ -34,7 +34,8 @@ if [ ! -d "$seeds" ]; then
   python3 "$root/scripts/fuzz_seeds.py" "$build" "$seeds.tmp" && mv "$seeds.tmp" "$seeds" || exit 1
 fi
 
-export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:${ASAN_OPTIONS:-}"
+# allow_user_poisoning=0: see scripts/test-sanitizers.sh.
+export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:allow_user_poisoning=0:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:abort_on_error=1:${UBSAN_OPTIONS:-}"
 summary=(); failed=0
 for name in "${harnesses[@]}"; do
