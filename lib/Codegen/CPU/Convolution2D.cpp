@@ -104,11 +104,16 @@ int64_t mlir::tessel::cpu::convolutionWork(const Conv2D &conv) {
 
 const tessel::MicroKernel *mlir::tessel::cpu::getConvolutionMicroKernel(
     linalg::GenericOp op, const ConvolutionTilingOptions &options) {
-  if (options.microKernel)
-    return options.microKernel;
-  auto elementType = [](Value v) { return getElementTypeOrSelf(v.getType()); };
-  return getMicroKernel(
-      describeVectorTarget(options.vectorWidth, options.accumulators),
-      elementType(op.getDpsInputs()[0]), elementType(op.getDpsInputs()[1]),
-      elementType(op.getDpsInits()[0]));
+  const MicroKernel *microKernel = options.microKernel;
+  if (!microKernel) {
+    auto elementType = [](Value v) {
+      return getElementTypeOrSelf(v.getType());
+    };
+    microKernel = getMicroKernel(
+        describeVectorTarget(options.vectorWidth, options.accumulators),
+        elementType(op.getDpsInputs()[0]), elementType(op.getDpsInputs()[1]),
+        elementType(op.getDpsInits()[0]));
+  }
+  return microKernel && microKernel->getReductionGroup() == 1 ? microKernel
+                                                              : nullptr;
 }

@@ -49,7 +49,9 @@ std::optional<Conv2D> matchConv2D(linalg::GenericOp op);
 
 /// The micro-kernel the convolution's register tiles run on: the options'
 /// one, else the one the target they describe (`describeVectorTarget`) has
-/// for its input x weights -> output element types; null when there is none.
+/// for its input x weights -> output element types; null when there is none
+/// or it sums groups of reduction steps (the kernels take one tap at a
+/// time).
 const MicroKernel *getConvolutionMicroKernel(linalg::GenericOp op,
                                              const ConvolutionTilingOptions &options);
 

@@ -96,7 +96,7 @@ FailureOr<Value> mlir::tessel::vectorizeConvolutionOverColumns(
   if (conv.channelsLast)
     return rewriter.notifyMatchFailure(op, "channels last");
   const MicroKernel *microKernel = getConvolutionMicroKernel(op, options);
-  if (!microKernel || microKernel->getReductionGroup() != 1)
+  if (!microKernel)
     return rewriter.notifyMatchFailure(
         op, "no micro-kernel that takes one tap at a time");
   int64_t lanes = options.vectorWidth;

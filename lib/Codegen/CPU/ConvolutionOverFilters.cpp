@@ -161,7 +161,7 @@ FailureOr<Value> mlir::tessel::vectorizeConvolutionOverFilters(
     return rewriter.notifyMatchFailure(op, "not a 2-D convolution");
   const Conv2D &conv = *match;
   const MicroKernel *microKernel = getConvolutionMicroKernel(op, options);
-  if (!microKernel || microKernel->getReductionGroup() != 1)
+  if (!microKernel)
     return rewriter.notifyMatchFailure(
         op, "no micro-kernel that takes one tap at a time");
   int64_t lanes = options.vectorWidth;

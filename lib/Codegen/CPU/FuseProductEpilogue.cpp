@@ -57,11 +57,6 @@ static bool canRunPrologue(linalg::LinalgOp prologue) {
                        isComputeOnly(prologue)));
 }
 
-linalg::GenericOp mlir::tessel::getProductConsumer(linalg::LinalgOp op) {
-  linalg::GenericOp epilogue = getKernelEpilogue(op, op->getResult(0));
-  return canRunEpilogue(epilogue) ? epilogue : nullptr;
-}
-
 void mlir::tessel::absorbUnitExpand(RewriterBase &rewriter,
                                     linalg::LinalgOp op) {
   Value result = op->getResult(0);

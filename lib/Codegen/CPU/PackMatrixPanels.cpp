@@ -108,7 +108,7 @@ linalg::LinalgOp mlir::tessel::packMatrixPanels(RewriterBase &rewriter,
   bool padded = panels * width != columns;
   // A consumer is rebuilt on the panels when every operand it reads is a
   // [1, N] tensor read as it is (a residual, not a broadcast bias).
-  linalg::GenericOp consumer = getProductConsumer(op);
+  linalg::GenericOp consumer = getProductKernel(op).epilogue;
   if (consumer &&
       (padded || !llvm::all_of(consumer->getOpOperands(), [&](OpOperand &o) {
          return o.get().getType() == op->getResult(0).getType() &&

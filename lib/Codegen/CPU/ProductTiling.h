@@ -15,11 +15,6 @@
 
 namespace mlir::tessel {
 
-/// The consumer `op`'s register tiles can run: the one elementwise f32
-/// generic reading its result with the identity map, when fusion regions
-/// allow it.
-linalg::GenericOp getProductConsumer(linalg::LinalgOp op);
-
 /// Drops the unit loops of `generic`, an elementwise neighbour of a product
 /// whose unit loops were dropped, and reads the product's (or feeds it) its
 /// values without the reshapes in between.
