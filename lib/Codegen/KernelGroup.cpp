@@ -24,7 +24,8 @@ linalg::GenericOp mlir::tessel::getKernelEpilogue(Operation *root,
   if (!consumer || !mayFuse(root, consumer) ||
       !consumer.hasPureTensorSemantics() || consumer->getNumResults() != 1 ||
       consumer.getNumReductionLoops() != 0 ||
-      consumer->getResult(0).getType() != result.getType() ||
+      cast<ShapedType>(consumer->getResult(0).getType()).getShape() !=
+          cast<ShapedType>(result.getType()).getShape() ||
       !consumer.getIndexingMapMatchingResult(consumer->getResult(0))
            .isIdentity())
     return nullptr;

@@ -76,6 +76,18 @@ void CompileReport::recordRemark(const remark::detail::Remark &remark) {
     formedKernels[remark.getFunction().str()].push_back(std::move(kernel));
   } else if (name == kDroppedChannelsRemark) {
     droppedChannels += metricOf(remark, "channels");
+  } else if (name == kIntegerProductRemark ||
+             name == kFloatQuantizedProductRemark) {
+    QuantizedProduct product;
+    collectOrigins(remark.getLocation(), product.nodes, product.opTypes);
+    for (const remark::detail::Remark::Arg &arg : remark.getArgs()) {
+      if (arg.key == "reason")
+        product.detail = arg.val;
+      else if (arg.key == "lhs" || arg.key == "rhs")
+        product.detail += (product.detail.empty() ? "" : " x ") + arg.val;
+    }
+    (name == kIntegerProductRemark ? integerProducts : floatQuantizedProducts)
+        .push_back(std::move(product));
   } else if (name == kLayoutConversionsRemark) {
     layoutsAssigned = true;
     layoutConversionsAtEdges = metricOf(remark, "edges");
@@ -129,31 +141,51 @@ LogicalResult CompileReport::write(llvm::StringRef path,
                                  {"nodes", std::move(nodes)},
                                  {"onnx_op_types", std::move(types)}});
   }
-  Object root{{"schema_version", kSchemaVersion},
-              {"compiler", Object{{"name", "tessel"},
-                                  {"version", compilerVersion},
-                                  {"llvm_version", llvmVersion},
-                                  {"flags", flags},
-                                  {"input", input},
-                                  {"output", output},
-                                  {"total_seconds", total}}},
-              {"target", Object{{"kind", "cpu"},
-                                {"triple", triple},
-                                {"cpu", cpu},
-                                {"features", features}}},
-              {"phases", std::move(phaseArray)},
-              {"kernels", std::move(kernelArray)},
-              {"graph", Object{{"dropped_channels", droppedChannels},
-                               {"layout_conversions",
-                                layoutsAssigned
-                                    ? llvm::json::Value(Object{
-                                          {"edges", layoutConversionsAtEdges},
-                                          {"inside", layoutConversionsInside}})
-                                    : llvm::json::Value(nullptr)}}},
-              {"memory",
-               Object{{"recorded", memoryRecorded},
-                      {"workspace_bytes", static_cast<int64_t>(workspaceBytes)},
-                      {"weights_bytes", static_cast<int64_t>(weightsBytes)}}}};
+  auto quantizedArray = [](const std::vector<QuantizedProduct> &products,
+                           llvm::StringRef detailKey) {
+    Array array;
+    for (const QuantizedProduct &p : products) {
+      Array nodes, types;
+      for (const std::string &n : p.nodes)
+        nodes.push_back(n);
+      for (const std::string &t : p.opTypes)
+        types.push_back(t);
+      array.push_back(Object{{"nodes", std::move(nodes)},
+                             {"onnx_op_types", std::move(types)},
+                             {detailKey, p.detail}});
+    }
+    return array;
+  };
+  Object root{
+      {"schema_version", kSchemaVersion},
+      {"compiler", Object{{"name", "tessel"},
+                          {"version", compilerVersion},
+                          {"llvm_version", llvmVersion},
+                          {"flags", flags},
+                          {"input", input},
+                          {"output", output},
+                          {"total_seconds", total}}},
+      {"target", Object{{"kind", "cpu"},
+                        {"triple", triple},
+                        {"cpu", cpu},
+                        {"features", features}}},
+      {"phases", std::move(phaseArray)},
+      {"kernels", std::move(kernelArray)},
+      {"graph",
+       Object{{"dropped_channels", droppedChannels},
+              {"layout_conversions",
+               layoutsAssigned ? llvm::json::Value(Object{
+                                     {"edges", layoutConversionsAtEdges},
+                                     {"inside", layoutConversionsInside}})
+                               : llvm::json::Value(nullptr)}}},
+      {"quantization",
+       Object{{"integer_products", quantizedArray(integerProducts, "operands")},
+              {"float_products",
+               quantizedArray(floatQuantizedProducts, "reason")}}},
+      {"memory",
+       Object{{"recorded", memoryRecorded},
+              {"workspace_bytes", static_cast<int64_t>(workspaceBytes)},
+              {"weights_bytes", static_cast<int64_t>(weightsBytes)}}}};
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
   if (ec) {

@@ -45,6 +45,14 @@ struct CompileReport {
   bool layoutsAssigned = false;
   int64_t layoutConversionsAtEdges = 0, layoutConversionsInside = 0;
   bool memoryRecorded = false;
+  /// Products of dequantized values: those tessel-integer-products runs on
+  /// integers (with the operands' element types), those left in f32 (with
+  /// the reason), each named by its ONNX nodes.
+  struct QuantizedProduct {
+    std::vector<std::string> nodes, opTypes;
+    std::string detail;
+  };
+  std::vector<QuantizedProduct> integerProducts, floatQuantizedProducts;
 
   /// The kernels: one per `kernel` remark so far and one per structured
   /// (linalg) op left in `module`, named by their ONNX nodes.

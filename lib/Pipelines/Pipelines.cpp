@@ -59,6 +59,9 @@ llvm::ArrayRef<Optimization> mlir::tessel::getOptimizations() {
       {"sink-product-scales", "graph", "tessel-sink-product-scales",
        "scale a MatMul's result instead of its operand by a scalar constant, "
        "so the product's epilogue runs it"},
+      {"integer-products", "graph", "tessel-integer-products",
+       "run a MatMul of dequantized 8-bit values (a QDQ model's) as an "
+       "integer product of those values, scaled after"},
       {"drop-zero-channels", "graph", "tessel-drop-zero-channels",
        "remove conv output channels whose weights are all zero"},
       {"fusion-regions", "graph", "tessel-form-fused-regions",
@@ -162,6 +165,12 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createTesselFoldActivationClipsPass());
   if (options.enabled("sink-product-scales")) {
     pm.addNestedPass<func::FuncOp>(createTesselSinkProductScalesPass());
+    pm.addPass(createCanonicalizerPass());
+  }
+  // After the scales moved: a dequantized operand's scalar scale may be on
+  // the product already.
+  if (options.enabled("integer-products")) {
+    pm.addNestedPass<func::FuncOp>(createTesselIntegerProductsPass());
     pm.addPass(createCanonicalizerPass());
   }
   // After BatchNorm folding: a pruned channel's folded bias is what decides

@@ -505,6 +505,89 @@ def qlinear_matmul(rng):
     return graph, [rng.integers(0, 256, size=(m, k)).astype(np.uint8)]
 
 
+def _quantize_dequantize(nodes, inits, name, scale, zero_point):
+    """QuantizeLinear then DequantizeLinear of `name` (uint8, per tensor), as
+    onnxruntime's QDQ quantizer writes around every activation."""
+    inits += [numpy_helper.from_array(np.array(scale, dtype=np.float32), name + "_scale"),
+              numpy_helper.from_array(np.array(zero_point, dtype=np.uint8), name + "_zp")]
+    nodes += [helper.make_node("QuantizeLinear", [name, name + "_scale", name + "_zp"],
+                               [name + "_q"], name=name + "_QuantizeLinear"),
+              helper.make_node("DequantizeLinear", [name + "_q", name + "_scale", name + "_zp"],
+                               [name + "_dq"], name=name + "_DequantizeLinear")]
+    return name + "_dq"
+
+
+def _dequantized_weights(nodes, inits, name, w, axis):
+    """Symmetric int8 weights, one scale per entry of `axis` (onnxruntime's
+    per-channel S8), dequantized by a DequantizeLinear node."""
+    other = tuple(d for d in range(w.ndim) if d != axis)
+    scale = (np.abs(w).max(axis=other) / 127.0).astype(np.float32)
+    shape = [1] * w.ndim
+    shape[axis] = -1
+    q = np.clip(np.round(w / scale.reshape(shape)), -127, 127).astype(np.int8)
+    inits += [numpy_helper.from_array(q, name + "_q"),
+              numpy_helper.from_array(scale, name + "_scale"),
+              numpy_helper.from_array(np.zeros(scale.shape, np.int8), name + "_zp")]
+    nodes.append(helper.make_node("DequantizeLinear", [name + "_q", name + "_scale", name + "_zp"],
+                                  [name + "_dq"], axis=axis, name=name + "_DequantizeLinear"))
+    return name + "_dq", scale
+
+
+def _dequantized_bias(nodes, inits, name, b, scale):
+    """An int32 bias with scale input_scale * weight_scale, as onnxruntime
+    quantizes a bias."""
+    q = np.round(b / scale).astype(np.int32)
+    inits += [numpy_helper.from_array(q, name + "_q"),
+              numpy_helper.from_array(scale.astype(np.float32), name + "_scale"),
+              numpy_helper.from_array(np.zeros(scale.shape, np.int32), name + "_zp")]
+    nodes.append(helper.make_node("DequantizeLinear", [name + "_q", name + "_scale", name + "_zp"],
+                                  [name + "_dq"], axis=0, name=name + "_DequantizeLinear"))
+    return name + "_dq"
+
+
+def qdq_mlp(rng):
+    """A QDQ model as onnxruntime's quantize_static writes it (U8S8,
+    per-channel): x -> Q/DQ -> MatMul (int8 weights [64, 32], per column)
+    -> Q/DQ -> Add (int32 bias) -> Relu -> Q/DQ -> Gemm (trans_b, weights
+    [16, 32] per row, bias) -> Q/DQ."""
+    nodes, inits = [], []
+    x = _quantize_dequantize(nodes, inits, "x", 0.03, 128)
+    w1, s1 = _dequantized_weights(nodes, inits, "w1", rng.standard_normal((64, 32)) * 0.2, 1)
+    nodes.append(helper.make_node("MatMul", [x, w1], ["h"], name="matmul"))
+    h = _quantize_dequantize(nodes, inits, "h", 0.04, 120)
+    b1 = _dequantized_bias(nodes, inits, "b1", rng.standard_normal(32) * 0.1, 0.03 * s1)
+    nodes.append(helper.make_node("Add", [h, b1], ["hb"], name="add"))
+    hb = _quantize_dequantize(nodes, inits, "hb", 0.04, 125)
+    nodes.append(helper.make_node("Relu", [hb], ["r"], name="relu"))
+    r = _quantize_dequantize(nodes, inits, "r", 0.02, 0)
+    w2, s2 = _dequantized_weights(nodes, inits, "w2", rng.standard_normal((16, 32)) * 0.2, 0)
+    b2 = _dequantized_bias(nodes, inits, "b2", rng.standard_normal(16) * 0.1, 0.02 * s2)
+    nodes.append(helper.make_node("Gemm", [r, w2, b2], ["y0"], transB=1, name="gemm"))
+    y = _quantize_dequantize(nodes, inits, "y0", 0.01, 128)
+    nodes.append(helper.make_node("Identity", [y], ["y"], name="output"))
+    graph = helper.make_graph(nodes, "qdq_mlp",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 64])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8, 16])],
+                              inits)
+    return graph, [rng.standard_normal((8, 64)).astype(np.float32)]
+
+
+def qdq_batched(rng):
+    """A transformer's projection in QDQ form: [2, 16, 64] activations (two
+    batches of a sequence) times per-column int8 weights [64, 48]."""
+    nodes, inits = [], []
+    x = _quantize_dequantize(nodes, inits, "x", 0.03, 128)
+    w, _ = _dequantized_weights(nodes, inits, "w", rng.standard_normal((64, 48)) * 0.2, 1)
+    nodes.append(helper.make_node("MatMul", [x, w], ["p"], name="projection"))
+    p = _quantize_dequantize(nodes, inits, "p", 0.05, 128)
+    nodes.append(helper.make_node("Identity", [p], ["y"], name="output"))
+    graph = helper.make_graph(nodes, "qdq_batched",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 16, 64])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 16, 48])],
+                              inits)
+    return graph, [rng.standard_normal((2, 16, 64)).astype(np.float32)]
+
+
 MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "stem_cnn": stem_cnn, "stem_cnn_normalized": stem_cnn_normalized,
           "mlp_normalized": mlp_normalized, "attention": attention,
@@ -512,7 +595,8 @@ MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "blocked_matmul_split_k": blocked_matmul_split_k, "encoder_ffn": encoder_ffn,
           "pointwise_7x7": pointwise_7x7, "activation_clips": activation_clips,
           "matmul_integer": matmul_integer, "matmul_integer_u8": matmul_integer_u8,
-          "matmul_integer_zp": matmul_integer_zp, "qlinear_matmul": qlinear_matmul}
+          "matmul_integer_zp": matmul_integer_zp, "qlinear_matmul": qlinear_matmul,
+          "qdq_mlp": qdq_mlp, "qdq_batched": qdq_batched}
 
 
 def main():

@@ -33,10 +33,12 @@ struct KernelGroup {
   /// produces the root's output operand, in the root's group and with no
   /// other user; null when there is none.
   linalg::LinalgOp prologue;
-  /// The all-parallel generic with one result of the root's result type
-  /// that is the one user of the root's result, in the root's group, reading
-  /// it (and writing its own result) with the identity map; null when there
-  /// is none.
+  /// The all-parallel generic with one result of the root's result shape
+  /// (its element type may differ: an integer product's epilogue converts
+  /// the i32 sums) that is the one user of the root's result, in the root's
+  /// group, reading it (and writing its own result) with the identity map;
+  /// null when there is none. A code generator whose kernel stores the
+  /// epilogue's values where the accumulators were needs the same type.
   linalg::GenericOp epilogue;
 
   /// Whether the kernel absorbs any neighbour.

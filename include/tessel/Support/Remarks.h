@@ -16,6 +16,11 @@
 //  - `layout-conversions` (analysis), metrics `edges` and `inside`: the
 //    NCHW<->NHWC transposes tessel-assign-layouts left at the graph's edges
 //    and inside it.
+//  - `integer-product` (passed), at a product of dequantized 8-bit values
+//    tessel-integer-products runs on integers, metrics `lhs` and `rhs`
+//    (their element types).
+//  - `float-quantized-product` (analysis), at a product of dequantized
+//    values left in f32, metric `reason`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +38,10 @@ inline constexpr llvm::StringLiteral kDroppedChannelsRemark =
     "dropped-channels";
 inline constexpr llvm::StringLiteral kLayoutConversionsRemark =
     "layout-conversions";
+
+inline constexpr llvm::StringLiteral kIntegerProductRemark = "integer-product";
+inline constexpr llvm::StringLiteral kFloatQuantizedProductRemark =
+    "float-quantized-product";
 
 /// The remark options of remark `name` about `op`, naming the function
 /// around it (or `op` itself when it is one).

@@ -63,8 +63,10 @@ mlir::tessel::cpu::matchEpilogue(linalg::GenericOp conv) {
   Value result = conv.getResult(0);
   linalg::GenericOp op = getKernelEpilogue(conv, result);
   // The kernel reads the epilogue's other inputs at the accumulators'
-  // positions: identity maps only.
-  if (!op || !llvm::all_of(op.getIndexingMapsArray(),
+  // positions (identity maps only) and stores its result where the
+  // accumulators would go (the same type).
+  if (!op || op->getResult(0).getType() != result.getType() ||
+      !llvm::all_of(op.getIndexingMapsArray(),
                     [](AffineMap map) { return map.isIdentity(); }))
     return std::nullopt;
   std::optional<unsigned> convInput;

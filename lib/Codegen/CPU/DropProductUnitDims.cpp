@@ -90,9 +90,16 @@ linalg::LinalgOp mlir::tessel::dropProductUnitLoops(RewriterBase &rewriter,
                                                     linalg::GenericOp consumer,
                                                     bool withInit) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  // f32 products, and 8-bit ones accumulating in i32 (the VNNI kernel's).
   auto isF32 = [](Value v) { return getElementTypeOrSelf(v).isF32(); };
+  auto isI8 = [](Value v) { return getElementTypeOrSelf(v).isInteger(8); };
+  bool integer = llvm::all_of(op.getDpsInputs(), isI8) &&
+                 llvm::all_of(op.getDpsInits(), [](Value v) {
+                   return getElementTypeOrSelf(v).isInteger(32);
+                 });
   if (!generic || !linalg::isaContractionOpInterface(op) ||
-      op.hasDynamicShape() || !llvm::all_of(op->getOperands(), isF32) ||
+      op.hasDynamicShape() ||
+      !(integer || llvm::all_of(op->getOperands(), isF32)) ||
       !llvm::is_contained(op.getStaticLoopRanges(), 1))
     return op;
   rewriter.setInsertionPoint(generic);

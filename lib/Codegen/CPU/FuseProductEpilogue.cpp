@@ -12,6 +12,7 @@
 #include "tessel/Support/Remarks.h"
 
 #include "KernelMarks.h"
+#include "VectorTypes.h"
 #include "ParallelMarks.h"
 #include "ProductTiling.h"
 #include "TileSizes.h"
@@ -39,14 +40,11 @@ static bool isComputeOnly(linalg::LinalgOp op) {
   return true;
 }
 
-/// Whether the f32 register tiles can run `epilogue`: an arith/math body
-/// on f32 operands.
+/// Whether the register tiles can run `epilogue`: an arith/math body on
+/// values the vectorizers vectorize (f32; an integer product's i32
+/// accumulator, requantized to i8).
 static bool canRunEpilogue(linalg::GenericOp epilogue) {
-  if (!epilogue || !isComputeOnly(epilogue))
-    return false;
-  return llvm::all_of(epilogue->getOpOperands(), [](OpOperand &operand) {
-    return getElementTypeOrSelf(operand.get().getType()).isF32();
-  });
+  return epilogue && isComputeOnly(epilogue) && cpu::hasVectorTypes(epilogue);
 }
 
 /// Whether the register tiles can start from `prologue`: a fill, or a

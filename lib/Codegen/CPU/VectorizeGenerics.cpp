@@ -15,6 +15,7 @@
 #include "ParallelMarks.h"
 #include "TileSizes.h"
 #include "VectorCleanup.h"
+#include "VectorTypes.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -32,19 +33,6 @@ using namespace mlir;
 using namespace mlir::tessel;
 
 namespace {
-
-/// Whether every value `op` reads or writes is f32 (i1 vectors would be
-/// stored bit-packed into byte-per-element buffers; other types are rare in
-/// the hot paths and stay scalar).
-bool isF32Only(linalg::LinalgOp op) {
-  for (Value operand : op->getOperands())
-    if (!getElementTypeOrSelf(operand.getType()).isF32())
-      return false;
-  for (Type type : op->getResultTypes())
-    if (!getElementTypeOrSelf(type).isF32())
-      return false;
-  return true;
-}
 
 /// Whether the body only computes: arith and math ops on its block
 /// arguments, `linalg.index` and the yield (no reads of other tensors, no
@@ -352,8 +340,9 @@ struct VectorizeGenericsPass
     SmallVector<linalg::LinalgOp> candidates;
     func.walk([&](linalg::LinalgOp op) {
       if (op->getNumResults() == 0 || !op.hasPureTensorSemantics() ||
-          op.hasDynamicShape() || op.getNumLoops() == 0 || !isF32Only(op) ||
-          !hasComputeOnlyBody(op) || linalg::isaContractionOpInterface(op) ||
+          op.hasDynamicShape() || op.getNumLoops() == 0 ||
+          !cpu::hasVectorTypes(op) || !hasComputeOnlyBody(op) ||
+          linalg::isaContractionOpInterface(op) ||
           linalg::isaConvolutionOpInterface(op) ||
           failed(linalg::vectorizeOpPrecondition(op)))
         return;

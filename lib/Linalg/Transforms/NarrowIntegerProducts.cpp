@@ -117,6 +117,12 @@ std::optional<NarrowInput> narrowOf(Value input) {
   Value source = extend.getDpsInputs()[0];
   if (!getElementTypeOrSelf(source.getType()).isInteger(8))
     return std::nullopt;
+  // A sign extension of constant weights reads that constant (whose column
+  // sums can absorb the other side's zero point).
+  DenseIntElementsAttr weights;
+  if (isa<arith::ExtSIOp>(ext) && zeroPoint == 0 &&
+      matchPattern(source, m_Constant(&weights)))
+    return NarrowInput{Value(), weights, true};
   return NarrowInput{source, DenseIntElementsAttr(), isa<arith::ExtSIOp>(ext),
                      zeroPoint};
 }
@@ -146,6 +152,31 @@ bool isI32MultiplyAdd(linalg::GenericOp op) {
   return mulReadsInputs && addReadsMulAndOut;
 }
 
+/// Whether `op` reads its right-hand side as a matrix [K, N] of its one
+/// reduction dimension k and its result's last dimension n, the left-hand
+/// side's last dimension being k: a product (maybe with leading batch or
+/// row dimensions on the left and the result) whose output column n is a
+/// column of the right-hand side.
+bool readsColumns(linalg::GenericOp op) {
+  if (op.getNumReductionLoops() != 1)
+    return false;
+  AffineMap lhs = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  AffineMap rhs = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!rhs.isProjectedPermutation() || rhs.getNumResults() != 2 ||
+      !lhs.isProjectedPermutation() || !out.isProjectedPermutation() ||
+      out.getNumResults() + 1 != op.getNumLoops() || out.getNumResults() < 2)
+    return false;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  unsigned k = cast<AffineDimExpr>(rhs.getResult(0)).getPosition();
+  unsigned n = cast<AffineDimExpr>(rhs.getResult(1)).getPosition();
+  return iterators[k] == utils::IteratorType::reduction &&
+         lhs.getResults().back() == rhs.getResult(0) &&
+         out.getResults().back() == rhs.getResult(1) &&
+         !llvm::is_contained(lhs.getResults(),
+                             getAffineDimExpr(n, op.getContext()));
+}
+
 struct NarrowIntegerProduct : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -162,9 +193,7 @@ struct NarrowIntegerProduct : OpRewritePattern<linalg::GenericOp> {
     // the right-hand side would need the run-time row sums of the left.
     MLIRContext *ctx = op.getContext();
     if (rhs->zeroPoint != 0 ||
-        (lhs->zeroPoint != 0 &&
-         (!rhs->constant || op.getIndexingMapsArray() !=
-                                linalg::MatmulOp::getDefaultIndexingMaps(ctx))))
+        (lhs->zeroPoint != 0 && (!rhs->constant || !readsColumns(op))))
       return rewriter.notifyMatchFailure(op, "a zero point that cannot fold");
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
@@ -200,19 +229,29 @@ struct NarrowIntegerProduct : OpRewritePattern<linalg::GenericOp> {
       auto initType = cast<RankedTensorType>(init.getType());
       Value empty = tensor::EmptyOp::create(rewriter, loc, initType.getShape(),
                                             initType.getElementType());
-      AffineExpr i, j;
-      bindDims(ctx, i, j);
+      // The correction of column n, for every row (and batch) of the init.
+      unsigned rank = initType.getRank();
+      AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+      AffineMap column =
+          AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx), ctx);
+      // A fill (the product's zeros) is read as its value: the corrected
+      // initial value then reads the correction only.
+      Value start;
+      SmallVector<Value> inputs = {init, correction};
+      SmallVector<AffineMap> maps = {identity, column, identity};
+      if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+        start = fill.getInputs()[0];
+        inputs.erase(inputs.begin());
+        maps.erase(maps.begin());
+      }
       auto corrected = linalg::GenericOp::create(
-          rewriter, loc, TypeRange{initType}, ValueRange{init, correction},
-          ValueRange{empty},
-          SmallVector<AffineMap>{AffineMap::get(2, 0, {i, j}, ctx),
-                                 AffineMap::get(2, 0, {j}, ctx),
-                                 AffineMap::get(2, 0, {i, j}, ctx)},
-          SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+          rewriter, loc, TypeRange{initType}, inputs, ValueRange{empty}, maps,
+          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
           [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
+            Value from = start ? start : args[0];
             linalg::YieldOp::create(
                 b, bodyLoc,
-                arith::SubIOp::create(b, bodyLoc, args[0], args[1])
+                arith::SubIOp::create(b, bodyLoc, from, args.drop_back().back())
                     .getResult());
           });
       // The product's prologue: its kernel starts from the corrected value.
@@ -222,8 +261,7 @@ struct NarrowIntegerProduct : OpRewritePattern<linalg::GenericOp> {
     }
     auto narrowed = linalg::GenericOp::create(
         rewriter, loc, op->getResultTypes(), ValueRange{lhsValue, rhsValue},
-        ValueRange{init}, op.getIndexingMapsArray(),
-        op.getIteratorTypesArray(),
+        ValueRange{init}, op.getIndexingMapsArray(), op.getIteratorTypesArray(),
         [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
           Type i32 = b.getI32Type();
           auto extend = [&](Value v, bool isSigned) -> Value {

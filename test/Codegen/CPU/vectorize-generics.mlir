@@ -100,8 +100,9 @@ func.func @window_sum(%x: tensor<1x8x7x7xf32>, %init: tensor<1x8xf32>) -> tensor
 
 // -----
 
-// Left alone: a gather (tensor.extract in the body), integer elements, a
-// dynamic shape, and a contraction (tessel-vectorize-contractions' job).
+// Left alone: a gather (tensor.extract in the body), an integer division
+// (a partial vector's padding lanes would divide by zero), a dynamic
+// shape, and a contraction (tessel-vectorize-contractions' job).
 
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT:     vector.
@@ -125,7 +126,7 @@ func.func @left_alone(%table: tensor<10xf32>, %idx: tensor<4xi64>,
                        iterator_types = ["parallel"]}
       ins(%i : tensor<4xi32>) outs(%iinit : tensor<4xi32>) {
   ^bb0(%x: i32, %out: i32):
-    %s = arith.addi %x, %x : i32
+    %s = arith.divsi %x, %x : i32
     linalg.yield %s : i32
   } -> tensor<4xi32>
   %c0 = arith.constant 0 : index
@@ -172,4 +173,40 @@ func.func @pad(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x6x6xf32> {
     tensor.yield %ninf : f32
   } : tensor<1x2x4x4xf32> to tensor<1x2x6x6xf32>
   return %0 : tensor<1x2x6x6xf32>
+}
+
+// -----
+
+// A quantized model's elementwise ops: QuantizeLinear (f32 in, u8 out) and
+// an i32 zero point subtracted from widened u8 values are vectors too.
+// CHECK-LABEL: func.func @quantize
+// CHECK:         arith.fptoui {{.*}} : vector<{{.*}}xf32> to vector<{{.*}}xi8>
+// CHECK:         arith.extui {{.*}} : vector<{{.*}}xi8> to vector<{{.*}}xi32>
+// CHECK-NOT:     linalg.generic
+// CHECK-KERNELS: Function=quantize | kind=elementwise
+// CHECK-KERNELS: Function=quantize | kind=elementwise
+func.func @quantize(%x: tensor<4x32xf32>, %zp: tensor<i32>) -> (tensor<4x32xi8>, tensor<4x32xi32>) {
+  %q0 = tensor.empty() : tensor<4x32xi8>
+  %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x32xf32>) outs(%q0 : tensor<4x32xi8>) {
+  ^bb0(%v: f32, %out: i8):
+    %lo = arith.constant 0.0 : f32
+    %hi = arith.constant 255.0 : f32
+    %r = math.roundeven %v : f32
+    %l = arith.maximumf %r, %lo : f32
+    %h = arith.minimumf %l, %hi : f32
+    %u = arith.fptoui %h : f32 to i8
+    linalg.yield %u : i8
+  } -> tensor<4x32xi8>
+  %w0 = tensor.empty() : tensor<4x32xi32>
+  %w = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%q, %zp : tensor<4x32xi8>, tensor<i32>) outs(%w0 : tensor<4x32xi32>) {
+  ^bb0(%v: i8, %z: i32, %out: i32):
+    %e = arith.extui %v : i8 to i32
+    %d = arith.subi %e, %z : i32
+    linalg.yield %d : i32
+  } -> tensor<4x32xi32>
+  return %q, %w : tensor<4x32xi8>, tensor<4x32xi32>
 }

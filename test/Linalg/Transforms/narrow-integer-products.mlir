@@ -232,3 +232,122 @@ func.func @splat_weights(%a: tensor<2x4xi8>, %init: tensor<2x2xi32>) -> tensor<2
   } -> tensor<2x2xi32>
   return %c : tensor<2x2xi32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#scalar = affine_map<(d0, d1) -> ()>
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#out = affine_map<(m, n, k) -> (m, n)>
+
+// Constant i8 weights sign-extended by a generic (a QDQ model's, whose
+// conversion was not folded) are read as the constant: the left-hand
+// side's zero point folds into their column sums, (1 + 3) * 5 and
+// (2 - 4) * 5.
+// CHECK-LABEL: func.func @extended_weights
+// CHECK-DAG:     %[[W:.*]] = arith.constant dense<{{\[\[}}1, 2], [3, -4]]> : tensor<2x2xi8>
+// CHECK-DAG:     arith.constant dense<[20, -10]> : tensor<2xi32>
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<2x2xi8>, tensor<2x2xi8>)
+// CHECK:           arith.extui
+// CHECK:           arith.extsi
+func.func @extended_weights(%a: tensor<2x2xi8>, %init: tensor<2x2xi32>) -> tensor<2x2xi32> {
+  %e = tensor.empty() : tensor<2x2xi32>
+  %zp = arith.constant dense<5> : tensor<i32>
+  %a32 = linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %zp : tensor<2x2xi8>, tensor<i32>) outs(%e : tensor<2x2xi32>) {
+  ^bb0(%x: i8, %z: i32, %o: i32):
+    %v = arith.extui %x : i8 to i32
+    %d = arith.subi %v, %z : i32
+    linalg.yield %d : i32
+  } -> tensor<2x2xi32>
+  %w8 = arith.constant dense<[[1, 2], [3, -4]]> : tensor<2x2xi8>
+  %w = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%w8 : tensor<2x2xi8>) outs(%e : tensor<2x2xi32>) {
+  ^bb0(%x: i8, %o: i32):
+    %v = arith.extsi %x : i8 to i32
+    linalg.yield %v : i32
+  } -> tensor<2x2xi32>
+  %c = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a32, %w : tensor<2x2xi32>, tensor<2x2xi32>) outs(%init : tensor<2x2xi32>) {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %p = arith.muli %x, %y : i32
+    %s = arith.addi %o, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<2x2xi32>
+  return %c : tensor<2x2xi32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#scalar3 = affine_map<(d0, d1, d2) -> ()>
+#lhs = affine_map<(b, m, n, k) -> (b, m, k)>
+#rhs = affine_map<(b, m, n, k) -> (k, n)>
+#out = affine_map<(b, m, n, k) -> (b, m, n)>
+
+// A product with a batch dimension on the left (a transformer's [batch,
+// sequence, features] activations times a weight matrix): the zero point's
+// correction is per column too, broadcast over batches and rows.
+// CHECK-LABEL: func.func @batched_zero_point
+// CHECK:         %[[CORR:.*]] = arith.constant dense<[20, -10]> : tensor<2xi32>
+// CHECK:         %[[INIT:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #[[COLUMN:.*]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel"]} ins(%{{.*}}, %[[CORR]] : tensor<3x2x2xi32>, tensor<2xi32>)
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<3x2x2xi8>, tensor<2x2xi8>) outs(%[[INIT]] : tensor<3x2x2xi32>)
+func.func @batched_zero_point(%a: tensor<3x2x2xi8>, %init: tensor<3x2x2xi32>) -> tensor<3x2x2xi32> {
+  %e = tensor.empty() : tensor<3x2x2xi32>
+  %zp = arith.constant dense<5> : tensor<i32>
+  %a32 = linalg.generic {indexing_maps = [#id3, #scalar3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a, %zp : tensor<3x2x2xi8>, tensor<i32>) outs(%e : tensor<3x2x2xi32>) {
+  ^bb0(%x: i8, %z: i32, %o: i32):
+    %v = arith.extui %x : i8 to i32
+    %d = arith.subi %v, %z : i32
+    linalg.yield %d : i32
+  } -> tensor<3x2x2xi32>
+  %w = arith.constant dense<[[1, 2], [3, -4]]> : tensor<2x2xi32>
+  %c = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a32, %w : tensor<3x2x2xi32>, tensor<2x2xi32>) outs(%init : tensor<3x2x2xi32>) {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %p = arith.muli %x, %y : i32
+    %s = arith.addi %o, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<3x2x2xi32>
+  return %c : tensor<3x2x2xi32>
+}
+
+// -----
+
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#out = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#scalar = affine_map<(d0, d1) -> ()>
+
+// A product that starts from zeros (a fill): the corrected initial value
+// reads the correction only, 0 - 5 * colsum, with no pass over the zeros.
+// CHECK-LABEL: func.func @filled_init
+// CHECK:         %[[CORR:.*]] = arith.constant dense<[20, -10]> : tensor<2xi32>
+// CHECK:         %[[INIT:.*]] = linalg.generic {{.*}} ins(%[[CORR]] : tensor<2xi32>)
+// CHECK:           %[[D:.*]] = arith.subi %c0_i32, %{{.*}} : i32
+// CHECK:         linalg.generic {{.*}} outs(%[[INIT]] : tensor<2x2xi32>)
+func.func @filled_init(%a: tensor<2x2xi8>) -> tensor<2x2xi32> {
+  %e = tensor.empty() : tensor<2x2xi32>
+  %zero = arith.constant 0 : i32
+  %init = linalg.fill ins(%zero : i32) outs(%e : tensor<2x2xi32>) -> tensor<2x2xi32>
+  %zp = arith.constant dense<5> : tensor<i32>
+  %a32 = linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %zp : tensor<2x2xi8>, tensor<i32>) outs(%e : tensor<2x2xi32>) {
+  ^bb0(%x: i8, %z: i32, %o: i32):
+    %v = arith.extui %x : i8 to i32
+    %d = arith.subi %v, %z : i32
+    linalg.yield %d : i32
+  } -> tensor<2x2xi32>
+  %w = arith.constant dense<[[1, 2], [3, -4]]> : tensor<2x2xi32>
+  %c = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a32, %w : tensor<2x2xi32>, tensor<2x2xi32>) outs(%init : tensor<2x2xi32>) {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %p = arith.muli %x, %y : i32
+    %s = arith.addi %o, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<2x2xi32>
+  return %c : tensor<2x2xi32>
+}

@@ -70,6 +70,25 @@ bool usedOnlyBy(Operation *op, const Group &group) {
                       [&](Operation *user) { return group.contains(user); });
 }
 
+/// Whether `op` widens 8-bit integers for a product or convolution to read
+/// (directly, or minus a zero point): the 8-bit value is what such a kernel
+/// reads (tessel-narrow-integer-products), so the widening stays beside it
+/// and does not join the chain that computes the 8-bit value.
+bool widensForProduct(Operation *op) {
+  auto cast = dyn_cast<CastOp>(op);
+  if (!cast)
+    return false;
+  auto from = dyn_cast<IntegerType>(cast.getInput().getType().getElementType());
+  auto to = dyn_cast<IntegerType>(resultType(op).getElementType());
+  if (!from || !to || from.getWidth() != 8 || to.getWidth() <= 8)
+    return false;
+  return llvm::all_of(op->getUsers(), [](Operation *user) {
+    if (isa<SubOp>(user) && user->hasOneUse())
+      user = *user->getUsers().begin();
+    return isa<MatMulOp, ConvOp>(user);
+  });
+}
+
 /// A user of `value` with the same shape reads it element for element (a
 /// binary op reading a smaller operand broadcasts it instead, and fusing it
 /// would compute it again for every broadcast element).
@@ -208,7 +227,7 @@ private:
       grow(
           group,
           [&](Operation *member, Value operand, Operation *producer) {
-            return !grouped(producer) &&
+            return !grouped(producer) && !widensForProduct(member) &&
                    (isElementwise(producer) || isa<GatherOp>(producer)) &&
                    readsWhole(member, operand);
           },
@@ -247,6 +266,8 @@ private:
           group,
           [&](Operation *member, Value operand, Operation *producer) {
             if (grouped(producer) && !isChainRoot(producer))
+              return false;
+            if (widensForProduct(member))
               return false;
             bool rowInput = isRowOp(member) && operand == member->getOperand(0);
             return (isRowOp(producer) || isElementwise(producer) ||

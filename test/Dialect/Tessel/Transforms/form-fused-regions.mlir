@@ -317,3 +317,28 @@ func.func @input_shift(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x3x3xf32>) -> (ten
       : (tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
   return %r, %c2, %s2 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// A quantized model's layer boundary: the product's epilogue requantizes
+// to ui8 and stores it; the next product's widening of those 8 bits (minus
+// the zero point) is not pulled into that chain, so the next product reads
+// the ui8 tensor (tessel-narrow-integer-products) instead of i32.
+// CHECK-LABEL: func.func @narrow_boundary
+// CHECK:         %[[Q:.*]] = tessel.fused "product" -> tensor<4x8xui8>
+// CHECK:           tessel.cast %{{.*}} to ui8
+// CHECK:         %[[W:.*]] = tessel.fused "elementwise" -> tensor<4x8xi32>
+// CHECK-NEXT:      tessel.cast %[[Q]] to i32
+// CHECK-NEXT:      tessel.sub
+// CHECK:         tessel.matmul %[[W]], %{{.*}} : (tensor<4x8xi32>, tensor<8x8xi32>)
+func.func @narrow_boundary(%a: tensor<4x8xi32>, %w: tensor<8x8xi32>, %s: tensor<f32>, %zp: tensor<i32>) -> tensor<4x8xi32> {
+  %p = tessel.matmul %a, %w : (tensor<4x8xi32>, tensor<8x8xi32>) -> tensor<4x8xi32>
+  %f = tessel.cast %p to f32 : tensor<4x8xi32> -> tensor<4x8xf32>
+  %m = tessel.mul %f, %s : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %r = tessel.round %m : tensor<4x8xf32>
+  %q = tessel.cast %r to ui8 : tensor<4x8xf32> -> tensor<4x8xui8>
+  %wide = tessel.cast %q to i32 : tensor<4x8xui8> -> tensor<4x8xi32>
+  %c = tessel.sub %wide, %zp : (tensor<4x8xi32>, tensor<i32>) -> tensor<4x8xi32>
+  %y = tessel.matmul %c, %w : (tensor<4x8xi32>, tensor<8x8xi32>) -> tensor<4x8xi32>
+  return %y : tensor<4x8xi32>
+}

@@ -105,6 +105,43 @@ def TesselSinkProductScalesPass
   }];
 }
 
+def TesselIntegerProductsPass
+    : Pass<"tessel-integer-products", "func::FuncOp"> {
+  let summary = "Runs a matmul of dequantized 8-bit values as an i32 product";
+  let description = [{
+    A quantized model in ONNX's QDQ form (and Tessel's import of
+    DequantizeLinear) multiplies dequantized values:
+    `matmul((cast(a) - za) * sa, (cast(w) - zw) * sw)`, `a` an 8-bit
+    activation and `w` 8-bit constant weights (or their f32 conversion,
+    folded: a constant of integers in [-128, 127]). The zero points and `sa`
+    hold one value; `sw` holds one, or one per column of the weights (ONNX's
+    per-axis quantization along the output channels). Such a product becomes
+    `cast<f32>(matmul(cast<i32>(a) - za, cast<i32>(w - zw))) * sa * sw`: an
+    i32 product of 8-bit values (which tessel-narrow-integer-products gives
+    VNNI's 8-bit kernel) with the scales in its epilogue.
+
+    The integer sum is exact where the f32 one rounds, so the result is what
+    an integer runtime computes (onnxruntime's QLinearMatMul), not bit for
+    bit the f32 product. A product stays in f32 when its sum could overflow
+    i32, when both operands are activations, or when an operand is not a
+    dequantized 8-bit value while the other is one; each such product gets
+    a `float-quantized-product` remark with the reason (the compile report
+    lists them). `--disable=integer-products` switches it off.
+
+    ```mlir
+    %a = tessel.cast %q to f32 : tensor<4x8xui8> -> tensor<4x8xf32>
+    %c = tessel.sub %a, %za : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+    %x = tessel.mul %c, %sa : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+    %w = tessel.mul %wint, %sw : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+    %y = tessel.matmul %x, %w : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+    // becomes
+    %p = tessel.matmul %ai32, %wi32 : (tensor<4x8xi32>, tensor<8x16xi32>) -> tensor<4x16xi32>
+    %f = tessel.cast %p to f32 : tensor<4x16xi32> -> tensor<4x16xf32>
+    %y = tessel.mul (tessel.mul %f, %sa), %sw
+    ```
+  }];
+}
+
 def TesselFoldActivationClipsPass
     : Pass<"tessel-fold-activation-clips", "func::FuncOp"> {
   let summary = "Merges a ReLU and a Clip applied one after the other";
@@ -149,6 +186,10 @@ def TesselFormFusedRegionsPass
     - `elementwise`: chains of elementwise ops (and gathers) from a
       consumer, through producers used only in the chain and read whole
       (a producer read broadcast would run once per broadcast element).
+      A conversion of 8-bit integers to a wider type that a product or
+      convolution reads (maybe minus a zero point) takes no producer: the
+      kernel that computes the 8-bit value stores it narrow, and the
+      product reads it narrow (tessel-narrow-integer-products).
     - `conv`, `product`: a convolution, MatMul or Gemm joins the chain of
       its one elementwise user (its bias, activation, residual add),
       possibly through a reshape that only adds or drops unit dimensions;

@@ -1,0 +1,374 @@
+//===- IntegerProducts.cpp - Products of dequantized values on integers ---===//
+//
+// A quantized model in ONNX's QDQ form multiplies dequantized values:
+//   matmul((cast(a) - za) * sa, (cast(w) - zw) * sw)
+// with a and w 8-bit. Scales and zero points are per tensor, except the
+// weight's scale, which may be one per output column. The sum over k of
+// products of integers times one scale per column is
+//   matmul(cast<i32>(a) - za, cast<i32>(w) - zw) * (sa * sw)
+// so the product runs on 8-bit values (an integer kernel, VNNI's vpdpbusd)
+// and the scales move to its epilogue. A Gemm of such values becomes that
+// product (its transposed weights transposed at compile time) plus
+// alpha and beta * C in the epilogue. The integer sum is exact where the
+// float one rounded: the result is the one an integer runtime (onnxruntime's
+// QLinearMatMul) computes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "FoldingUtils.h"
+
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Support/Remarks.h"
+
+#include "mlir/IR/Matchers.h"
+
+#include <cmath>
+#include <limits>
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELINTEGERPRODUCTSPASS
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+/// Which operand of a product, and how the product reads it.
+enum class Side { Lhs, Rhs, RhsTransposed };
+
+/// A product operand that is a dequantized 8-bit tensor:
+/// (integer - zeroPoint) * scale.
+struct Dequantized {
+  /// The 8-bit activation, or null for constant weights.
+  Value integer;
+  /// The weights' values with the zero point subtracted, as the product
+  /// reads them ([K, N] even when the operand is transposed).
+  std::vector<int8_t> values;
+  int64_t zeroPoint = 0;
+  /// The scale (null when there is none): one element, or for weights one
+  /// per output column, shaped to broadcast against the result.
+  Value scale;
+  /// The largest magnitude of integer - zeroPoint.
+  int64_t magnitude = 0;
+};
+
+/// The value of a constant holding one integral f32 (or integer) element.
+std::optional<int64_t> integralScalar(Value value) {
+  DenseElementsAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)) || attr.getNumElements() != 1)
+    return std::nullopt;
+  if (auto ints = dyn_cast<DenseIntElementsAttr>(attr))
+    return (*ints.value_begin<APInt>()).getSExtValue();
+  auto floats = dyn_cast<DenseFPElementsAttr>(attr);
+  if (!floats || !floats.getElementType().isF32())
+    return std::nullopt;
+  float v = *floats.value_begin<float>();
+  if (!std::isfinite(v) || v != std::nearbyint(v) || std::fabs(v) > 65536.0f)
+    return std::nullopt;
+  return static_cast<int64_t>(v);
+}
+
+/// Whether `scale` (f32) is one value, or for weights one per output
+/// column of the operand `like`: along its last dimension ([N] or
+/// [1, N]), or along its first when the product transposes it ([N, 1]).
+bool isProductScale(Value scale, RankedTensorType like, Side side) {
+  auto type = dyn_cast<RankedTensorType>(scale.getType());
+  if (!type || !type.getElementType().isF32() || !type.hasStaticShape() ||
+      type.getRank() > like.getRank())
+    return false;
+  if (type.getNumElements() == 1)
+    return true;
+  if (side == Side::Lhs || like.getRank() != 2)
+    return false;
+  if (side == Side::Rhs)
+    return type.getDimSize(type.getRank() - 1) == like.getDimSize(1) &&
+           type.getNumElements() == like.getDimSize(1);
+  return type.getRank() == 2 && type.getDimSize(0) == like.getDimSize(0) &&
+         type.getDimSize(1) == 1;
+}
+
+/// The integers of `x` when it is a constant holding integers (an integer
+/// constant, or an f32 one whose conversion was folded), or nothing.
+std::optional<std::vector<int64_t>> constantIntegers(Value x) {
+  DenseElementsAttr attr;
+  if (!matchPattern(x, m_Constant(&attr)))
+    return std::nullopt;
+  std::vector<int64_t> result;
+  result.reserve(attr.getNumElements());
+  if (auto ints = dyn_cast<DenseIntElementsAttr>(attr)) {
+    bool isUnsigned = ints.getElementType().isUnsignedInteger();
+    for (const APInt &v : ints.getValues<APInt>())
+      result.push_back(isUnsigned ? static_cast<int64_t>(v.getZExtValue())
+                                  : v.getSExtValue());
+    return result;
+  }
+  std::optional<std::vector<float>> floats = getConstantF32Values(x);
+  if (!floats)
+    return std::nullopt;
+  for (float v : *floats) {
+    if (!std::isfinite(v) || v != std::nearbyint(v) || std::fabs(v) > 65536.0f)
+      return std::nullopt;
+    result.push_back(static_cast<int64_t>(v));
+  }
+  return result;
+}
+
+/// `operand` as (integer - zp) * scale, or the reason it is not one.
+FailureOr<Dequantized> matchDequantized(Value operand, Side side,
+                                        std::string &reason) {
+  auto type = cast<RankedTensorType>(operand.getType());
+  Dequantized result;
+  Value x = operand;
+  if (auto mul = x.getDefiningOp<MulOp>()) {
+    for (unsigned i = 0; i < 2; ++i) {
+      Value term = mul->getOperand(i), scale = mul->getOperand(1 - i);
+      if (term.getType() == type && isProductScale(scale, type, side)) {
+        result.scale = scale;
+        x = term;
+        break;
+      }
+    }
+  }
+  if (auto sub = x.getDefiningOp<SubOp>()) {
+    std::optional<int64_t> zp = integralScalar(sub.getRhs());
+    if (sub.getLhs().getType() == type && zp) {
+      result.zeroPoint = *zp;
+      x = sub.getLhs();
+    }
+  }
+  if (auto cast = x.getDefiningOp<CastOp>()) {
+    auto from =
+        dyn_cast<IntegerType>(cast.getInput().getType().getElementType());
+    if (!from || from.getWidth() != 8) {
+      reason = "is converted from a type that is not 8 bits wide";
+      return failure();
+    }
+    x = cast.getInput();
+    if (side != Side::Lhs && !matchPattern(x, m_Constant())) {
+      reason = "is not a constant (no integer kernel multiplies two "
+               "activations)";
+      return failure();
+    }
+    if (side == Side::Lhs) {
+      result.integer = x;
+      int64_t low = from.isUnsigned() ? 0 : -128;
+      int64_t high = from.isUnsigned() ? 255 : 127;
+      result.magnitude = std::max(std::abs(low - result.zeroPoint),
+                                  std::abs(high - result.zeroPoint));
+      return result;
+    }
+  }
+  if (side == Side::Lhs) {
+    reason = matchPattern(x, m_Constant())
+                 ? "is a constant (no integer kernel reads constant rows)"
+                 : "is not a dequantized 8-bit value";
+    return failure();
+  }
+  if (isa_and_nonnull<SubOp>(x.getDefiningOp())) {
+    reason = "has a zero point that is not one integer";
+    return failure();
+  }
+  std::optional<std::vector<int64_t>> integers = constantIntegers(x);
+  if (!integers) {
+    reason = matchPattern(x, m_Constant())
+                 ? "is a constant that is not 8-bit integers"
+                 : "is not a constant (no integer kernel multiplies two "
+                   "activations)";
+    return failure();
+  }
+  if (type.getRank() != 2) {
+    reason = "is not a matrix";
+    return failure();
+  }
+  // The weights as [K, N], zero point subtracted, each in [-128, 127].
+  int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
+  bool transposed = side == Side::RhsTransposed;
+  result.values.resize(rows * columns);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < columns; ++c) {
+      int64_t v = (*integers)[r * columns + c] - result.zeroPoint;
+      if (v < -128 || v > 127) {
+        reason = "is a constant that is not 8-bit integers";
+        return failure();
+      }
+      int64_t at = transposed ? c * rows + r : r * columns + c;
+      result.values[at] = static_cast<int8_t>(v);
+      result.magnitude = std::max<int64_t>(result.magnitude, std::abs(v));
+    }
+  }
+  result.zeroPoint = 0;
+  return result;
+}
+
+/// Whether `value` is computed from an integer conversion through at most
+/// `depth` multiplications and subtractions: a dequantized value, even one
+/// matchDequantized refuses.
+bool looksDequantized(Value value, int depth = 2) {
+  Operation *op = value.getDefiningOp();
+  if (auto cast = dyn_cast_or_null<CastOp>(op))
+    return isa<IntegerType>(cast.getInput().getType().getElementType());
+  if (depth == 0 || !isa_and_nonnull<MulOp, SubOp>(op))
+    return false;
+  return llvm::any_of(op->getOperands(), [&](Value operand) {
+    return looksDequantized(operand, depth - 1);
+  });
+}
+
+/// A scalar i32 constant.
+Value i32Scalar(OpBuilder &builder, Location loc, int64_t value) {
+  auto type = RankedTensorType::get({}, builder.getI32Type());
+  return ConstantOp::create(
+      builder, loc,
+      DenseElementsAttr::get(type, builder.getI32IntegerAttr(value)));
+}
+
+/// The i32 form of a dequantized operand: cast(integer) - zp, or the
+/// weights as an i8 constant [K, N] converted to i32.
+Value integerOperand(OpBuilder &builder, Location loc, const Dequantized &d,
+                     ArrayRef<int64_t> shape) {
+  Type i32 = builder.getI32Type();
+  if (!d.integer) {
+    auto type = RankedTensorType::get(shape, builder.getI8Type());
+    Value constant = ConstantOp::create(
+        builder, loc, DenseElementsAttr::get(type, llvm::ArrayRef(d.values)));
+    return CastOp::create(builder, loc, constant, TypeAttr::get(i32));
+  }
+  Value wide = CastOp::create(builder, loc, d.integer, TypeAttr::get(i32));
+  if (d.zeroPoint == 0)
+    return wide;
+  return SubOp::create(builder, loc, wide,
+                       i32Scalar(builder, loc, d.zeroPoint));
+}
+
+/// A product's operands as ONNX reads them: `lhs` x `rhs` (or its
+/// transpose).
+struct Product {
+  Operation *op;
+  Value lhs, rhs;
+  bool transposeLhs = false, transposeRhs = false;
+};
+
+/// Rewrites `product` when both its operands are dequantized 8-bit values:
+/// returns the f32 result of the integer product with its scales applied.
+/// Reports why not when either operand looks dequantized.
+FailureOr<Value> productOnIntegers(OpBuilder &builder, const Product &product) {
+  Operation *op = product.op;
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!hasOnlyF32Tensors(op) || !resultType.hasStaticShape())
+    return failure();
+  if (!looksDequantized(product.lhs) && !looksDequantized(product.rhs))
+    return failure();
+  auto fail = [&](const Twine &reason) -> FailureOr<Value> {
+    remark::analysis(op->getLoc(),
+                     remarkOptions(kFloatQuantizedProductRemark, op))
+        << remark::metric("reason", reason.str());
+    return failure();
+  };
+  if (product.transposeLhs)
+    return fail("the left-hand side is transposed (trans_a)");
+  std::string lhsReason, rhsReason;
+  FailureOr<Dequantized> lhs =
+      matchDequantized(product.lhs, Side::Lhs, lhsReason);
+  if (failed(lhs))
+    return fail("the left-hand side " + lhsReason);
+  FailureOr<Dequantized> rhs = matchDequantized(
+      product.rhs, product.transposeRhs ? Side::RhsTransposed : Side::Rhs,
+      rhsReason);
+  if (failed(rhs))
+    return fail("the right-hand side " + rhsReason);
+  auto lhsType = cast<RankedTensorType>(product.lhs.getType());
+  if (lhsType.getRank() < 2)
+    return fail("the left-hand side is not a matrix");
+  // The i32 sum of `depth` products must not overflow.
+  int64_t depth = lhsType.getDimSize(lhsType.getRank() - 1);
+  if (depth * lhs->magnitude * rhs->magnitude >
+      std::numeric_limits<int32_t>::max())
+    return fail("the i32 sum could overflow");
+
+  Location loc = op->getLoc();
+  int64_t columns = resultType.getDimSize(resultType.getRank() - 1);
+  Value a = integerOperand(builder, loc, *lhs, lhsType.getShape());
+  Value b = integerOperand(builder, loc, *rhs, {depth, columns});
+  auto accType = resultType.clone(builder.getI32Type());
+  auto integerProduct = MatMulOp::create(builder, loc, accType, a, b);
+  Value result = CastOp::create(builder, loc, integerProduct.getResult(),
+                                TypeAttr::get(builder.getF32Type()));
+  for (Value scale : {lhs->scale, rhs->scale}) {
+    if (!scale)
+      continue;
+    auto scaleType = cast<RankedTensorType>(scale.getType());
+    if (product.transposeRhs && scaleType.getNumElements() > 1)
+      scale = ReshapeOp::create(builder, loc, scaleType.clone({columns}), scale,
+                                builder.getDenseI64ArrayAttr(columns));
+    result = MulOp::create(builder, loc, resultType, result, scale);
+  }
+  remark::passed(loc, remarkOptions(kIntegerProductRemark, integerProduct))
+      << remark::metric("lhs", getElementTypeOrSelf(lhs->integer.getType()))
+      << remark::metric("rhs", builder.getI8Type());
+  return result;
+}
+
+/// A scalar f32 constant.
+Value f32Scalar(OpBuilder &builder, Location loc, float value) {
+  return createF32Constant(builder, loc, {}, {value});
+}
+
+void runOnIntegers(MatMulOp matmul) {
+  OpBuilder builder(matmul);
+  FailureOr<Value> result = productOnIntegers(
+      builder, Product{matmul, matmul.getLhs(), matmul.getRhs()});
+  if (failed(result))
+    return;
+  matmul.replaceAllUsesWith(*result);
+  matmul.erase();
+}
+
+/// alpha * op(A) op(B) + beta * C, the product on integers.
+void runOnIntegers(GemmOp gemm) {
+  OpBuilder builder(gemm);
+  FailureOr<Value> result =
+      productOnIntegers(builder, Product{gemm, gemm.getA(), gemm.getB(),
+                                         gemm.getTransA(), gemm.getTransB()});
+  if (failed(result))
+    return;
+  Location loc = gemm.getLoc();
+  Type type = gemm.getType();
+  float alpha = gemm.getAlpha().convertToFloat();
+  float beta = gemm.getBeta().convertToFloat();
+  if (alpha != 1.0f)
+    result = MulOp::create(builder, loc, type, *result,
+                           f32Scalar(builder, loc, alpha))
+                 .getResult();
+  if (Value c = gemm.getC(); c && beta != 0.0f) {
+    if (beta != 1.0f)
+      c = MulOp::create(builder, loc, c.getType(), c,
+                        f32Scalar(builder, loc, beta));
+    result = AddOp::create(builder, loc, type, *result, c).getResult();
+  }
+  gemm.replaceAllUsesWith(*result);
+  gemm.erase();
+}
+
+struct TesselIntegerProductsPass
+    : public tessel::impl::TesselIntegerProductsPassBase<
+          TesselIntegerProductsPass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> products;
+    getOperation().walk([&](Operation *op) {
+      if (isa<MatMulOp, GemmOp>(op))
+        products.push_back(op);
+    });
+    for (Operation *op : products) {
+      if (auto matmul = dyn_cast<MatMulOp>(op))
+        runOnIntegers(matmul);
+      else
+        runOnIntegers(cast<GemmOp>(op));
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,174 @@
+// RUN: tessel-opt %s --split-input-file --tessel-integer-products | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-integer-products \
+// RUN:   --remarks-filter=tessel --remark-format=emitRemark -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=REMARK
+
+// A QDQ product: a u8 activation with a zero point and a scale, i8 weights
+// with one scale per column. The product runs on the integers; both scales
+// apply to its result.
+// REMARK: remark: [Passed] integer-product | Category:tessel | Function=qdq | lhs=ui8, rhs=i8
+// CHECK-LABEL: func.func @qdq
+// CHECK-SAME:    (%[[Q:.*]]: tensor<4x8xui8>, %[[SW:.*]]: tensor<16xf32>)
+// CHECK-DAG:     %[[SA:.*]] = tessel.constant dense<5.000000e-01> : tensor<f32>
+// CHECK:         %[[A:.*]] = tessel.cast %[[Q]] to i32 : tensor<4x8xui8> -> tensor<4x8xi32>
+// CHECK:         %[[ZA:.*]] = tessel.constant dense<3> : tensor<i32>
+// CHECK:         %[[AC:.*]] = tessel.sub %[[A]], %[[ZA]] : (tensor<4x8xi32>, tensor<i32>) -> tensor<4x8xi32>
+// CHECK:         %[[W:.*]] = tessel.constant dense<-7> : tensor<8x16xi8>
+// CHECK:         %[[B:.*]] = tessel.cast %[[W]] to i32 : tensor<8x16xi8> -> tensor<8x16xi32>
+// CHECK:         %[[P:.*]] = tessel.matmul %[[AC]], %[[B]] : (tensor<4x8xi32>, tensor<8x16xi32>) -> tensor<4x16xi32>
+// CHECK:         %[[F:.*]] = tessel.cast %[[P]] to f32 : tensor<4x16xi32> -> tensor<4x16xf32>
+// CHECK:         %[[S1:.*]] = tessel.mul %[[F]], %[[SA]] : (tensor<4x16xf32>, tensor<f32>) -> tensor<4x16xf32>
+// CHECK:         %[[S2:.*]] = tessel.mul %[[S1]], %[[SW]] : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+// CHECK:         return %[[S2]]
+func.func @qdq(%q: tensor<4x8xui8>, %sw: tensor<16xf32>) -> tensor<4x16xf32> {
+  %w = tessel.constant dense<-7> : tensor<8x16xi8>
+  %za = tessel.constant dense<3.0> : tensor<f32>
+  %sa = tessel.constant dense<0.5> : tensor<f32>
+  %a = tessel.cast %q to f32 : tensor<4x8xui8> -> tensor<4x8xf32>
+  %c = tessel.sub %a, %za : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %x = tessel.mul %c, %sa : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %wf = tessel.cast %w to f32 : tensor<8x16xi8> -> tensor<8x16xf32>
+  %wd = tessel.mul %wf, %sw : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+  %y = tessel.matmul %x, %wd : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// Weights whose conversion to f32 was folded (a constant of integers), with
+// a zero point, which is subtracted from the constant; a batched i8
+// activation without one, its scale already moved to the result (the scale
+// is the product's consumer and stays).
+// REMARK: remark: [Passed] integer-product | Category:tessel | Function=folded_weights | lhs=i8, rhs=i8
+// CHECK-LABEL: func.func @folded_weights
+// CHECK:         %[[A:.*]] = tessel.cast %arg0 to i32 : tensor<2x3x2xi8> -> tensor<2x3x2xi32>
+// CHECK:         %[[W:.*]] = tessel.constant dense<{{\[\[}}-2, 0], [126, -128]]> : tensor<2x2xi8>
+// CHECK:         %[[B:.*]] = tessel.cast %[[W]] to i32
+// CHECK:         %[[P:.*]] = tessel.matmul %[[A]], %[[B]] : (tensor<2x3x2xi32>, tensor<2x2xi32>) -> tensor<2x3x2xi32>
+// CHECK:         %[[F:.*]] = tessel.cast %[[P]] to f32
+// CHECK:         %[[S:.*]] = tessel.mul %[[F]], %{{.*}} : (tensor<2x3x2xf32>, tensor<1x2xf32>) -> tensor<2x3x2xf32>
+// CHECK:         tessel.mul %[[S]], %{{.*}} : (tensor<2x3x2xf32>, tensor<f32>)
+func.func @folded_weights(%q: tensor<2x3x2xi8>) -> tensor<2x3x2xf32> {
+  %zw = tessel.constant dense<1.0> : tensor<1xf32>
+  %w = tessel.constant dense<[[-1.0, 1.0], [127.0, -127.0]]> : tensor<2x2xf32>
+  %sw = tessel.constant dense<[[0.25, 0.125]]> : tensor<1x2xf32>
+  %cst = tessel.constant dense<0.5> : tensor<f32>
+  %a = tessel.cast %q to f32 : tensor<2x3x2xi8> -> tensor<2x3x2xf32>
+  %wc = tessel.sub %w, %zw : (tensor<2x2xf32>, tensor<1xf32>) -> tensor<2x2xf32>
+  %wd = tessel.mul %sw, %wc : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %p = tessel.matmul %a, %wd : (tensor<2x3x2xf32>, tensor<2x2xf32>) -> tensor<2x3x2xf32>
+  %y = tessel.mul %p, %cst : (tensor<2x3x2xf32>, tensor<f32>) -> tensor<2x3x2xf32>
+  return %y : tensor<2x3x2xf32>
+}
+
+// -----
+
+// Two activations (attention's scores in a QDQ model): no integer kernel
+// multiplies them; the product stays f32 and says why.
+// REMARK: remark: [Analysis] float-quantized-product | Category:tessel | Function={{[a-z_]+}} | reason="the right-hand side is not a constant (no integer kernel multiplies two activations)"
+// CHECK-LABEL: func.func @two_activations
+// CHECK:         tessel.matmul %{{.*}}, %{{.*}} : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+func.func @two_activations(%q: tensor<4x8xui8>, %k: tensor<8x4xui8>) -> tensor<4x4xf32> {
+  %a = tessel.cast %q to f32 : tensor<4x8xui8> -> tensor<4x8xf32>
+  %b = tessel.cast %k to f32 : tensor<8x4xui8> -> tensor<8x4xf32>
+  %y = tessel.matmul %a, %b : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}
+
+// -----
+
+// Weights that are not 8-bit integers beside a dequantized activation.
+// REMARK: remark: [Analysis] float-quantized-product | Category:tessel | Function={{[a-z_]+}} | reason="the right-hand side is a constant that is not 8-bit integers"
+// CHECK-LABEL: func.func @float_weights
+// CHECK:         tessel.matmul %{{.*}}, %{{.*}} : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+func.func @float_weights(%q: tensor<1x2xi8>) -> tensor<1x2xf32> {
+  %w = tessel.constant dense<[[0.5, 1.0], [2.0, 3.0]]> : tensor<2x2xf32>
+  %a = tessel.cast %q to f32 : tensor<1x2xi8> -> tensor<1x2xf32>
+  %y = tessel.matmul %a, %w : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  return %y : tensor<1x2xf32>
+}
+
+// -----
+
+// 70000 products of 255 * 127 can exceed i32: the product stays f32.
+// REMARK: remark: [Analysis] float-quantized-product | Category:tessel | Function={{[a-z_]+}} | reason="the i32 sum could overflow"
+// CHECK-LABEL: func.func @overflow
+// CHECK:         tessel.matmul %{{.*}}, %{{.*}} : (tensor<1x70000xf32>, tensor<70000x1xf32>) -> tensor<1x1xf32>
+func.func @overflow(%q: tensor<1x70000xui8>) -> tensor<1x1xf32> {
+  %w = tessel.constant dense<127.0> : tensor<70000x1xf32>
+  %a = tessel.cast %q to f32 : tensor<1x70000xui8> -> tensor<1x70000xf32>
+  %y = tessel.matmul %a, %w : (tensor<1x70000xf32>, tensor<70000x1xf32>) -> tensor<1x1xf32>
+  return %y : tensor<1x1xf32>
+}
+
+// -----
+
+// A per-column scale on the activation cannot move to the result (it
+// scales k, not n): the product stays f32.
+// REMARK: remark: [Analysis] float-quantized-product | Category:tessel | Function={{[a-z_]+}} | reason="the left-hand side is not a dequantized 8-bit value"
+// CHECK-LABEL: func.func @lhs_per_axis
+// CHECK:         tessel.matmul %{{.*}}, %{{.*}} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+func.func @lhs_per_axis(%q: tensor<2x2xi8>, %s: tensor<2xf32>) -> tensor<2x2xf32> {
+  %w = tessel.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %a = tessel.cast %q to f32 : tensor<2x2xi8> -> tensor<2x2xf32>
+  %x = tessel.mul %a, %s : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
+  %y = tessel.matmul %x, %w : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
+
+// -----
+
+// A float product is none of this pass's business: no remark.
+// REMARK-NOT: remark
+// CHECK-LABEL: func.func @float
+// CHECK:         tessel.matmul %arg0, %arg1 : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+func.func @float(%x: tensor<2x2xf32>, %w: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %y = tessel.matmul %x, %w : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
+
+// -----
+
+// A QDQ Gemm (trans_b, per-output-channel weight scales [N, 1], a bias,
+// alpha 2): the weights are transposed at compile time, the scales
+// reshaped to one per column; alpha and the bias follow the product.
+// REMARK: remark: [Passed] integer-product | Category:tessel | Function=gemm | lhs=ui8, rhs=i8
+// CHECK-LABEL: func.func @gemm
+// CHECK-SAME:    (%[[Q:.*]]: tensor<1x2xui8>, %[[C:.*]]: tensor<3xf32>)
+// CHECK-DAG:     %[[SW:.*]] = tessel.constant dense<{{\[\[}}1.000000e+00], [2.000000e+00], [4.000000e+00]]> : tensor<3x1xf32>
+// CHECK:         %[[A:.*]] = tessel.cast %[[Q]] to i32
+// CHECK:         %[[W:.*]] = tessel.constant dense<{{\[\[}}1, 3, 5], [2, 4, -6]]> : tensor<2x3xi8>
+// CHECK:         %[[B:.*]] = tessel.cast %[[W]] to i32
+// CHECK:         %[[P:.*]] = tessel.matmul %[[A]], %[[B]] : (tensor<1x2xi32>, tensor<2x3xi32>) -> tensor<1x3xi32>
+// CHECK:         %[[F:.*]] = tessel.cast %[[P]] to f32
+// CHECK:         %[[S:.*]] = tessel.reshape %[[SW]] {shape = array<i64: 3>} : (tensor<3x1xf32>) -> tensor<3xf32>
+// CHECK:         %[[FS:.*]] = tessel.mul %[[F]], %[[S]] : (tensor<1x3xf32>, tensor<3xf32>) -> tensor<1x3xf32>
+// CHECK:         %[[ALPHA:.*]] = tessel.constant dense<2.000000e+00> : tensor<f32>
+// CHECK:         %[[FA:.*]] = tessel.mul %[[FS]], %[[ALPHA]]
+// CHECK:         %[[Y:.*]] = tessel.add %[[FA]], %[[C]] : (tensor<1x3xf32>, tensor<3xf32>) -> tensor<1x3xf32>
+// CHECK:         return %[[Y]]
+func.func @gemm(%q: tensor<1x2xui8>, %c: tensor<3xf32>) -> tensor<1x3xf32> {
+  %w = tessel.constant dense<[[1, 2], [3, 4], [5, -6]]> : tensor<3x2xi8>
+  %sw = tessel.constant dense<[[1.0], [2.0], [4.0]]> : tensor<3x1xf32>
+  %a = tessel.cast %q to f32 : tensor<1x2xui8> -> tensor<1x2xf32>
+  %wf = tessel.cast %w to f32 : tensor<3x2xi8> -> tensor<3x2xf32>
+  %wd = tessel.mul %wf, %sw : (tensor<3x2xf32>, tensor<3x1xf32>) -> tensor<3x2xf32>
+  %y = tessel.gemm %a, %wd, %c {alpha = 2.0 : f32, trans_b = true} : (tensor<1x2xf32>, tensor<3x2xf32>, tensor<3xf32>) -> tensor<1x3xf32>
+  return %y : tensor<1x3xf32>
+}
+
+// -----
+
+// Weights with one zero point per column: not one integer to subtract.
+// REMARK: remark: [Analysis] float-quantized-product | Category:tessel | Function={{[a-z_]+}} | reason="the right-hand side has a zero point that is not one integer"
+// CHECK-LABEL: func.func @column_zero_points
+// CHECK:         tessel.matmul %{{.*}}, %{{.*}} : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+func.func @column_zero_points(%q: tensor<1x2xi8>) -> tensor<1x2xf32> {
+  %w = tessel.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>
+  %zw = tessel.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %a = tessel.cast %q to f32 : tensor<1x2xi8> -> tensor<1x2xf32>
+  %wf = tessel.cast %w to f32 : tensor<2x2xi8> -> tensor<2x2xf32>
+  %wc = tessel.sub %wf, %zw : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
+  %y = tessel.matmul %a, %wc : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  return %y : tensor<1x2xf32>
+}
