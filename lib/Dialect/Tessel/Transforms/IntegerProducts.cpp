@@ -317,24 +317,25 @@ Value f32Scalar(OpBuilder &builder, Location loc, float value) {
   return createF32Constant(builder, loc, {}, {value});
 }
 
-void runOnIntegers(MatMulOp matmul) {
+bool runOnIntegers(MatMulOp matmul) {
   OpBuilder builder(matmul);
   FailureOr<Value> result = productOnIntegers(
       builder, Product{matmul, matmul.getLhs(), matmul.getRhs()});
   if (failed(result))
-    return;
+    return false;
   matmul.replaceAllUsesWith(*result);
   matmul.erase();
+  return true;
 }
 
 /// alpha * op(A) op(B) + beta * C, the product on integers.
-void runOnIntegers(GemmOp gemm) {
+bool runOnIntegers(GemmOp gemm) {
   OpBuilder builder(gemm);
   FailureOr<Value> result =
       productOnIntegers(builder, Product{gemm, gemm.getA(), gemm.getB(),
                                          gemm.getTransA(), gemm.getTransB()});
   if (failed(result))
-    return;
+    return false;
   Location loc = gemm.getLoc();
   Type type = gemm.getType();
   float alpha = gemm.getAlpha().convertToFloat();
@@ -351,23 +352,198 @@ void runOnIntegers(GemmOp gemm) {
   }
   gemm.replaceAllUsesWith(*result);
   gemm.erase();
+  return true;
+}
+
+/// The f32 values of `value` when it is computed from constants by the
+/// ops that dequantize and quantize (casts, add, sub, mul and div by a
+/// constant broadcasting against it, round, clip), each rounded to f32 as
+/// the op would round at run time: weights dequantized, or dequantized and
+/// quantized again (onnxruntime's quantizer does that to weights an
+/// exporter shared between layers). Nothing otherwise, or past `depth` ops.
+std::optional<std::vector<float>> evaluateConstant(Value value,
+                                                   int depth = 10) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  Operation *op = value.getDefiningOp();
+  DenseIntElementsAttr ints;
+  if (matchPattern(value, m_Constant(&ints))) {
+    bool isUnsigned = ints.getElementType().isUnsignedInteger();
+    std::vector<float> result;
+    result.reserve(ints.getNumElements());
+    for (const APInt &v : ints.getValues<APInt>())
+      result.push_back(isUnsigned ? static_cast<float>(v.getZExtValue())
+                                  : static_cast<float>(v.getSExtValue()));
+    return result;
+  }
+  if (!type.getElementType().isF32()) {
+    // An 8-bit integer converted from f32 values in its range.
+    auto integer = dyn_cast<IntegerType>(type.getElementType());
+    auto cast = dyn_cast_or_null<CastOp>(op);
+    if (!integer || integer.getWidth() != 8 || !cast || depth == 0 ||
+        !cast.getInput().getType().getElementType().isF32())
+      return std::nullopt;
+    std::optional<std::vector<float>> values =
+        evaluateConstant(cast.getInput(), depth - 1);
+    float low = integer.isUnsigned() ? 0.0f : -128.0f;
+    float high = integer.isUnsigned() ? 255.0f : 127.0f;
+    if (!values)
+      return std::nullopt;
+    for (float &v : *values) {
+      if (!(v >= low && v <= high))
+        return std::nullopt;
+      v = std::trunc(v);
+    }
+    return values;
+  }
+  if (std::optional<std::vector<float>> floats = getConstantF32Values(value))
+    return floats;
+  if (depth == 0 || !op)
+    return std::nullopt;
+  if (auto cast = dyn_cast<CastOp>(op))
+    return evaluateConstant(cast.getInput(), depth - 1);
+  if (auto round = dyn_cast<RoundOp>(op)) {
+    std::optional<std::vector<float>> values =
+        evaluateConstant(round.getInput(), depth - 1);
+    if (values)
+      for (float &v : *values)
+        v = std::nearbyint(v);
+    return values;
+  }
+  if (auto clip = dyn_cast<ClipOp>(op)) {
+    std::optional<std::vector<float>> values =
+        evaluateConstant(clip.getInput(), depth - 1);
+    if (values)
+      for (float &v : *values) {
+        if (FloatAttr min = clip.getMinAttr())
+          v = std::max(v, static_cast<float>(min.getValueAsDouble()));
+        if (FloatAttr max = clip.getMaxAttr())
+          v = std::min(v, static_cast<float>(max.getValueAsDouble()));
+      }
+    return values;
+  }
+  if (!isa<AddOp, SubOp, MulOp, DivOp>(op))
+    return std::nullopt;
+  // One operand has the result's shape; the other is a constant that
+  // broadcasts against it (numpy rules, aligned to the trailing dimensions).
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  bool lhsFull = lhs.getType() == type;
+  Value full = lhsFull ? lhs : rhs, other = lhsFull ? rhs : lhs;
+  if (full.getType() != type)
+    return std::nullopt;
+  std::optional<std::vector<float>> values = evaluateConstant(full, depth - 1);
+  std::optional<std::vector<float>> operand = getConstantF32Values(other);
+  auto otherType = dyn_cast<RankedTensorType>(other.getType());
+  if (!values || !operand || !otherType || otherType.getRank() > type.getRank())
+    return std::nullopt;
+  ArrayRef<int64_t> shape = type.getShape();
+  ArrayRef<int64_t> small = otherType.getShape();
+  int64_t offset = type.getRank() - otherType.getRank();
+  for (int64_t d = 0; d < otherType.getRank(); ++d)
+    if (small[d] != 1 && small[d] != shape[offset + d])
+      return std::nullopt;
+  SmallVector<int64_t> index(type.getRank(), 0);
+  for (float &v : *values) {
+    int64_t at = 0;
+    for (int64_t d = 0; d < otherType.getRank(); ++d)
+      at = at * small[d] + (small[d] == 1 ? 0 : index[offset + d]);
+    float c = (*operand)[at];
+    float x = lhsFull ? v : c, y = lhsFull ? c : v;
+    if (isa<AddOp>(op))
+      v = x + y;
+    else if (isa<SubOp>(op))
+      v = x - y;
+    else if (isa<MulOp>(op))
+      v = x * y;
+    else
+      v = x / y;
+    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return values;
+}
+
+/// Replaces every conversion to 8-bit integers of values computed from
+/// constants (weights quantized again) by the integer constant it
+/// computes: the product reading it then sees constant 8-bit weights.
+void foldQuantizedConstants(func::FuncOp func) {
+  SmallVector<CastOp> casts;
+  func.walk([&](CastOp cast) {
+    auto to = dyn_cast<IntegerType>(cast.getType().getElementType());
+    if (to && to.getWidth() == 8 &&
+        cast.getInput().getType().getElementType().isF32() &&
+        !matchPattern(cast.getInput(), m_Constant()))
+      casts.push_back(cast);
+  });
+  for (CastOp cast : casts) {
+    std::optional<std::vector<float>> values = evaluateConstant(cast);
+    if (!values)
+      continue;
+    auto type = cast.getType();
+    bool isUnsigned = type.getElementType().isUnsignedInteger();
+    SmallVector<APInt> ints;
+    ints.reserve(values->size());
+    for (float v : *values)
+      ints.push_back(APInt(8, static_cast<int64_t>(v), !isUnsigned,
+                           /*implicitTrunc=*/true));
+    OpBuilder builder(cast);
+    Value constant = ConstantOp::create(builder, cast.getLoc(),
+                                        DenseElementsAttr::get(type, ints));
+    cast.replaceAllUsesWith(constant);
+    cast.erase();
+  }
+}
+
+/// Replaces the operands of `op` (a product left in f32) that dequantize
+/// constant weights with the f32 constants they compute, so that no run
+/// dequantizes them again.
+void foldDequantizedWeights(Operation *op) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value value = operand.get();
+    if (matchPattern(value, m_Constant()))
+      continue;
+    std::optional<std::vector<float>> values = evaluateConstant(value);
+    if (!values)
+      continue;
+    OpBuilder builder(op);
+    auto type = cast<RankedTensorType>(value.getType());
+    operand.set(
+        createF32Constant(builder, value.getLoc(), type.getShape(), *values));
+  }
 }
 
 struct TesselIntegerProductsPass
     : public tessel::impl::TesselIntegerProductsPassBase<
           TesselIntegerProductsPass> {
   void runOnOperation() override {
+    foldQuantizedConstants(getOperation());
     SmallVector<Operation *> products;
     getOperation().walk([&](Operation *op) {
       if (isa<MatMulOp, GemmOp>(op))
         products.push_back(op);
     });
     for (Operation *op : products) {
-      if (auto matmul = dyn_cast<MatMulOp>(op))
-        runOnIntegers(matmul);
-      else
-        runOnIntegers(cast<GemmOp>(op));
+      bool onIntegers = isa<MatMulOp>(op) ? runOnIntegers(cast<MatMulOp>(op))
+                                          : runOnIntegers(cast<GemmOp>(op));
+      if (!onIntegers)
+        foldDequantizedWeights(op);
     }
+    // Convolutions of dequantized values stay f32 for now: say so; their
+    // weights are dequantized once, here.
+    getOperation().walk([](ConvOp conv) {
+      if (!llvm::any_of(conv->getOperands(),
+                        [](Value v) { return looksDequantized(v); }))
+        return;
+      remark::analysis(conv.getLoc(),
+                       remarkOptions(kFloatQuantizedProductRemark, conv))
+          << remark::metric("reason", "no integer convolution kernel: the "
+                                      "convolution runs in f32");
+      foldDequantizedWeights(conv);
+    });
   }
 };
 

@@ -160,9 +160,12 @@ func.func @gemm(%q: tensor<1x2xui8>, %c: tensor<3xf32>) -> tensor<1x3xf32> {
 // -----
 
 // Weights with one zero point per column: not one integer to subtract.
+// The product stays f32, and reads its dequantized weights as a constant
+// computed here, once: [[1 - 1, 2 - 2], [3 - 1, 4 - 2]].
 // REMARK: remark: [Analysis] float-quantized-product | Category:tessel | Function={{[a-z_]+}} | reason="the right-hand side has a zero point that is not one integer"
 // CHECK-LABEL: func.func @column_zero_points
-// CHECK:         tessel.matmul %{{.*}}, %{{.*}} : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+// CHECK:         %[[W:.*]] = tessel.constant dense<{{\[\[}}0.000000e+00, 0.000000e+00], [2.000000e+00, 2.000000e+00]]> : tensor<2x2xf32>
+// CHECK:         tessel.matmul %{{.*}}, %[[W]] : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
 func.func @column_zero_points(%q: tensor<1x2xi8>) -> tensor<1x2xf32> {
   %w = tessel.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>
   %zw = tessel.constant dense<[1.0, 2.0]> : tensor<2xf32>
@@ -171,4 +174,51 @@ func.func @column_zero_points(%q: tensor<1x2xi8>) -> tensor<1x2xf32> {
   %wc = tessel.sub %wf, %zw : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
   %y = tessel.matmul %a, %wc : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
   return %y : tensor<1x2xf32>
+}
+
+// -----
+
+// A convolution of dequantized values has no integer kernel yet: it stays
+// f32, and says so; its int8 weights, one scale per output channel, are
+// dequantized here, once.
+// REMARK: remark: [Analysis] float-quantized-product | Category:tessel | Function=conv | reason="no integer convolution kernel: the convolution runs in f32"
+// CHECK-LABEL: func.func @conv
+// CHECK:         %[[W:.*]] = tessel.constant dense<{{\[\[\[\[}}5.000000e-01]], {{\[\[}}-1.000000e+00]]], {{\[\[\[}}1.500000e+00]], {{\[\[}}2.000000e+00]]], {{\[\[\[}}1.000000e+00]], {{\[\[}}0.000000e+00]]]]> : tensor<3x2x1x1xf32>
+// CHECK:         tessel.conv %{{.*}}, %[[W]] {{.*}}: (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x4x4xf32>
+func.func @conv(%q: tensor<1x2x4x4xui8>) -> tensor<1x3x4x4xf32> {
+  %wq = tessel.constant dense<[[[[1]], [[-2]]], [[[3]], [[4]]], [[[4]], [[0]]]]> : tensor<3x2x1x1xi8>
+  %ws = tessel.constant dense<[[[[0.5]]], [[[0.5]]], [[[0.25]]]]> : tensor<3x1x1x1xf32>
+  %wf = tessel.cast %wq to f32 : tensor<3x2x1x1xi8> -> tensor<3x2x1x1xf32>
+  %w = tessel.mul %wf, %ws : (tensor<3x2x1x1xf32>, tensor<3x1x1x1xf32>) -> tensor<3x2x1x1xf32>
+  %a = tessel.cast %q to f32 : tensor<1x2x4x4xui8> -> tensor<1x2x4x4xf32>
+  %y = tessel.conv %a, %w {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x4x4xf32>
+  return %y : tensor<1x3x4x4xf32>
+}
+
+// -----
+
+// Weights an exporter shared between layers, which onnxruntime's quantizer
+// then quantizes again as an activation (u8, zero point 128, scale 0.5):
+// the quantization of constants is computed here, [[1, 2]] / 0.5 + 128 =
+// [[130, 132]], and the product reads constant 8-bit weights (minus the
+// zero point: [[2, 4]]).
+// REMARK: remark: [Passed] integer-product | Category:tessel | Function=requantized_weights | lhs=i8, rhs=i8
+// CHECK-LABEL: func.func @requantized_weights
+// CHECK:         %[[W:.*]] = tessel.constant dense<{{\[\[}}2, 4]]> : tensor<1x2xi8>
+// CHECK:         tessel.matmul %{{.*}}, %{{.*}} : (tensor<3x1xi32>, tensor<1x2xi32>) -> tensor<3x2xi32>
+func.func @requantized_weights(%q: tensor<3x1xi8>) -> tensor<3x2xf32> {
+  %w = tessel.constant dense<[[1.0, 2.0]]> : tensor<1x2xf32>
+  %s = tessel.constant dense<0.5> : tensor<f32>
+  %zp = tessel.constant dense<128.0> : tensor<f32>
+  %d = tessel.div %w, %s : (tensor<1x2xf32>, tensor<f32>) -> tensor<1x2xf32>
+  %r = tessel.round %d : tensor<1x2xf32>
+  %z = tessel.add %r, %zp : (tensor<1x2xf32>, tensor<f32>) -> tensor<1x2xf32>
+  %c = tessel.clip %z {max = 255.0 : f64, min = 0.0 : f64} : tensor<1x2xf32>
+  %u = tessel.cast %c to ui8 : tensor<1x2xf32> -> tensor<1x2xui8>
+  %f = tessel.cast %u to f32 : tensor<1x2xui8> -> tensor<1x2xf32>
+  %wc = tessel.sub %f, %zp : (tensor<1x2xf32>, tensor<f32>) -> tensor<1x2xf32>
+  %wd = tessel.mul %wc, %s : (tensor<1x2xf32>, tensor<f32>) -> tensor<1x2xf32>
+  %a = tessel.cast %q to f32 : tensor<3x1xi8> -> tensor<3x1xf32>
+  %y = tessel.matmul %a, %wd : (tensor<3x1xf32>, tensor<1x2xf32>) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
 }

@@ -118,7 +118,12 @@ def TesselIntegerProductsPass
     per-axis quantization along the output channels). Such a product becomes
     `cast<f32>(matmul(cast<i32>(a) - za, cast<i32>(w - zw))) * sa * sw`: an
     i32 product of 8-bit values (which tessel-narrow-integer-products gives
-    VNNI's 8-bit kernel) with the scales in its epilogue.
+    VNNI's 8-bit kernel) with the scales in its epilogue. A Gemm's
+    transposed weights are transposed here; its alpha and bias follow the
+    product. Weights quantized again as if they were an activation
+    (onnxruntime's quantizer does so to weights an exporter shared between
+    layers through an Identity) are computed here into their 8-bit
+    constant first.
 
     The integer sum is exact where the f32 one rounds, so the result is what
     an integer runtime computes (onnxruntime's QLinearMatMul), not bit for
@@ -126,7 +131,11 @@ def TesselIntegerProductsPass
     i32, when both operands are activations, or when an operand is not a
     dequantized 8-bit value while the other is one; each such product gets
     a `float-quantized-product` remark with the reason (the compile report
-    lists them). `--disable=integer-products` switches it off.
+    lists them), as does every convolution of dequantized values (there is
+    no integer convolution kernel yet). A product or convolution left in
+    f32 reads its dequantized constant weights as an f32 constant computed
+    here, once, with the run time's f32 arithmetic, instead of dequantizing
+    them on every run. `--disable=integer-products` switches it off.
 
     ```mlir
     %a = tessel.cast %q to f32 : tensor<4x8xui8> -> tensor<4x8xf32>

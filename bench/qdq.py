@@ -1,0 +1,220 @@
+"""Tessel on onnxruntime's QDQ models, beside onnxruntime INT8 and both FP32.
+
+For each model (exported by bench/export_models.py with Debian's torch): the
+model is quantized by onnxruntime's own `quantize_static` (QDQ format, U8S8:
+uint8 activations, int8 weights per channel) on 16 seeded calibration
+inputs; then, in one run, 1 thread, p50 of each tool's timing loop, median
+over interleaved rounds:
+
+    Tessel FP32, Tessel on the QDQ model, onnxruntime FP32, onnxruntime INT8
+    (the QDQ model).
+
+Accuracy on 8 other inputs: each output's cosine against onnxruntime's FP32
+output (Tessel's QDQ build and onnxruntime INT8), and the share of Tessel's
+elements within one quantization step of onnxruntime INT8's (the step is
+the scale of the DequantizeLinear that produces the output, when one does).
+The compile report's `quantization` section says which products ran on
+integers. Names the CPU and its 8-bit ISA. Usage:
+
+    python3 bench/qdq.py [--models mlp,bert,resnet18] [--rounds 3]
+
+(needs the pip python3 with onnx and onnxruntime, and Debian's
+/usr/bin/python3 with python3-torch to export the models once).
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                      quantize_static)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def cpu_info():
+    name, flags = "unknown CPU", set()
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name") and name == "unknown CPU":
+                name = line.split(":", 1)[1].strip()
+            elif line.startswith("flags") and not flags:
+                flags = set(line.split(":", 1)[1].split())
+    isa = [label for f, label in [("avx512_vnni", "AVX512-VNNI"), ("avx_vnni", "AVX-VNNI"),
+                                  ("amx_int8", "AMX-INT8")] if f in flags]
+    return name, ", ".join(isa) or "AVX2 only"
+
+
+def run(cmd):
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"qdq: {' '.join(cmd)} failed:\n{out.stdout}{out.stderr}")
+    return out.stdout
+
+
+def samples(reference, count, seed):
+    """Inputs shaped like the model's reference inputs: normal floats,
+    integers (token ids) in [0, 1000)."""
+    rng = np.random.default_rng(seed)
+    result = []
+    for _ in range(count):
+        feed = {}
+        for name, value in reference.items():
+            if value.dtype.kind in "iu":
+                feed[name] = rng.integers(0, 1000, size=value.shape).astype(value.dtype)
+            else:
+                feed[name] = rng.standard_normal(value.shape).astype(value.dtype)
+        result.append(feed)
+    return result
+
+
+class Reader(CalibrationDataReader):
+    def __init__(self, feeds):
+        self.feeds = iter(feeds)
+
+    def get_next(self):
+        return next(self.feeds, None)
+
+
+def session(path):
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    return ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+
+
+def ort_p50(sess, feed, iterations):
+    for _ in range(3):
+        sess.run(None, feed)
+    times = []
+    for _ in range(iterations):
+        t = time.perf_counter()
+        sess.run(None, feed)
+        times.append((time.perf_counter() - t) * 1e3)
+    return statistics.median(times)
+
+
+def output_step(model):
+    """The scale of the DequantizeLinear producing the first output, or None."""
+    out = model.graph.output[0].name
+    producers = {o: n for n in model.graph.node for o in n.output}
+    inits = {i.name: i for i in model.graph.initializer}
+    node = producers.get(out)
+    while node is not None and node.op_type == "Identity":
+        node = producers.get(node.input[0])
+    if node is None or node.op_type != "DequantizeLinear" or node.input[1] not in inits:
+        return None
+    return float(onnx.numpy_helper.to_array(inits[node.input[1]]).max())
+
+
+def cosine(a, b):
+    a, b = a.ravel().astype(np.float64), b.ravel().astype(np.float64)
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def tessel_outputs(bin_dir, so, feed, work):
+    args = []
+    for name, value in feed.items():
+        path = os.path.join(work, f"in.{name}.npy")
+        np.save(path, value)
+        args.append(f"{name}={path}")
+    out_dir = os.path.join(work, "out")
+    run([os.path.join(bin_dir, "tessel-run"), so, "--input", *args, "--output-dir", out_dir,
+         "--quiet"])
+    return out_dir, args
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--work", default=os.path.join(ROOT, "bench", "work-qdq"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "qdq-results.md"))
+    ap.add_argument("--models", default="mlp,bert,resnet18")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--iterations", type=int, default=20)
+    args = ap.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    bin_dir = os.path.join(args.build, "bin")
+    models = args.models.split(",")
+    missing = [m for m in models if not os.path.exists(os.path.join(args.work, m + ".onnx"))]
+    if missing:
+        run(["/usr/bin/python3", os.path.join(ROOT, "bench", "export_models.py"), args.work,
+             "--models", ",".join(missing), "--gemm-sizes", "256"])
+    rows, notes = [], []
+    for name in models:
+        base = os.path.join(args.work, name)
+        reference = dict(np.load(base + ".inputs.npz"))
+        qdq = base + ".qdq.onnx"
+        if not os.path.exists(qdq):
+            quantize_static(base + ".onnx", qdq, Reader(samples(reference, 16, seed=1)),
+                            quant_format=QuantFormat.QDQ, per_channel=True,
+                            activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+        for src, so in [(base + ".onnx", base + ".fp32.so"), (qdq, base + ".qdq.so")]:
+            run([os.path.join(bin_dir, "tessel-compile"), src, "-o", so,
+                 "--report=" + so + ".json"])
+        fp32, int8 = session(base + ".onnx"), session(qdq)
+        step = output_step(onnx.load(qdq))
+        cos_tessel, cos_ort, within = [], [], []
+        for feed in samples(reference, 8, seed=2):
+            expected = fp32.run(None, feed)[0]
+            theirs = int8.run(None, feed)[0]
+            out_dir, _ = tessel_outputs(bin_dir, base + ".qdq.so", feed, args.work)
+            ours = np.load(os.path.join(out_dir, fp32.get_outputs()[0].name + ".npy"))
+            cos_tessel.append(cosine(ours, expected))
+            cos_ort.append(cosine(theirs, expected))
+            if step:
+                within.append(float(np.mean(np.abs(ours - theirs) <= step * 1.001)))
+        _, feed_args = tessel_outputs(bin_dir, base + ".qdq.so", reference, args.work)
+        times = {k: [] for k in ("tessel_fp32", "tessel_qdq", "ort_fp32", "ort_int8")}
+        for _ in range(args.rounds):
+            for key, so in [("tessel_fp32", base + ".fp32.so"), ("tessel_qdq", base + ".qdq.so")]:
+                out = run([os.path.join(bin_dir, "tessel-bench"), so, "--input", *feed_args,
+                           "--warmup", "5", "--iterations", str(args.iterations), "--threads",
+                           "1", "--json"])
+                times[key].append(json.loads(out)["p50_ms"])
+            times["ort_fp32"].append(ort_p50(fp32, reference, args.iterations))
+            times["ort_int8"].append(ort_p50(int8, reference, args.iterations))
+        t = {k: statistics.median(v) for k, v in times.items()}
+        report = json.load(open(base + ".qdq.so.json"))["quantization"]
+        rows.append((name, t, min(cos_tessel), min(cos_ort),
+                     min(within) if within else None,
+                     len(report["integer_products"]), len(report["float_products"])))
+        reasons = sorted({p["reason"] for p in report["float_products"]})
+        if reasons:
+            notes.append(f"- {name}: products left in f32: " + "; ".join(reasons))
+        print(f"qdq: {name}: " + ", ".join(f"{k} {v:.3f} ms" for k, v in t.items()),
+              file=sys.stderr, flush=True)
+    cpu, isa = cpu_info()
+    lines = ["# Tessel on onnxruntime's QDQ models", "",
+             f"`python3 bench/qdq.py`, {cpu} ({isa}), 1 thread, p50 of {args.iterations} runs "
+             f"per round, median of {args.rounds} interleaved rounds; load average "
+             f"{os.getloadavg()[0]:.2f} at the end. QDQ models by onnxruntime's quantize_static "
+             "(U8S8, per-channel weights, 16 calibration inputs); accuracy on 8 other inputs.", "",
+             "| model | Tessel FP32 ms | Tessel QDQ ms | onnxruntime FP32 ms | onnxruntime INT8 ms "
+             "| Tessel QDQ / ORT INT8 | Tessel QDQ / Tessel FP32 | cosine vs FP32: Tessel QDQ "
+             "| ORT INT8 | within one step of ORT INT8 | products on integers / in f32 |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, t, ct, co, within, n_int, n_float in rows:
+        share = "-" if within is None else f"{100 * within:.2f}%"
+        lines.append(f"| {name} | {t['tessel_fp32']:.3f} | {t['tessel_qdq']:.3f} | "
+                     f"{t['ort_fp32']:.3f} | {t['ort_int8']:.3f} | "
+                     f"{t['tessel_qdq'] / t['ort_int8']:.2f} | "
+                     f"{t['tessel_qdq'] / t['tessel_fp32']:.2f} | {ct:.5f} | {co:.5f} | {share} | "
+                     f"{n_int} / {n_float} |")
+    lines += ["", "Cosines and shares are the minimum over the inputs. Products left in f32, "
+              "from the compile report:", ""] + (notes or ["- none"])
+    text = "\n".join(lines) + "\n"
+    with open(args.out, "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
