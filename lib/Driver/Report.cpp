@@ -130,30 +130,28 @@ LogicalResult CompileReport::write(llvm::StringRef path,
     phaseArray.push_back(Object{{"name", p.name}, {"seconds", p.seconds}});
     total += p.seconds;
   }
-  Array kernelArray;
-  for (const Kernel &k : kernels) {
+  // An entry naming ONNX nodes: {"nodes": [...], "onnx_op_types": [...]}
+  // and `key: value`.
+  auto originsOf = [](const std::vector<std::string> &nodeNames,
+                      const std::vector<std::string> &opTypes,
+                      llvm::StringRef key, const std::string &value) {
     Array nodes, types;
-    for (const std::string &n : k.nodes)
+    for (const std::string &n : nodeNames)
       nodes.push_back(n);
-    for (const std::string &t : k.opTypes)
+    for (const std::string &t : opTypes)
       types.push_back(t);
-    kernelArray.push_back(Object{{"op", k.op},
-                                 {"nodes", std::move(nodes)},
-                                 {"onnx_op_types", std::move(types)}});
-  }
-  auto quantizedArray = [](const std::vector<QuantizedProduct> &products,
-                           llvm::StringRef detailKey) {
+    return Object{{key, value},
+                  {"nodes", std::move(nodes)},
+                  {"onnx_op_types", std::move(types)}};
+  };
+  Array kernelArray;
+  for (const Kernel &k : kernels)
+    kernelArray.push_back(originsOf(k.nodes, k.opTypes, "op", k.op));
+  auto quantizedArray = [&](const std::vector<QuantizedProduct> &products,
+                            llvm::StringRef detailKey) {
     Array array;
-    for (const QuantizedProduct &p : products) {
-      Array nodes, types;
-      for (const std::string &n : p.nodes)
-        nodes.push_back(n);
-      for (const std::string &t : p.opTypes)
-        types.push_back(t);
-      array.push_back(Object{{"nodes", std::move(nodes)},
-                             {"onnx_op_types", std::move(types)},
-                             {detailKey, p.detail}});
-    }
+    for (const QuantizedProduct &p : products)
+      array.push_back(originsOf(p.nodes, p.opTypes, detailKey, p.detail));
     return array;
   };
   Object root{

@@ -504,7 +504,7 @@ void foldQuantizedConstants(func::FuncOp func) {
 void foldDequantizedWeights(Operation *op) {
   for (OpOperand &operand : op->getOpOperands()) {
     Value value = operand.get();
-    if (matchPattern(value, m_Constant()))
+    if (matchPattern(value, m_Constant()) || !looksDequantized(value))
       continue;
     std::optional<std::vector<float>> values = evaluateConstant(value);
     if (!values)

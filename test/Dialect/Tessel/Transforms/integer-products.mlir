@@ -222,3 +222,18 @@ func.func @requantized_weights(%q: tensor<3x1xi8>) -> tensor<3x2xf32> {
   %y = tessel.matmul %a, %wd : (tensor<3x1xf32>, tensor<1x2xf32>) -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
 }
+
+// -----
+
+// Weights computed from f32 constants without an integer in sight are not
+// this pass's business either: left as they are.
+// CHECK-LABEL: func.func @float_expression
+// CHECK:         %[[W:.*]] = tessel.mul
+// CHECK:         tessel.matmul %arg0, %[[W]]
+func.func @float_expression(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %w = tessel.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %s = tessel.constant dense<0.5> : tensor<f32>
+  %ws = tessel.mul %w, %s : (tensor<2x2xf32>, tensor<f32>) -> tensor<2x2xf32>
+  %y = tessel.matmul %x, %ws : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
