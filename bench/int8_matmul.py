@@ -13,34 +13,16 @@ Names the CPU and whether it has AVX512-VNNI. Usage:
 import argparse
 import json
 import os
-import platform
 import statistics
-import subprocess
 import sys
-import time
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
+from ort_timing import cpu_flags, cpu_name, ort_p50, run, session
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def cpu_name():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor()
-
-
-def cpu_flags():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("flags"):
-                return set(line.split(":", 1)[1].split())
-    return set()
 
 
 def model(kind, m, k, n, rng):
@@ -62,29 +44,6 @@ def model(kind, m, k, n, rng):
     mod = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     mod.ir_version = 8
     return mod, a
-
-
-def run(cmd):
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode:
-        raise SystemExit(f"int8_matmul: {' '.join(cmd)} failed:\n{out.stdout}{out.stderr}")
-    return out.stdout
-
-
-def ort_p50(path, a, iterations):
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1
-    opts.inter_op_num_threads = 1
-    sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
-    feed = {"a": a}
-    for _ in range(3):
-        out = sess.run(None, feed)
-    times = []
-    for _ in range(iterations):
-        t = time.perf_counter()
-        sess.run(None, feed)
-        times.append((time.perf_counter() - t) * 1e3)
-    return statistics.median(times), out[0]
 
 
 def main():
@@ -109,20 +68,21 @@ def main():
             onnx.save(mod, base + ".onnx")
             np.save(base + ".a.npy", a)
             run([os.path.join(bin_dir, "tessel-compile"), base + ".onnx", "-o", base + ".so"])
-            _, expected = ort_p50(base + ".onnx", a, 1)
+            sess = session(base + ".onnx")
+            expected = sess.run(None, {"a": a})[0]
             np.save(base + ".c.npy", expected)
             tol = ["--rtol", "1e-4", "--atol", "1e-3"] if kind == "f32" else ["--rtol", "0", "--atol", "0"]
             check = run([os.path.join(bin_dir, "tessel-run"), base + ".so", "--input",
                          f"a={base}.a.npy", "--expected", f"c={base}.c.npy", *tol, "--quiet"])
-            results[kind] = {"base": base, "a": a, "check": check.strip().splitlines()[-1],
-                             "tessel": [], "ort": []}
+            results[kind] = {"base": base, "a": a, "session": sess,
+                             "check": check.strip().splitlines()[-1], "tessel": [], "ort": []}
         for _ in range(args.rounds):
             for kind, r in results.items():
                 out = run([os.path.join(bin_dir, "tessel-bench"), r["base"] + ".so", "--input",
                            f"a={r['base']}.a.npy", "--warmup", "3", "--iterations",
                            str(args.iterations), "--threads", "1", "--json"])
                 r["tessel"].append(json.loads(out)["p50_ms"])
-                r["ort"].append(ort_p50(r["base"] + ".onnx", r["a"], args.iterations)[0])
+                r["ort"].append(ort_p50(r["session"], {"a": r["a"]}, args.iterations))
         ops = 2.0 * m * n * k
         for kind, r in results.items():
             t, o = statistics.median(r["tessel"]), statistics.median(r["ort"])

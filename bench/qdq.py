@@ -26,37 +26,23 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
-import time
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
                                       quantize_static)
+
+from ort_timing import cpu_flags, cpu_name, ort_p50, run, session
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def cpu_info():
-    name, flags = "unknown CPU", set()
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name") and name == "unknown CPU":
-                name = line.split(":", 1)[1].strip()
-            elif line.startswith("flags") and not flags:
-                flags = set(line.split(":", 1)[1].split())
+def isa_label():
+    flags = cpu_flags()
     isa = [label for f, label in [("avx512_vnni", "AVX512-VNNI"), ("avx_vnni", "AVX-VNNI"),
                                   ("amx_int8", "AMX-INT8")] if f in flags]
-    return name, ", ".join(isa) or "AVX2 only"
-
-
-def run(cmd):
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode:
-        raise SystemExit(f"qdq: {' '.join(cmd)} failed:\n{out.stdout}{out.stderr}")
-    return out.stdout
+    return ", ".join(isa) or "AVX2 only"
 
 
 def samples(reference, count, seed):
@@ -83,24 +69,6 @@ class Reader(CalibrationDataReader):
         return next(self.feeds, None)
 
 
-def session(path):
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1
-    opts.inter_op_num_threads = 1
-    return ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
-
-
-def ort_p50(sess, feed, iterations):
-    for _ in range(3):
-        sess.run(None, feed)
-    times = []
-    for _ in range(iterations):
-        t = time.perf_counter()
-        sess.run(None, feed)
-        times.append((time.perf_counter() - t) * 1e3)
-    return statistics.median(times)
-
-
 def output_step(model):
     """The scale of the DequantizeLinear producing the first output, or None."""
     out = model.graph.output[0].name
@@ -119,16 +87,22 @@ def cosine(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-def tessel_outputs(bin_dir, so, feed, work):
+def save_inputs(feed, work):
+    """Writes `feed` as .npy files; the NAME=FILE arguments of the tools."""
     args = []
     for name, value in feed.items():
         path = os.path.join(work, f"in.{name}.npy")
         np.save(path, value)
         args.append(f"{name}={path}")
+    return args
+
+
+def tessel_outputs(bin_dir, so, feed, work):
+    """The directory where tessel-run wrote the outputs of `so` on `feed`."""
     out_dir = os.path.join(work, "out")
-    run([os.path.join(bin_dir, "tessel-run"), so, "--input", *args, "--output-dir", out_dir,
-         "--quiet"])
-    return out_dir, args
+    run([os.path.join(bin_dir, "tessel-run"), so, "--input", *save_inputs(feed, work),
+         "--output-dir", out_dir, "--quiet"])
+    return out_dir
 
 
 def main():
@@ -165,13 +139,13 @@ def main():
         for feed in samples(reference, 8, seed=2):
             expected = fp32.run(None, feed)[0]
             theirs = int8.run(None, feed)[0]
-            out_dir, _ = tessel_outputs(bin_dir, base + ".qdq.so", feed, args.work)
+            out_dir = tessel_outputs(bin_dir, base + ".qdq.so", feed, args.work)
             ours = np.load(os.path.join(out_dir, fp32.get_outputs()[0].name + ".npy"))
             cos_tessel.append(cosine(ours, expected))
             cos_ort.append(cosine(theirs, expected))
             if step:
                 within.append(float(np.mean(np.abs(ours - theirs) <= step * 1.001)))
-        _, feed_args = tessel_outputs(bin_dir, base + ".qdq.so", reference, args.work)
+        feed_args = save_inputs(reference, args.work)
         times = {k: [] for k in ("tessel_fp32", "tessel_qdq", "ort_fp32", "ort_int8")}
         for _ in range(args.rounds):
             for key, so in [("tessel_fp32", base + ".fp32.so"), ("tessel_qdq", base + ".qdq.so")]:
@@ -191,7 +165,7 @@ def main():
             notes.append(f"- {name}: products left in f32: " + "; ".join(reasons))
         print(f"qdq: {name}: " + ", ".join(f"{k} {v:.3f} ms" for k, v in t.items()),
               file=sys.stderr, flush=True)
-    cpu, isa = cpu_info()
+    cpu, isa = cpu_name(), isa_label()
     lines = ["# Tessel on onnxruntime's QDQ models", "",
              f"`python3 bench/qdq.py`, {cpu} ({isa}), 1 thread, p50 of {args.iterations} runs "
              f"per round, median of {args.rounds} interleaved rounds; load average "

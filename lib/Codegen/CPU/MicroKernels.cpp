@@ -72,15 +72,13 @@ std::optional<std::pair<bool, bool>> int8Signedness(linalg::LinalgOp op) {
     return std::make_pair(isSigned, isSigned);
   }
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  if (!generic)
+  if (!generic || !linalg::isaContractionOpInterface(op))
     return std::nullopt;
-  // Exactly: two extensions of the inputs, their muli, and the addi of
-  // that to the output (a contraction may also be `or` of `and`).
+  // Upstream's contraction check has placed the multiply of the inputs and
+  // the add into the output; besides those (a multiply-add, not an `or` of
+  // `and`s), exactly one extension of each input.
   Block &body = generic.getRegion().front();
   std::optional<bool> signs[2];
-  Value extended[2];
-  arith::MulIOp mul;
-  arith::AddIOp add;
   for (Operation &inner : body.without_terminator()) {
     if (isa<arith::ExtSIOp, arith::ExtUIOp>(inner)) {
       auto arg = dyn_cast<BlockArgument>(inner.getOperand(0));
@@ -88,25 +86,11 @@ std::optional<std::pair<bool, bool>> int8Signedness(linalg::LinalgOp op) {
           signs[arg.getArgNumber()])
         return std::nullopt;
       signs[arg.getArgNumber()] = isa<arith::ExtSIOp>(inner);
-      extended[arg.getArgNumber()] = inner.getResult(0);
-    } else if (auto m = dyn_cast<arith::MulIOp>(inner); m && !mul) {
-      mul = m;
-    } else if (auto a = dyn_cast<arith::AddIOp>(inner); a && !add) {
-      add = a;
-    } else {
+    } else if (!isa<arith::MulIOp, arith::AddIOp>(inner)) {
       return std::nullopt;
     }
   }
-  if (!signs[0] || !signs[1] || !mul || !add)
-    return std::nullopt;
-  Value out = body.getArgument(2);
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  bool mulOfInputs =
-      (mul.getLhs() == extended[0] && mul.getRhs() == extended[1]) ||
-      (mul.getLhs() == extended[1] && mul.getRhs() == extended[0]);
-  bool addToOut = (add.getLhs() == out && add.getRhs() == mul) ||
-                  (add.getLhs() == mul && add.getRhs() == out);
-  if (!mulOfInputs || !addToOut || yield.getValues()[0] != add.getResult())
+  if (!signs[0] || !signs[1] || body.getOperations().size() != 5)
     return std::nullopt;
   return std::make_pair(*signs[0], *signs[1]);
 }

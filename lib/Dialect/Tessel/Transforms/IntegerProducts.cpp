@@ -56,22 +56,6 @@ struct Dequantized {
   int64_t magnitude = 0;
 };
 
-/// The value of a constant holding one integral f32 (or integer) element.
-std::optional<int64_t> integralScalar(Value value) {
-  DenseElementsAttr attr;
-  if (!matchPattern(value, m_Constant(&attr)) || attr.getNumElements() != 1)
-    return std::nullopt;
-  if (auto ints = dyn_cast<DenseIntElementsAttr>(attr))
-    return (*ints.value_begin<APInt>()).getSExtValue();
-  auto floats = dyn_cast<DenseFPElementsAttr>(attr);
-  if (!floats || !floats.getElementType().isF32())
-    return std::nullopt;
-  float v = *floats.value_begin<float>();
-  if (!std::isfinite(v) || v != std::nearbyint(v) || std::fabs(v) > 65536.0f)
-    return std::nullopt;
-  return static_cast<int64_t>(v);
-}
-
 /// Whether `scale` (f32) is one value, or for weights one per output
 /// column of the operand `like`: along its last dimension ([N] or
 /// [1, N]), or along its first when the product transposes it ([N, 1]).
@@ -91,30 +75,45 @@ bool isProductScale(Value scale, RankedTensorType like, Side side) {
          type.getDimSize(1) == 1;
 }
 
+/// The values of an integer constant, unsigned types zero-extended.
+std::vector<int64_t> readIntegers(DenseIntElementsAttr ints) {
+  bool isUnsigned = ints.getElementType().isUnsignedInteger();
+  std::vector<int64_t> result;
+  result.reserve(ints.getNumElements());
+  for (const APInt &v : ints.getValues<APInt>())
+    result.push_back(isUnsigned ? static_cast<int64_t>(v.getZExtValue())
+                                : v.getSExtValue());
+  return result;
+}
+
 /// The integers of `x` when it is a constant holding integers (an integer
 /// constant, or an f32 one whose conversion was folded), or nothing.
 std::optional<std::vector<int64_t>> constantIntegers(Value x) {
-  DenseElementsAttr attr;
-  if (!matchPattern(x, m_Constant(&attr)))
-    return std::nullopt;
-  std::vector<int64_t> result;
-  result.reserve(attr.getNumElements());
-  if (auto ints = dyn_cast<DenseIntElementsAttr>(attr)) {
-    bool isUnsigned = ints.getElementType().isUnsignedInteger();
-    for (const APInt &v : ints.getValues<APInt>())
-      result.push_back(isUnsigned ? static_cast<int64_t>(v.getZExtValue())
-                                  : v.getSExtValue());
-    return result;
-  }
+  DenseIntElementsAttr ints;
+  if (matchPattern(x, m_Constant(&ints)))
+    return readIntegers(ints);
   std::optional<std::vector<float>> floats = getConstantF32Values(x);
   if (!floats)
     return std::nullopt;
+  std::vector<int64_t> result;
+  result.reserve(floats->size());
   for (float v : *floats) {
     if (!std::isfinite(v) || v != std::nearbyint(v) || std::fabs(v) > 65536.0f)
       return std::nullopt;
     result.push_back(static_cast<int64_t>(v));
   }
   return result;
+}
+
+/// The value of a constant holding one integral f32 (or integer) element.
+std::optional<int64_t> integralScalar(Value value) {
+  auto type = dyn_cast<ShapedType>(value.getType());
+  if (!type || !type.hasStaticShape() || type.getNumElements() != 1)
+    return std::nullopt;
+  std::optional<std::vector<int64_t>> ints = constantIntegers(value);
+  if (!ints)
+    return std::nullopt;
+  return ints->front();
 }
 
 /// `operand` as (integer - zp) * scale, or the reason it is not one.
@@ -369,13 +368,8 @@ std::optional<std::vector<float>> evaluateConstant(Value value,
   Operation *op = value.getDefiningOp();
   DenseIntElementsAttr ints;
   if (matchPattern(value, m_Constant(&ints))) {
-    bool isUnsigned = ints.getElementType().isUnsignedInteger();
-    std::vector<float> result;
-    result.reserve(ints.getNumElements());
-    for (const APInt &v : ints.getValues<APInt>())
-      result.push_back(isUnsigned ? static_cast<float>(v.getZExtValue())
-                                  : static_cast<float>(v.getSExtValue()));
-    return result;
+    std::vector<int64_t> integers = readIntegers(ints);
+    return std::vector<float>(integers.begin(), integers.end());
   }
   if (!type.getElementType().isF32()) {
     // An 8-bit integer converted from f32 values in its range.
@@ -432,10 +426,13 @@ std::optional<std::vector<float>> evaluateConstant(Value value,
   Value full = lhsFull ? lhs : rhs, other = lhsFull ? rhs : lhs;
   if (full.getType() != type)
     return std::nullopt;
-  std::optional<std::vector<float>> values = evaluateConstant(full, depth - 1);
+  // The constant first: it is cheap to read, the other side may be large.
   std::optional<std::vector<float>> operand = getConstantF32Values(other);
   auto otherType = dyn_cast<RankedTensorType>(other.getType());
-  if (!values || !operand || !otherType || otherType.getRank() > type.getRank())
+  if (!operand || !otherType || otherType.getRank() > type.getRank())
+    return std::nullopt;
+  std::optional<std::vector<float>> values = evaluateConstant(full, depth - 1);
+  if (!values)
     return std::nullopt;
   ArrayRef<int64_t> shape = type.getShape();
   ArrayRef<int64_t> small = otherType.getShape();

@@ -237,3 +237,4 @@ func.func @float_expression(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
   %y = tessel.matmul %x, %ws : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   return %y : tensor<2x2xf32>
 }
+// REMARK-NOT: Function=float_expression
