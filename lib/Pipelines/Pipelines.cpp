@@ -183,11 +183,12 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
   }
   // Last: the folds above see the model's own layout.
-  if (options.layout == "nhwc") {
-    TesselAssignLayoutsPassOptions layouts;
-    layouts.vectorWidth = options.getVectorWidth();
-    pm.addPass(createTesselAssignLayoutsPass(layouts));
-  }
+  // Convolutions of 8-bit values have their kernel channels last only: with
+  // the model's layout, they alone go there.
+  TesselAssignLayoutsPassOptions layouts;
+  layouts.vectorWidth = options.getVectorWidth();
+  layouts.integerOnly = options.layout != "nhwc";
+  pm.addPass(createTesselAssignLayoutsPass(layouts));
   // After layouts: the groups are of the ops that will run.
   if (options.enabled("fusion-regions"))
     pm.addNestedPass<func::FuncOp>(createTesselFormFusedRegionsPass());

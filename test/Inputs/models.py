@@ -588,6 +588,36 @@ def qdq_batched(rng):
     return graph, [rng.standard_normal((2, 16, 64)).astype(np.float32)]
 
 
+def qdq_cnn(rng):
+    """Convolutions in QDQ form (U8S8, weights per output channel, int32
+    biases): a 3x3 padded convolution -> Relu -> a pointwise one -> a 3x3
+    stride-2 one, each with its activations quantized and dequantized."""
+    nodes, inits = [], []
+    x = _quantize_dequantize(nodes, inits, "x", 0.03, 128)
+    shapes = [("c1", (16, 8, 3, 3), 1, 1), ("c2", (24, 16, 1, 1), 0, 1),
+              ("c3", (32, 24, 3, 3), 1, 2)]
+    scale, zp = 0.03, 128
+    for i, (name, shape, pad, stride) in enumerate(shapes):
+        w, sw = _dequantized_weights(nodes, inits, name + "_w",
+                                     rng.standard_normal(shape) * 0.2, 0)
+        b = _dequantized_bias(nodes, inits, name + "_b",
+                              rng.standard_normal(shape[0]) * 0.1, scale * sw)
+        nodes.append(helper.make_node("Conv", [x, w, b], [name], pads=[pad] * 4,
+                                      strides=[stride] * 2, name=name))
+        scale, zp = 0.05, 120
+        x = _quantize_dequantize(nodes, inits, name, scale, zp)
+        if i == 0:
+            nodes.append(helper.make_node("Relu", [x], ["relu"], name="relu"))
+            scale, zp = 0.03, 0
+            x = _quantize_dequantize(nodes, inits, "relu", scale, zp)
+    nodes.append(helper.make_node("Identity", [x], ["y"], name="output"))
+    graph = helper.make_graph(nodes, "qdq_cnn",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 12, 12])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 32, 6, 6])],
+                              inits)
+    return graph, [rng.standard_normal((1, 8, 12, 12)).astype(np.float32)]
+
+
 MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "stem_cnn": stem_cnn, "stem_cnn_normalized": stem_cnn_normalized,
           "mlp_normalized": mlp_normalized, "attention": attention,
@@ -596,7 +626,8 @@ MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "pointwise_7x7": pointwise_7x7, "activation_clips": activation_clips,
           "matmul_integer": matmul_integer, "matmul_integer_u8": matmul_integer_u8,
           "matmul_integer_zp": matmul_integer_zp, "qlinear_matmul": qlinear_matmul,
-          "qdq_mlp": qdq_mlp, "qdq_batched": qdq_batched}
+          "qdq_mlp": qdq_mlp, "qdq_batched": qdq_batched,
+          "qdq_cnn": qdq_cnn}
 
 
 def main():

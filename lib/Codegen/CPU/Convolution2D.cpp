@@ -33,10 +33,44 @@ static bool isMultiplyAccumulate(linalg::GenericOp op) {
   return mulOk && addOk;
 }
 
-std::optional<Conv2D> mlir::tessel::cpu::matchConv2D(linalg::GenericOp op) {
+/// Whether the body is `out + ext(in0) * ext(in1)` on i32, the inputs
+/// 8-bit and each extended (signed or unsigned) once.
+static bool isNarrowMultiplyAccumulate(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() != 5 ||
+      !body.getArgument(2).getType().isInteger(32))
+    return false;
+  auto extended = [&](Value v, unsigned arg) {
+    Operation *ext = v.getDefiningOp();
+    return ext && isa<arith::ExtSIOp, arith::ExtUIOp>(ext) &&
+           ext->getOperand(0) == body.getArgument(arg) &&
+           body.getArgument(arg).getType().isInteger(8);
+  };
+  Operation *yield = body.getTerminator();
+  auto add = yield->getNumOperands() == 1
+                 ? yield->getOperand(0).getDefiningOp<arith::AddIOp>()
+                 : nullptr;
+  if (!add)
+    return false;
+  Value out = body.getArgument(2);
+  Value product = add.getLhs() == out ? add.getRhs() : add.getLhs();
+  auto mul = product.getDefiningOp<arith::MulIOp>();
+  if (!mul || !llvm::is_contained(add->getOperands(), out))
+    return false;
+  return (extended(mul.getLhs(), 0) && extended(mul.getRhs(), 1)) ||
+         (extended(mul.getLhs(), 1) && extended(mul.getRhs(), 0));
+}
+
+std::optional<Conv2D> mlir::tessel::cpu::matchConv2D(linalg::GenericOp op,
+                                                     bool allowIntegers) {
   if (op.getNumLoops() != 7 || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics() ||
-      op.hasDynamicShape() || !isMultiplyAccumulate(op))
+      op.hasDynamicShape())
+    return std::nullopt;
+  Conv2D conv;
+  if (allowIntegers && isNarrowMultiplyAccumulate(op))
+    conv.integer = true;
+  else if (!isMultiplyAccumulate(op))
     return std::nullopt;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (int i = 0; i < 7; ++i)
@@ -44,12 +78,11 @@ std::optional<Conv2D> mlir::tessel::cpu::matchConv2D(linalg::GenericOp op) {
                                : utils::IteratorType::reduction))
       return std::nullopt;
   for (Value v : op->getOperands())
-    if (!getElementTypeOrSelf(v.getType()).isF32())
+    if (!conv.integer && !getElementTypeOrSelf(v.getType()).isF32())
       return std::nullopt;
   MLIRContext *ctx = op.getContext();
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  Conv2D conv;
   if (maps[2] == AffineMap::get(7, 0, {d(0), d(2), d(3), d(1)}, ctx))
     conv.channelsLast = true;
   else if (maps[2] != AffineMap::get(7, 0, {d(0), d(1), d(2), d(3)}, ctx))

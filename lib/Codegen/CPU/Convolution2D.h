@@ -24,6 +24,8 @@ struct Conv2D {
   int64_t strideH, strideW, dilationH, dilationW;
   /// NHWC input and output (tessel-assign-layouts), not NCHW.
   bool channelsLast = false;
+  /// 8-bit inputs extended in the body, an i32 output (not f32).
+  bool integer = false;
 
   /// The output (and input) tensor dimension of the channels, the rows and
   /// the columns.
@@ -44,8 +46,12 @@ struct Conv2D {
 
 /// Recognizes the NCHW convolution generic, or its NHWC form (input and
 /// output indexed [N, H, W, C]); loops are (n, f, oh, ow, c, kh, kw), f32,
-/// the body `out + in * w`, static shapes.
-std::optional<Conv2D> matchConv2D(linalg::GenericOp op);
+/// the body `out + in * w`, static shapes. With `allowIntegers`, also the
+/// i32 convolution of 8-bit values extended in the body
+/// (tessel-narrow-integer-products), `Conv2D::integer`: only the product
+/// rewrite (ConvolutionAsProduct.cpp) takes it.
+std::optional<Conv2D> matchConv2D(linalg::GenericOp op,
+                                  bool allowIntegers = false);
 
 /// The micro-kernel the convolution's register tiles run on: the options'
 /// one, else the one the target they describe (`describeVectorTarget`) has

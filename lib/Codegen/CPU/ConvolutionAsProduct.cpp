@@ -1,62 +1,325 @@
-//===- ConvolutionAsProduct.cpp - Pointwise convolutions as products ------===//
+//===- ConvolutionAsProduct.cpp - Convolutions as products ----------------===//
 //
 // A 1x1, stride-1, unpadded, ungrouped convolution is a matrix product on
 // collapsed views of its input and output; rewritten as one, it is tiled by
 // tessel-vectorize-contractions along the contiguous dimension, with its
 // bias and consumer rebuilt on the same views.
 //
+// An ungrouped convolution of 8-bit values (channels last) is a product
+// whatever its window: its input windows are gathered first, each output
+// position's taps one row [KH * KW * C] (im2col), and the product
+// [N*OH*OW, KH*KW*C] x [KH*KW*C, F] runs on the 8-bit dot-product kernel
+// (VNNI), whose reduction groups the direct convolution kernels cannot take
+// one tap at a time. The gathered rows cost one pass over KH*KW times the
+// input's bytes, small beside the products' multiply-adds.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Codegen/CPU/Transforms.h"
 
 #include "Convolution2D.h"
-#include "ConvolutionFusion.h"
+
+#include "tessel/Codegen/KernelGroup.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using mlir::tessel::cpu::Conv2D;
 
-/// Whether `op` is a 1x1, stride-1, unpadded, ungrouped convolution of
-/// one image whose output planes fill tiles of 4 vectors: then it is the
-/// product [F, C] x [C, H*W], which vectorizes along the contiguous
-/// planes of NCHW (input and output alike), where the filter tile would
-/// store each vector of filters strided by a plane.
-/// Channels last, any such convolution is the product
-/// [N*H*W, C] x [C, F] (vectors along the filters).
-static bool isPointwiseProduct(linalg::GenericOp op, const Conv2D &conv,
-                               int64_t lanes) {
+/// Whether `op` is a 1x1, stride-1, unpadded, ungrouped convolution.
+static bool isPointwise(linalg::GenericOp op, const Conv2D &conv) {
   auto inputType = cast<RankedTensorType>(op.getDpsInputs()[0].getType());
-  bool pointwise = conv.filtersPerGroup == conv.filters &&
-                   conv.kernelHeight == 1 && conv.kernelWidth == 1 &&
-                   conv.strideH == 1 && conv.strideW == 1 &&
-                   inputType.getDimSize(conv.rowDim()) == conv.outHeight &&
-                   inputType.getDimSize(conv.colDim()) == conv.outWidth;
+  return conv.filtersPerGroup == conv.filters && conv.kernelHeight == 1 &&
+         conv.kernelWidth == 1 && conv.strideH == 1 && conv.strideW == 1 &&
+         inputType.getDimSize(conv.rowDim()) == conv.outHeight &&
+         inputType.getDimSize(conv.colDim()) == conv.outWidth;
+}
+
+/// Whether `op` runs as a product: a pointwise convolution of one image
+/// whose output planes fill tiles of 4 vectors (then it is the product
+/// [F, C] x [C, H*W], which vectorizes along the contiguous planes of NCHW,
+/// input and output alike, where the filter tile would store each vector
+/// of filters strided by a plane); channels last, any pointwise
+/// convolution ([N*H*W, C] x [C, F], vectors along the filters) and any
+/// ungrouped one of 8-bit values with constant weights (its windows
+/// gathered).
+static bool isProduct(linalg::GenericOp op, const Conv2D &conv,
+                      int64_t lanes) {
+  bool pointwise = isPointwise(op, conv);
   if (conv.channelsLast)
-    return pointwise;
+    return pointwise ||
+           (conv.integer && conv.filtersPerGroup == conv.filters &&
+            matchPattern(op.getDpsInputs()[1], m_Constant()));
   return pointwise && conv.batch == 1 &&
          (conv.outHeight * conv.outWidth) % (4 * lanes) == 0;
 }
 
-/// Rewrites a pointwise convolution into the product
-/// out[F, HW] = w[F, C] x in[C, HW] on collapsed views. With `fuse-epilogue`,
-/// its bias broadcast (or zero fill) and its elementwise consumer are
-/// rebuilt on the [F, HW] views too, so that the product absorbs them there
-/// (its initialiser and epilogue, one kernel).
-/// Channels last, the product is out[NHW, F] = in[NHW, C] x w[F, C]^T
-/// (tessel-vectorize-contractions transposes the constant weights).
+/// `map` (over the convolution's output dimensions) on the views that
+/// `planes` collapses them into: each result a constant, a unit dimension
+/// (of `sizes`, read at 0), or a dimension alone in its group but for unit
+/// dimensions; null otherwise.
+static AffineMap collapsedMap(AffineMap map,
+                              ArrayRef<ReassociationIndices> planes,
+                              ArrayRef<int64_t> sizes) {
+  MLIRContext *ctx = map.getContext();
+  SmallVector<AffineExpr> results;
+  for (AffineExpr e : map.getResults()) {
+    if (isa<AffineConstantExpr>(e)) {
+      results.push_back(e);
+      continue;
+    }
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim)
+      return AffineMap();
+    if (sizes[dim.getPosition()] == 1) {
+      // A unit dimension (one image) reads index 0.
+      results.push_back(getAffineConstantExpr(0, ctx));
+      continue;
+    }
+    for (auto [g, group] : llvm::enumerate(planes)) {
+      if (!llvm::is_contained(group, int64_t(dim.getPosition())))
+        continue;
+      for (int64_t other : group)
+        if (other != dim.getPosition() && sizes[other] != 1)
+          return AffineMap();
+      results.push_back(getAffineDimExpr(g, ctx));
+    }
+  }
+  return AffineMap::get(planes.size(), 0, results, ctx);
+}
+
+/// `operand` read through `map` without the dimensions it reads at 0
+/// (unit dimensions): [1, 1, 1, F] read at (0, 0, 0, f) becomes [F] read
+/// at (f), an all-unit tensor a scalar tensor; the kernels' epilogues read
+/// such per-column vectors and scalars.
+static std::pair<Value, AffineMap> dropUnitReads(OpBuilder &b, Location loc,
+                                                 Value operand,
+                                                 AffineMap map) {
+  auto type = cast<RankedTensorType>(operand.getType());
+  SmallVector<ReassociationIndices> groups;
+  SmallVector<AffineExpr> results;
+  ReassociationIndices pending;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    pending.push_back(i);
+    if (isa<AffineConstantExpr>(e)) {
+      if (type.getDimSize(i) != 1)
+        return {operand, map};
+      continue;
+    }
+    groups.push_back(pending);
+    pending.clear();
+    results.push_back(e);
+  }
+  if (results.size() == map.getNumResults())
+    return {operand, map};
+  if (!groups.empty())
+    groups.back().append(pending.begin(), pending.end());
+  Value collapsed = tensor::CollapseShapeOp::create(b, loc, operand, groups);
+  return {collapsed,
+          AffineMap::get(map.getNumDims(), 0, results, map.getContext())};
+}
+
+/// The all-parallel generic `op` over the convolution's output, rebuilt on
+/// the views that `planes` collapses it into, reading `replacement`
+/// instead of `replaced` (when given): its output and every identity-read
+/// input collapsed, its inputs broadcast along one output dimension (a bias
+/// or scale per filter) read as they are, the same body. Null when an
+/// input's map is neither.
+static linalg::GenericOp
+rebuildCollapsed(OpBuilder &b, linalg::GenericOp op,
+                 ArrayRef<ReassociationIndices> planes, Value replaced,
+                 Value replacement) {
+  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+  if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 ||
+      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
+    return nullptr;
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  Location loc = op.getLoc();
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(planes.size(), op.getContext());
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (input->get() == replaced && replaced) {
+      if (!map.isIdentity())
+        return nullptr;
+      inputs.push_back(replacement);
+      maps.push_back(identity);
+    } else if (map.isIdentity()) {
+      inputs.push_back(tensor::CollapseShapeOp::create(b, loc, input->get(),
+                                                       planes));
+      maps.push_back(identity);
+    } else {
+      AffineMap collapsed = collapsedMap(map, planes, outType.getShape());
+      if (!collapsed)
+        return nullptr;
+      auto [operand, operandMap] =
+          dropUnitReads(b, loc, input->get(), collapsed);
+      inputs.push_back(operand);
+      maps.push_back(operandMap);
+    }
+  }
+  Value empty =
+      tensor::CollapseShapeOp::create(b, loc, op.getDpsInits()[0], planes);
+  maps.push_back(identity);
+  auto flat = linalg::GenericOp::create(
+      b, loc, TypeRange{empty.getType()}, inputs, ValueRange{empty}, maps,
+      SmallVector<utils::IteratorType>(planes.size(),
+                                       utils::IteratorType::parallel));
+  IRMapping mapping;
+  op.getRegion().cloneInto(&flat.getRegion(), mapping);
+  for (NamedAttribute attr : op->getDiscardableAttrs())
+    flat->setAttr(attr.getName(), attr.getValue());
+  return flat;
+}
+
+/// The windows of the (padded) channels-last input that the output
+/// positions read, one row each: [N*OH*OW, KH*KW*C], taps in (kh, kw, c)
+/// order, then zeros up to `rowLength`. A loop over the output positions copies each tap row's run of
+/// contiguous bytes (a row's KW taps of C channels when the columns are
+/// not dilated, else each tap's C) as vectors of at most 256 bytes.
+static Value gatherWindows(OpBuilder &b, Location loc, Value input,
+                           const Conv2D &conv, int64_t rowLength) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  ArrayRef<int64_t> in = inputType.getShape(); // [N, H, W, C]
+  int64_t channels = in[3];
+  Type element = inputType.getElementType();
+  // The input as rows [N*H, W*C], the windows as [N*OH*OW, KH*KW*C].
+  Value rows = tensor::CollapseShapeOp::create(
+      b, loc, input, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+  int64_t positions = conv.batch * conv.outHeight * conv.outWidth;
+  int64_t taps = conv.kernelHeight * conv.kernelWidth * channels;
+  Value windows =
+      tensor::EmptyOp::create(b, loc, {positions, rowLength}, element);
+  // The runs of one tap row: (kw, c offset, length).
+  int64_t runLength = conv.dilationW == 1 ? conv.kernelWidth * channels
+                                          : channels;
+  int64_t runsPerRow = conv.dilationW == 1 ? 1 : conv.kernelWidth;
+  constexpr int64_t kMaxVector = 256;
+  auto index = [&](OpBuilder &nb, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(nb, loc, v);
+  };
+  SmallVector<Value> lbs(3, index(b, 0)), steps(3, index(b, 1));
+  SmallVector<Value> ubs = {index(b, conv.batch), index(b, conv.outHeight),
+                            index(b, conv.outWidth)};
+  scf::LoopNest nest = scf::buildLoopNest(
+      b, loc, lbs, ubs, steps, ValueRange{windows},
+      [&](OpBuilder &nb, Location nloc, ValueRange ivs,
+          ValueRange args) -> scf::ValueVector {
+        Value n = ivs[0], oh = ivs[1], ow = ivs[2];
+        // x * m + y + c (y optional).
+        auto mulAdd = [&](Value x, int64_t m, Value y, int64_t c) -> Value {
+          Value r = arith::MulIOp::create(nb, nloc, x, index(nb, m));
+          if (y)
+            r = arith::AddIOp::create(nb, nloc, r, y);
+          if (c == 0)
+            return r;
+          return arith::AddIOp::create(nb, nloc, r, index(nb, c));
+        };
+        // The output position's row: (n * OH + oh) * OW + ow.
+        Value p = mulAdd(mulAdd(n, conv.outHeight, oh, 0), conv.outWidth, ow,
+                         0);
+        Value rowBase = mulAdd(n, in[1], nullptr, 0);
+        Value colBase = arith::MulIOp::create(
+            nb, nloc, ow, index(nb, conv.strideW * channels));
+        Value acc = args[0];
+        Value pad = arith::ConstantOp::create(nb, nloc,
+                                              nb.getZeroAttr(element));
+        for (int64_t kh = 0; kh < conv.kernelHeight; ++kh) {
+          // Input row n * H + oh * strideH + kh * dilationH.
+          Value row = mulAdd(oh, conv.strideH, rowBase, kh * conv.dilationH);
+          for (int64_t run = 0; run < runsPerRow; ++run) {
+            int64_t kw = conv.dilationW == 1 ? 0 : run;
+            for (int64_t at = 0; at < runLength; at += kMaxVector) {
+              int64_t length = std::min(kMaxVector, runLength - at);
+              auto vectorType = VectorType::get({length}, element);
+              int64_t offset = kw * conv.dilationW * channels + at;
+              Value col = offset == 0 ? colBase
+                                      : arith::AddIOp::create(
+                                            nb, nloc, colBase,
+                                            index(nb, offset))
+                                            .getResult();
+              Value v = vector::TransferReadOp::create(
+                  nb, nloc, vectorType, rows, ValueRange{row, col}, pad,
+                  ArrayRef<bool>{true});
+              Value tap = index(
+                  nb, (kh * conv.kernelWidth + kw) * channels + at);
+              acc = vector::TransferWriteOp::create(nb, nloc, v, acc,
+                                                    ValueRange{p, tap},
+                                                    ArrayRef<bool>{true})
+                        .getResult();
+            }
+          }
+        }
+        // Zeros past the taps, up to the row length.
+        if (rowLength > taps) {
+          auto tail = VectorType::get({rowLength - taps}, element);
+          Value zeros = arith::ConstantOp::create(
+              nb, nloc, DenseElementsAttr::get(tail, nb.getZeroAttr(element)));
+          acc = vector::TransferWriteOp::create(nb, nloc, zeros, acc,
+                                                ValueRange{p, index(nb, taps)},
+                                                ArrayRef<bool>{true})
+                    .getResult();
+        }
+        return {acc};
+      });
+  return nest.results.front();
+}
+
+/// The constant weights [F, C, KH, KW] as the right-hand side [K, F] of
+/// the product, K the taps in the gathered rows' (kh, kw, c) order then
+/// zero rows up to `rowLength`: the layout the 8-bit kernel packs its
+/// column groups from.
+static Value reductionMajorWeights(OpBuilder &b, Location loc,
+                                   DenseElementsAttr weights,
+                                   int64_t rowLength) {
+  auto type = cast<RankedTensorType>(weights.getType());
+  ArrayRef<int64_t> s = type.getShape();
+  auto flatType =
+      RankedTensorType::get({rowLength, s[0]}, type.getElementType());
+  size_t bytes = type.getElementTypeBitWidth() / 8;
+  ArrayRef<char> raw = weights.getRawData();
+  SmallVector<char> reordered(rowLength * s[0] * bytes, 0);
+  for (int64_t f = 0; f < s[0]; ++f)
+    for (int64_t c = 0; c < s[1]; ++c)
+      for (int64_t kh = 0; kh < s[2]; ++kh)
+        for (int64_t kw = 0; kw < s[3]; ++kw) {
+          int64_t from = ((f * s[1] + c) * s[2] + kh) * s[3] + kw;
+          int64_t tap = (kh * s[3] + kw) * s[1] + c;
+          // (A splat's raw data is its one value.)
+          const char *value =
+              raw.data() + (weights.isSplat() ? 0 : from * bytes);
+          std::copy_n(value, bytes,
+                      reordered.begin() + (tap * s[0] + f) * bytes);
+        }
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::getFromRawBuffer(flatType, reordered));
+}
+
+/// Rewrites a convolution that runs as a product (`isProduct`) into it:
+/// NCHW out[F, HW] = w[F, C] x in[C, HW]; channels last
+/// out[NHW, F] = in[NHW, K] x w[F, K]^T, K the taps (C when pointwise, else
+/// the gathered windows' KH*KW*C); tessel-vectorize-contractions transposes
+/// constant f32 weights, 8-bit ones are written as [K, F] here. With `fuse-epilogue`, the output's initialiser
+/// (the bias broadcast, a zero fill, an integer product's zero-point
+/// correction) and the elementwise consumer are rebuilt on the product's
+/// views, so that the product absorbs them there (its prologue and
+/// epilogue, one kernel).
 FailureOr<linalg::GenericOp> mlir::tessel::rewriteConvolutionAsProduct(
     RewriterBase &rewriter, linalg::GenericOp op,
     const ConvolutionTilingOptions &options) {
-  std::optional<Conv2D> match = cpu::matchConv2D(op);
+  std::optional<Conv2D> match =
+      cpu::matchConv2D(op, /*allowIntegers=*/true);
   if (!match)
     return rewriter.notifyMatchFailure(op, "not a 2-D convolution");
   const Conv2D &conv = *match;
-  if (!isPointwiseProduct(op, conv, options.vectorWidth))
-    return rewriter.notifyMatchFailure(op, "not a pointwise product");
+  if (!isProduct(op, conv, options.vectorWidth))
+    return rewriter.notifyMatchFailure(op, "not a product");
 
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
@@ -64,6 +327,7 @@ FailureOr<linalg::GenericOp> mlir::tessel::rewriteConvolutionAsProduct(
   Location loc = op.getLoc();
   MLIRContext *ctx = op.getContext();
   bool last = conv.channelsLast;
+  bool pointwise = isPointwise(op, conv);
   SmallVector<ReassociationIndices> planes =
       last ? SmallVector<ReassociationIndices>{{0, 1, 2}, {3}}
            : SmallVector<ReassociationIndices>{{0, 1}, {2, 3}};
@@ -74,60 +338,77 @@ FailureOr<linalg::GenericOp> mlir::tessel::rewriteConvolutionAsProduct(
       RankedTensorType::get(last ? ArrayRef<int64_t>{o[0] * o[1] * o[2], o[3]}
                                  : ArrayRef<int64_t>{o[0] * o[1], o[2] * o[3]},
                             outType.getElementType());
-  auto identity = AffineMap::getMultiDimIdentityMap(2, ctx);
-  cpu::ConvPrologue prologue =
-      cpu::prologueOf(op, conv.channelDim(), options.fuseEpilogue);
-  std::optional<cpu::ConvEpilogue> epilogue =
-      cpu::epilogueOf(op, options.fuseEpilogue);
+  // Gathered rows of 8-bit taps are padded with zeros (and the weights
+  // with zero rows) to whole groups of 4, the 8-bit kernel's reduction
+  // step: a 7x7 stem over 3 channels has 147 taps.
+  int64_t rowLength = conv.kernelHeight * conv.kernelWidth *
+                      (conv.channelsPerGroup);
+  if (!pointwise && conv.integer)
+    rowLength = llvm::alignTo(rowLength, 4);
   Value input =
-      tensor::CollapseShapeOp::create(b, loc, op.getDpsInputs()[0], planes);
-  Value weights =
-      tensor::CollapseShapeOp::create(b, loc, op.getDpsInputs()[1], filters);
-  // Channels last the weights are the right-hand side, which
-  // tessel-vectorize-contractions transposes when it is a constant.
+      pointwise
+          ? tensor::CollapseShapeOp::create(b, loc, op.getDpsInputs()[0],
+                                            planes)
+                .getResult()
+          : gatherWindows(b, loc, op.getDpsInputs()[0], conv, rowLength);
+  // Channels last the weights are the right-hand side: f32 ones as
+  // [F, C], which tessel-vectorize-contractions transposes when they are
+  // a constant; 8-bit ones (constant) already as [K, F].
+  Value weights;
   DenseElementsAttr constantWeights;
-  if (last && matchPattern(op.getDpsInputs()[1], m_Constant(&constantWeights)))
-    weights = arith::ConstantOp::create(
-        b, loc, constantWeights.reshape(cast<ShapedType>(weights.getType())));
-  // The initial output: the bias broadcast along the filters, 0, or the
-  // output's values.
+  bool reductionMajor = false;
+  if (last &&
+      matchPattern(op.getDpsInputs()[1], m_Constant(&constantWeights))) {
+    reductionMajor = conv.integer;
+    weights = reductionMajor
+                  ? reductionMajorWeights(b, loc, constantWeights, rowLength)
+                  : arith::ConstantOp::create(
+                        b, loc,
+                        constantWeights.reshape(RankedTensorType::get(
+                            {conv.filters, constantWeights.getNumElements() /
+                                               conv.filters},
+                            constantWeights.getElementType())))
+                        .getResult();
+  } else {
+    weights =
+        tensor::CollapseShapeOp::create(b, loc, op.getDpsInputs()[1], filters);
+  }
+
+  // The initial output: the kernel's prologue (a fill, or a generic
+  // broadcasting along the filters) rebuilt on the product's views, else
+  // the output's values.
   Value init;
-  if (prologue.producer) {
+  Operation *prologue =
+      options.fuseEpilogue ? tessel::getKernelPrologue(op) : nullptr;
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(prologue)) {
     // Into the collapsed output the prologue wrote (the chain from the
     // model's output back to its tensor.empty stays whole: bufferization
     // then writes the output in place instead of copying it).
-    Value empty = tensor::CollapseShapeOp::create(
-        b, loc,
-        cast<DestinationStyleOpInterface>(prologue.producer).getDpsInits()[0],
-        planes);
-    if (prologue.bias) {
-      SmallVector<AffineMap> maps = {
-          AffineMap::get(2, 0, getAffineDimExpr(last ? 1 : 0, ctx), ctx),
-          identity};
-      init = linalg::GenericOp::create(
-                 b, prologue.producer->getLoc(), flatType,
-                 ValueRange{prologue.bias}, ValueRange{empty}, maps,
-                 SmallVector<utils::IteratorType>(
-                     2, utils::IteratorType::parallel),
-                 [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-                   linalg::YieldOp::create(nested, nestedLoc, args[0]);
-                 })
-                 ->getResult(0);
-    } else {
-      Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-      init = linalg::FillOp::create(b, prologue.producer->getLoc(),
-                                    ValueRange{zero}, ValueRange{empty})
-                 ->getResult(0);
-    }
+    Value empty =
+        tensor::CollapseShapeOp::create(b, loc, fill.getOutputs()[0], planes);
+    init = linalg::FillOp::create(b, fill.getLoc(), fill.getInputs(),
+                                  ValueRange{empty})
+               ->getResult(0);
+  } else if (auto generic = dyn_cast_or_null<linalg::GenericOp>(prologue)) {
+    if (linalg::GenericOp flat =
+            rebuildCollapsed(b, generic, planes, Value(), Value()))
+      init = flat->getResult(0);
+    else
+      prologue = nullptr;
   } else {
-    init = tensor::CollapseShapeOp::create(b, loc, op.getDpsInits()[0], planes);
+    prologue = nullptr;
   }
+  if (!init)
+    init = tensor::CollapseShapeOp::create(b, loc, op.getDpsInits()[0], planes);
+
   AffineExpr f = getAffineDimExpr(last ? 1 : 0, ctx),
              p = getAffineDimExpr(last ? 0 : 1, ctx),
              c = getAffineDimExpr(2, ctx);
   SmallVector<AffineMap> maps =
       last ? SmallVector<AffineMap>{AffineMap::get(3, 0, {p, c}, ctx),
-                                    AffineMap::get(3, 0, {f, c}, ctx),
+                                    reductionMajor
+                                        ? AffineMap::get(3, 0, {c, f}, ctx)
+                                        : AffineMap::get(3, 0, {f, c}, ctx),
                                     AffineMap::get(3, 0, {p, f}, ctx)}
            : SmallVector<AffineMap>{AffineMap::get(3, 0, {f, c}, ctx),
                                     AffineMap::get(3, 0, {c, p}, ctx),
@@ -137,44 +418,45 @@ FailureOr<linalg::GenericOp> mlir::tessel::rewriteConvolutionAsProduct(
                                                 utils::IteratorType::reduction};
   SmallVector<Value> operands = last ? SmallVector<Value>{input, weights}
                                      : SmallVector<Value>{weights, input};
+  // The convolution's body (8-bit inputs keep their extensions), its
+  // input and weight arguments where the product takes them.
   auto product = linalg::GenericOp::create(
       b, loc, flatType, operands, ValueRange{init}, maps, iterators,
-      [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        Value mul = arith::MulFOp::create(nested, nestedLoc, args[0], args[1]);
-        Value sum = arith::AddFOp::create(nested, nestedLoc, args[2], mul);
-        linalg::YieldOp::create(nested, nestedLoc, sum);
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Block &body = op.getRegion().front();
+        IRMapping mapping;
+        mapping.map(body.getArgument(0), args[last ? 0 : 1]);
+        mapping.map(body.getArgument(1), args[last ? 1 : 0]);
+        mapping.map(body.getArgument(2), args[2]);
+        for (Operation &inner : body)
+          nested.clone(inner, mapping);
       });
+  for (NamedAttribute attr : op->getDiscardableAttrs())
+    product->setAttr(attr.getName(), attr.getValue());
   Value result = product->getResult(0);
   Operation *replaced = op;
+  linalg::GenericOp epilogue =
+      options.fuseEpilogue ? tessel::getKernelEpilogue(op, op->getResult(0))
+                           : nullptr;
   if (epilogue) {
-    // The consumer on the [F, HW] views: its other inputs collapsed, the
-    // same body.
-    linalg::GenericOp consumer = epilogue->op;
-    b.setInsertionPoint(consumer);
-    SmallVector<Value> inputs;
-    for (auto [i, v] : llvm::enumerate(consumer.getDpsInputs()))
-      inputs.push_back(
-          i == epilogue->convInput
-              ? result
-              : tensor::CollapseShapeOp::create(b, loc, v, planes).getResult());
-    Value empty = tensor::CollapseShapeOp::create(
-        b, loc, consumer.getDpsInits()[0], planes);
-    auto flat = linalg::GenericOp::create(
-        b, consumer.getLoc(), flatType, inputs, ValueRange{empty},
-        SmallVector<AffineMap>(inputs.size() + 1, identity),
-        SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel));
-    IRMapping mapping;
-    consumer.getRegion().cloneInto(&flat.getRegion(), mapping);
-    result = flat->getResult(0);
-    replaced = consumer;
+    // The consumer on the product's views.
+    b.setInsertionPoint(epilogue);
+    if (linalg::GenericOp flat = rebuildCollapsed(
+            b, epilogue, planes, op->getResult(0), result)) {
+      result = flat->getResult(0);
+      replaced = epilogue;
+    } else {
+      epilogue = nullptr;
+    }
   }
-  Value expanded =
-      tensor::ExpandShapeOp::create(b, loc, outType, result, planes);
+  Value expanded = tensor::ExpandShapeOp::create(
+      b, loc, cast<RankedTensorType>(replaced->getResult(0).getType()), result,
+      planes);
   rewriter.replaceAllUsesWith(replaced->getResult(0), expanded);
   if (epilogue)
-    rewriter.eraseOp(epilogue->op);
+    rewriter.eraseOp(epilogue);
   rewriter.eraseOp(op);
-  if (prologue.producer && prologue.producer->use_empty())
-    rewriter.eraseOp(prologue.producer);
+  if (prologue && prologue->use_empty())
+    rewriter.eraseOp(prologue);
   return product;
 }

@@ -168,6 +168,84 @@ bool readsColumns(linalg::GenericOp op) {
                              getAffineDimExpr(n, op.getContext()));
 }
 
+/// `init - zeroPoint * sums[j]`, j the index along `column` of the
+/// product's output: the correction of a zero point subtracted from the
+/// left-hand side, `sums` the right-hand side's sums per output column.
+/// The new generic is the product's prologue (it keeps the product's
+/// fusion group).
+Value correctedInit(PatternRewriter &rewriter, linalg::GenericOp op,
+                    Value init, int64_t zeroPoint, ArrayRef<int64_t> sums,
+                    unsigned column) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  SmallVector<APInt> corrections;
+  for (int64_t sum : sums)
+    // i32 arithmetic wraps: the correction is taken modulo 2^32 too.
+    corrections.push_back(APInt(32, uint64_t(zeroPoint * sum),
+                                /*isSigned=*/false, /*implicitTrunc=*/true));
+  auto correctionType = RankedTensorType::get(
+      {static_cast<int64_t>(sums.size())}, rewriter.getI32Type());
+  Value correction = arith::ConstantOp::create(
+      rewriter, loc, DenseIntElementsAttr::get(correctionType, corrections));
+  auto initType = cast<RankedTensorType>(init.getType());
+  Value empty = tensor::EmptyOp::create(rewriter, loc, initType.getShape(),
+                                        initType.getElementType());
+  unsigned rank = initType.getRank();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap columnMap =
+      AffineMap::get(rank, 0, getAffineDimExpr(column, ctx), ctx);
+  // A fill (the product's zeros) is read as its value: the corrected
+  // initial value then reads the correction only.
+  Value start;
+  SmallVector<Value> inputs = {init, correction};
+  SmallVector<AffineMap> maps = {identity, columnMap, identity};
+  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+    start = fill.getInputs()[0];
+    inputs.erase(inputs.begin());
+    maps.erase(maps.begin());
+  }
+  auto corrected = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{initType}, inputs, ValueRange{empty}, maps,
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
+        Value from = start ? start : args[0];
+        linalg::YieldOp::create(
+            b, bodyLoc,
+            arith::SubIOp::create(b, bodyLoc, from, args.drop_back().back())
+                .getResult());
+      });
+  for (NamedAttribute attr : op->getDiscardableAttrs())
+    corrected->setAttr(attr.getName(), attr.getValue());
+  return corrected.getResult(0);
+}
+
+/// `op` (an i32 multiply-add) on 8-bit inputs extended in its body, from
+/// `init`; it keeps its maps, iterators and discardable attributes (the
+/// fusion group).
+linalg::GenericOp narrowedProduct(PatternRewriter &rewriter,
+                                  linalg::GenericOp op, Value lhs, Value rhs,
+                                  Value init, bool lhsSigned, bool rhsSigned) {
+  auto narrowed = linalg::GenericOp::create(
+      rewriter, op.getLoc(), op->getResultTypes(), ValueRange{lhs, rhs},
+      ValueRange{init}, op.getIndexingMapsArray(), op.getIteratorTypesArray(),
+      [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
+        Type i32 = b.getI32Type();
+        auto extend = [&](Value v, bool isSigned) -> Value {
+          if (isSigned)
+            return arith::ExtSIOp::create(b, bodyLoc, i32, v);
+          return arith::ExtUIOp::create(b, bodyLoc, i32, v);
+        };
+        Value a = extend(args[0], lhsSigned);
+        Value c = extend(args[1], rhsSigned);
+        Value product = arith::MulIOp::create(b, bodyLoc, a, c);
+        Value sum = arith::AddIOp::create(b, bodyLoc, args[2], product);
+        linalg::YieldOp::create(b, bodyLoc, sum);
+      });
+  for (NamedAttribute attr : op->getDiscardableAttrs())
+    narrowed->setAttr(attr.getName(), attr.getValue());
+  return narrowed;
+}
+
 struct NarrowIntegerProduct : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -182,7 +260,6 @@ struct NarrowIntegerProduct : OpRewritePattern<linalg::GenericOp> {
     // A zero point on the left-hand side folds into the initial value when
     // the right-hand side is a constant [K, N] of a plain product; one on
     // the right-hand side would need the run-time row sums of the left.
-    MLIRContext *ctx = op.getContext();
     if (rhs->zeroPoint != 0 ||
         (lhs->zeroPoint != 0 && (!rhs->constant || !readsColumns(op))))
       return rewriter.notifyMatchFailure(op, "a zero point that cannot fold");
@@ -206,69 +283,125 @@ struct NarrowIntegerProduct : OpRewritePattern<linalg::GenericOp> {
           for (int64_t c = 0; c < columns; ++c)
             sums[c] += static_cast<int8_t>(values[r * columns + c]);
       }
-      SmallVector<APInt> corrections;
-      for (int64_t sum : sums)
-        // i32 arithmetic wraps: the correction is taken modulo 2^32 too.
-        corrections.push_back(APInt(32, uint64_t(lhs->zeroPoint * sum),
-                                    /*isSigned=*/false,
-                                    /*implicitTrunc=*/true));
-      auto correctionType =
-          RankedTensorType::get({columns}, rewriter.getI32Type());
-      Value correction = arith::ConstantOp::create(
-          rewriter, loc,
-          DenseIntElementsAttr::get(correctionType, corrections));
       auto initType = cast<RankedTensorType>(init.getType());
-      Value empty = tensor::EmptyOp::create(rewriter, loc, initType.getShape(),
-                                            initType.getElementType());
-      // The correction of column n, for every row (and batch) of the init.
-      unsigned rank = initType.getRank();
-      AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-      AffineMap column =
-          AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx), ctx);
-      // A fill (the product's zeros) is read as its value: the corrected
-      // initial value then reads the correction only.
-      Value start;
-      SmallVector<Value> inputs = {init, correction};
-      SmallVector<AffineMap> maps = {identity, column, identity};
-      if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
-        start = fill.getInputs()[0];
-        inputs.erase(inputs.begin());
-        maps.erase(maps.begin());
-      }
-      auto corrected = linalg::GenericOp::create(
-          rewriter, loc, TypeRange{initType}, inputs, ValueRange{empty}, maps,
-          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-          [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
-            Value from = start ? start : args[0];
-            linalg::YieldOp::create(
-                b, bodyLoc,
-                arith::SubIOp::create(b, bodyLoc, from, args.drop_back().back())
-                    .getResult());
-          });
-      // The product's prologue: its kernel starts from the corrected value.
-      for (NamedAttribute attr : op->getDiscardableAttrs())
-        corrected->setAttr(attr.getName(), attr.getValue());
-      init = corrected.getResult(0);
+      init = correctedInit(rewriter, op, init, lhs->zeroPoint, sums,
+                           initType.getRank() - 1);
     }
-    auto narrowed = linalg::GenericOp::create(
-        rewriter, loc, op->getResultTypes(), ValueRange{lhsValue, rhsValue},
-        ValueRange{init}, op.getIndexingMapsArray(), op.getIteratorTypesArray(),
-        [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
-          Type i32 = b.getI32Type();
-          auto extend = [&](Value v, bool isSigned) -> Value {
-            if (isSigned)
-              return arith::ExtSIOp::create(b, bodyLoc, i32, v);
-            return arith::ExtUIOp::create(b, bodyLoc, i32, v);
-          };
-          Value a = extend(args[0], lhs->isSigned);
-          Value c = extend(args[1], rhs->isSigned);
-          Value product = arith::MulIOp::create(b, bodyLoc, a, c);
-          Value sum = arith::AddIOp::create(b, bodyLoc, args[2], product);
-          linalg::YieldOp::create(b, bodyLoc, sum);
-        });
-    // The discardable attributes (the fusion group) stay.
-    for (NamedAttribute attr : op->getDiscardableAttrs())
-      narrowed->setAttr(attr.getName(), attr.getValue());
+    auto narrowed = narrowedProduct(rewriter, op, lhsValue, rhsValue, init,
+                                    lhs->isSigned, rhs->isSigned);
+    rewriter.replaceOp(op, narrowed->getResults());
+    return success();
+  }
+};
+
+/// Whether `op` is a convolution on i32 whose body is `out + in * w`.
+bool isI32Convolution(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 2 || op->getNumResults() != 1 ||
+      !op.hasPureTensorSemantics() ||
+      !linalg::isaConvolutionOpInterface(op))
+    return false;
+  if (!llvm::all_of(op->getOperandTypes(), [](Type t) {
+        return getElementTypeOrSelf(t).isInteger(32);
+      }))
+    return false;
+  Block &body = op.getRegion().front();
+  auto mul = dyn_cast<arith::MulIOp>(body.front());
+  auto add = dyn_cast_or_null<arith::AddIOp>(mul ? mul->getNextNode() : nullptr);
+  return body.getOperations().size() == 3 && add &&
+         llvm::is_contained(add->getOperands(), body.getArgument(2));
+}
+
+/// The sum of each filter's weights, when `op` reads its constant weights
+/// (input 1) as [F, reduction dims...] and writes filter f at output
+/// dimension `column`.
+std::optional<SmallVector<int64_t>>
+filterSums(linalg::GenericOp op, DenseIntElementsAttr weights,
+           unsigned &column) {
+  AffineMap weightMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (!weightMap.isProjectedPermutation() || weightMap.getNumResults() < 1)
+    return std::nullopt;
+  for (AffineExpr e : weightMap.getResults().drop_front())
+    if (iterators[cast<AffineDimExpr>(e).getPosition()] !=
+        utils::IteratorType::reduction)
+      return std::nullopt;
+  std::optional<unsigned> at =
+      outMap.getResultPosition(weightMap.getResult(0));
+  if (!at)
+    return std::nullopt;
+  column = *at;
+  auto type = cast<RankedTensorType>(weights.getType());
+  int64_t filters = type.getDimSize(0);
+  int64_t each = type.getNumElements() / filters;
+  SmallVector<int64_t> sums(filters, 0);
+  if (weights.isSplat()) {
+    int64_t v = weights.getSplatValue<int8_t>();
+    for (int64_t &sum : sums)
+      sum = v * each;
+    return sums;
+  }
+  ArrayRef<char> values = weights.getRawData();
+  for (int64_t f = 0; f < filters; ++f)
+    for (int64_t i = 0; i < each; ++i)
+      sums[f] += static_cast<int8_t>(values[f * each + i]);
+  return sums;
+}
+
+/// An i32 convolution of 8-bit values, as ConvInteger, QLinearConv and
+/// the integer products of QDQ models lower: its input `ext(x) - zp`,
+/// padded with 0, is read as x padded with zp (the padding then centres to
+/// 0 as before), and zp * (the sum of each filter's weights) comes off the
+/// initial value once.
+struct NarrowIntegerConvolution : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isI32Convolution(op))
+      return rewriter.notifyMatchFailure(op, "not an i32 convolution");
+    Value input = op.getDpsInputs()[0];
+    auto pad = input.getDefiningOp<tensor::PadOp>();
+    if (pad) {
+      Value padding = pad.getConstantPaddingValue();
+      if (!padding || !matchPattern(padding, m_Zero()))
+        return rewriter.notifyMatchFailure(op, "padded with a nonzero value");
+      input = pad.getSource();
+    }
+    std::optional<NarrowInput> lhs = narrowOf(input);
+    std::optional<NarrowInput> rhs = narrowOf(op.getDpsInputs()[1]);
+    if (!lhs || !rhs || rhs->zeroPoint != 0)
+      return rewriter.notifyMatchFailure(op, "an input is not 8-bit");
+    std::optional<SmallVector<int64_t>> sums;
+    unsigned column = 0;
+    if (lhs->zeroPoint != 0 &&
+        (!rhs->constant ||
+         !(sums = filterSums(op, rhs->constant, column))))
+      return rewriter.notifyMatchFailure(op, "a zero point that cannot fold");
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    Value lhsValue = lhs->materialize(rewriter, loc);
+    if (pad) {
+      auto type = cast<RankedTensorType>(pad.getType())
+                      .clone(rewriter.getIntegerType(8));
+      Value zeroPoint = arith::ConstantOp::create(
+          rewriter, loc,
+          rewriter.getIntegerAttr(rewriter.getIntegerType(8),
+                                  APInt(8, uint64_t(lhs->zeroPoint),
+                                        /*isSigned=*/false,
+                                        /*implicitTrunc=*/true)));
+      lhsValue = tensor::PadOp::create(
+                     rewriter, pad.getLoc(), type, lhsValue,
+                     pad.getMixedLowPad(), pad.getMixedHighPad(), zeroPoint,
+                     pad.getNofold())
+                     .getResult();
+    }
+    Value rhsValue = rhs->materialize(rewriter, loc);
+    Value init = op.getDpsInits()[0];
+    if (lhs->zeroPoint != 0)
+      init = correctedInit(rewriter, op, init, lhs->zeroPoint, *sums, column);
+    auto narrowed = narrowedProduct(rewriter, op, lhsValue, rhsValue, init,
+                                    lhs->isSigned, rhs->isSigned);
     rewriter.replaceOp(op, narrowed->getResults());
     return success();
   }
@@ -279,7 +412,7 @@ struct NarrowIntegerProductsPass
           NarrowIntegerProductsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<NarrowIntegerProduct>(&getContext());
+    patterns.add<NarrowIntegerProduct, NarrowIntegerConvolution>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

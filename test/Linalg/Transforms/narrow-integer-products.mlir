@@ -351,3 +351,94 @@ func.func @filled_init(%a: tensor<2x2xi8>) -> tensor<2x2xi32> {
   } -> tensor<2x2xi32>
   return %c : tensor<2x2xi32>
 }
+
+// -----
+
+#nhwc_in = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, oh + kh, ow + kw, c)>
+#nhwc_w = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
+#nhwc_out = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, oh, ow, f)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#scalar4 = affine_map<(d0, d1, d2, d3) -> ()>
+
+// A convolution of 8-bit values centred by a zero point (QLinearConv, or a
+// QDQ convolution on integers), its input padded with 0: it reads the u8
+// input padded with the zero point instead (which centres to 0 as before)
+// and the weights as i8; zp times each filter's weight sum (5 * 2 * 4 = 40
+// and 5 * -1 * 4 = -20) comes off its zero initial value.
+// CHECK-LABEL: func.func @convolution_zero_point
+// CHECK-SAME:    (%[[X:.*]]: tensor<1x3x3x2xi8>
+// CHECK-DAG:     %[[ZP:.*]] = arith.constant 5 : i8
+// CHECK-DAG:     %[[SUMS:.*]] = arith.constant dense<[40, -20]> : tensor<2xi32>
+// CHECK:         %[[PAD:.*]] = tensor.pad %[[X]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK:           tensor.yield %[[ZP]] : i8
+// CHECK:         %[[INIT:.*]] = linalg.generic {{.*}} ins(%[[SUMS]] : tensor<2xi32>)
+// CHECK:           arith.subi %c0_i32, %{{.*}} : i32
+// CHECK:         linalg.generic {{.*}} ins(%[[PAD]], %{{.*}} : tensor<1x5x5x2xi8>, tensor<2x2x2x2xi8>) outs(%[[INIT]] : tensor<1x4x4x2xi32>)
+// CHECK-SAME:      tessel.fusion_group = 3
+// CHECK:           arith.extui %{{.*}} : i8 to i32
+// CHECK:           arith.extsi %{{.*}} : i8 to i32
+// CHECK-NOT:     tensor<1x5x5x2xi32>
+func.func @convolution_zero_point(%x: tensor<1x3x3x2xi8>) -> tensor<1x4x4x2xi32> {
+  %c0 = arith.constant 0 : i32
+  %zp = arith.constant dense<5> : tensor<i32>
+  %e = tensor.empty() : tensor<1x3x3x2xi32>
+  %centred = linalg.generic {indexing_maps = [#id4, #scalar4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %zp : tensor<1x3x3x2xi8>, tensor<i32>) outs(%e : tensor<1x3x3x2xi32>) {
+  ^bb0(%v: i8, %z: i32, %o: i32):
+    %w = arith.extui %v : i8 to i32
+    %s = arith.subi %w, %z : i32
+    linalg.yield %s : i32
+  } -> tensor<1x3x3x2xi32>
+  %padded = tensor.pad %centred low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %c0 : i32
+  } : tensor<1x3x3x2xi32> to tensor<1x5x5x2xi32>
+  %w = arith.constant dense<[[[[1, 1], [1, 1]], [[1, 1], [1, 1]]], [[[-1, 0], [0, 0]], [[-1, 0], [-1, -1]]]]> : tensor<2x2x2x2xi32>
+  %oe = tensor.empty() : tensor<1x4x4x2xi32>
+  %init = linalg.fill ins(%c0 : i32) outs(%oe : tensor<1x4x4x2xi32>) -> tensor<1x4x4x2xi32>
+  %y = linalg.generic {indexing_maps = [#nhwc_in, #nhwc_w, #nhwc_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%padded, %w : tensor<1x5x5x2xi32>, tensor<2x2x2x2xi32>) outs(%init : tensor<1x4x4x2xi32>) attrs = {tessel.fusion_group = 3 : i64} {
+  ^bb0(%a: i32, %b: i32, %o: i32):
+    %p = arith.muli %a, %b : i32
+    %s = arith.addi %o, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<1x4x4x2xi32>
+  return %y : tensor<1x4x4x2xi32>
+}
+
+// -----
+
+#conv_in = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#conv_w = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
+#conv_out = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// A padding other than 0 is not the centred input's: left alone.
+// CHECK-LABEL: func.func @convolution_padded_nonzero
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x1x4x4xi32>, tensor<1x1x2x2xi32>)
+func.func @convolution_padded_nonzero(%x: tensor<1x1x2x2xi8>) -> tensor<1x1x3x3xi32> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %e = tensor.empty() : tensor<1x1x2x2xi32>
+  %wide = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x1x2x2xi8>) outs(%e : tensor<1x1x2x2xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %w = arith.extsi %v : i8 to i32
+    linalg.yield %w : i32
+  } -> tensor<1x1x2x2xi32>
+  %padded = tensor.pad %wide low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %c1 : i32
+  } : tensor<1x1x2x2xi32> to tensor<1x1x4x4xi32>
+  %w = arith.constant dense<1> : tensor<1x1x2x2xi32>
+  %oe = tensor.empty() : tensor<1x1x3x3xi32>
+  %init = linalg.fill ins(%c0 : i32) outs(%oe : tensor<1x1x3x3xi32>) -> tensor<1x1x3x3xi32>
+  %y = linalg.generic {indexing_maps = [#conv_in, #conv_w, #conv_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%padded, %w : tensor<1x1x4x4xi32>, tensor<1x1x2x2xi32>) outs(%init : tensor<1x1x3x3xi32>) {
+  ^bb0(%a: i32, %b: i32, %o: i32):
+    %p = arith.muli %a, %b : i32
+    %s = arith.addi %o, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<1x1x3x3xi32>
+  return %y : tensor<1x1x3x3xi32>
+}

@@ -192,9 +192,12 @@ struct ConvolutionTilingOptions {
 /// Rewrites a 1x1, stride-1, unpadded, ungrouped convolution as a product
 /// on collapsed views, for tessel-vectorize-contractions: NCHW (one image,
 /// its output plane a multiple of 4 vectors) `[F, C] x [C, H*W]`, channels
-/// last `[N*H*W, C] x [C, F]`. With `fuseEpilogue`, its bias broadcast (or
-/// zero fill) and elementwise consumer are rebuilt on the product's views.
-/// Returns the product.
+/// last `[N*H*W, C] x [C, F]`. Channels last, an ungrouped i32 convolution
+/// of 8-bit values with constant weights (tessel-narrow-integer-products)
+/// of any window becomes `[N*OH*OW, KH*KW*C] x [KH*KW*C, F]` on its
+/// gathered input windows. With `fuseEpilogue`, its initialiser (bias
+/// broadcast, fill, zero-point correction) and elementwise consumer are
+/// rebuilt on the product's views. Returns the product.
 FailureOr<linalg::GenericOp>
 rewriteConvolutionAsProduct(RewriterBase &rewriter, linalg::GenericOp conv,
                             const ConvolutionTilingOptions &options);

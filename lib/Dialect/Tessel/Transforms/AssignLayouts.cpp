@@ -46,14 +46,40 @@ bool fillsVectors(int64_t count, int64_t lanes) {
   return count % lanes == 0 || (lanes >= 16 && count % (lanes / 2) == 0);
 }
 
+/// Whether `value` is a constant, or a constant cast.
+bool isConstant(Value value) {
+  if (auto cast = value.getDefiningOp<CastOp>())
+    value = cast.getInput();
+  return matchPattern(value, m_Constant());
+}
+
+/// Whether `value` is an 8-bit integer tensor cast to a wider type, maybe
+/// minus a zero point.
+bool isWidenedFromEightBits(Value value) {
+  if (auto sub = value.getDefiningOp<SubOp>())
+    value = sub.getLhs();
+  auto cast = value.getDefiningOp<CastOp>();
+  return cast && getElementTypeOrSelf(cast.getInput().getType())
+                     .isInteger(8);
+}
+
 /// Whether the CPU kernels run `op` channels last as fast as channels
 /// first (lib/Codegen/CPU): f32 only; a convolution that is a pointwise
 /// product, or has constant weights and filters (per group; depthwise: in
 /// all) that fill vectors; pooling whose channels fill vectors; any global
-/// average. Other ops would become scalar loops channels last.
+/// average; an ungrouped i32 convolution of 8-bit values (cast, maybe
+/// centred by a zero point) with constant weights, which runs as a product
+/// on its gathered windows (quantized models). Other ops would become
+/// scalar loops channels last.
 bool hasChannelsLastKernel(Operation *op, int64_t lanes) {
   auto inputType = cast<RankedTensorType>(op->getOperand(0).getType());
-  if (!inputType.getElementType().isF32() || inputType.getRank() != 4)
+  if (inputType.getRank() != 4)
+    return false;
+  if (auto conv = dyn_cast<ConvOp>(op);
+      conv && inputType.getElementType().isInteger(32))
+    return conv.getGroup() == 1 && isConstant(conv.getWeight()) &&
+           isWidenedFromEightBits(conv.getInput());
+  if (!inputType.getElementType().isF32())
     return false;
   int64_t channels = inputType.getDimSize(1);
   if (auto conv = dyn_cast<ConvOp>(op)) {
@@ -80,23 +106,54 @@ bool hasChannelsLastKernel(Operation *op, int64_t lanes) {
   return isa<GlobalAveragePoolOp>(op);
 }
 
+/// `value` transposed to channels last; a widened 8-bit value (maybe minus
+/// a zero point) is transposed before it widens, so that the transpose
+/// meets the inverse one of the layer before on the 8-bit values, and the
+/// convolution reads the widening (which its kernel reads narrow).
+Value toChannelsLast(PatternRewriter &rewriter, Location loc, Value value) {
+  if (!isWidenedFromEightBits(value))
+    return transpose(rewriter, loc, value, kToChannelsLast);
+  auto sub = value.getDefiningOp<SubOp>();
+  auto cast = (sub ? sub.getLhs() : value).getDefiningOp<CastOp>();
+  Value narrow = transpose(rewriter, loc, cast.getInput(), kToChannelsLast);
+  Value wide = CastOp::create(rewriter, cast.getLoc(), narrow, cast.getToAttr());
+  if (!sub)
+    return wide;
+  return SubOp::create(rewriter, sub.getLoc(), wide, sub.getRhs());
+}
+
+/// Whether `value` is a dequantized 8-bit value ((cast(x) - zp) * scale,
+/// maybe without the zero point): pooling between integer convolutions of
+/// a quantized model, which goes channels last with them.
+bool isDequantized(Value value) {
+  if (auto mul = value.getDefiningOp<MulOp>())
+    value = mul.getLhs();
+  return isWidenedFromEightBits(value);
+}
+
 /// A 2-D conv or pooling op in NCHW becomes the same op in NHWC between a
 /// transpose of its input and one of its result, when the kernels run it
 /// channels last.
 template <typename OpTy> struct RunChannelsLast : OpRewritePattern<OpTy> {
-  RunChannelsLast(MLIRContext *ctx, int64_t lanes)
-      : OpRewritePattern<OpTy>(ctx), lanes(lanes) {}
+  RunChannelsLast(MLIRContext *ctx, int64_t lanes, bool integerOnly)
+      : OpRewritePattern<OpTy>(ctx), lanes(lanes), integerOnly(integerOnly) {}
   int64_t lanes;
+  bool integerOnly;
 
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     auto inputType = cast<RankedTensorType>(op.getInput().getType());
     if (op.getLayout() != Layout::NCHW || inputType.getRank() != 4)
       return rewriter.notifyMatchFailure(op, "not a 2-D NCHW op");
+    if (integerOnly && !inputType.getElementType().isInteger(32) &&
+        !(isa<MaxPoolOp, AvgPoolOp, GlobalAveragePoolOp>(op) &&
+          isDequantized(op.getInput())))
+      return rewriter.notifyMatchFailure(
+          op, "neither an integer convolution nor pooling of 8-bit values");
     if (!hasChannelsLastKernel(op, lanes))
       return rewriter.notifyMatchFailure(op, "no channels-last kernel");
     Location loc = op.getLoc();
-    Value input = transpose(rewriter, loc, op.getInput(), kToChannelsLast);
+    Value input = toChannelsLast(rewriter, loc, op.getInput());
     Operation *clone = rewriter.clone(*op.getOperation());
     clone->setOperand(0, input);
     cast<OpTy>(clone).setLayout(Layout::NHWC);
@@ -142,6 +199,12 @@ struct SinkThroughUnary : RewritePattern {
       return failure();
     TransposeOp producer = transposeOf(op->getOperand(0));
     if (!producer)
+      return failure();
+    // An 8-bit value widened to integers (an integer convolution's input)
+    // stays transposed narrow: toChannelsLast put it there, where the layer
+    // before's inverse transpose meets it on the 8-bit values.
+    if (isa<CastOp>(op) && isWidenedFromEightBits(op->getResult(0)) &&
+        isa<IntegerType>(getElementTypeOrSelf(op->getResult(0).getType())))
       return failure();
     Operation *clone = rewriter.clone(*op);
     clone->setOperand(0, producer.getInput());
@@ -258,7 +321,7 @@ struct TesselAssignLayoutsPass
     patterns
         .add<RunChannelsLast<ConvOp>, RunChannelsLast<MaxPoolOp>,
              RunChannelsLast<AvgPoolOp>, RunChannelsLast<GlobalAveragePoolOp>>(
-            ctx, vectorWidth);
+            ctx, vectorWidth, integerOnly);
     patterns.add<SinkThroughUnary, SinkThroughConcat, SinkThroughBinary<AddOp>,
                  SinkThroughBinary<SubOp>, SinkThroughBinary<MulOp>,
                  SinkThroughBinary<DivOp>, SinkThroughBinary<MinOp>,
@@ -272,6 +335,14 @@ struct TesselAssignLayoutsPass
     DominanceInfo dominance(module);
     eliminateCommonSubExpressions(rewriter, dominance, module);
 
+    // With `integer-only` and no integer convolution, nothing moved: no
+    // layouts were assigned (the report says so).
+    bool assigned = !integerOnly;
+    module.walk([&](ConvOp conv) {
+      assigned |= conv.getLayout() == Layout::NHWC;
+    });
+    if (!assigned)
+      return;
     // What converts layouts now: at the edges (reading a graph input, or
     // only feeding the function's results) or inside.
     int64_t edges = 0, inside = 0;

@@ -37,8 +37,10 @@ using namespace mlir::tessel;
 
 namespace {
 
-/// Which operand of a product, and how the product reads it.
-enum class Side { Lhs, Rhs, RhsTransposed };
+/// Which operand of a product, and how the product reads it: a matrix
+/// product's, or a convolution's filters [F, C, KH, KW] (`Filters`, read
+/// as they are; the input is the left-hand side).
+enum class Side { Lhs, Rhs, RhsTransposed, Filters };
 
 /// A product operand that is a dequantized 8-bit tensor:
 /// (integer - zeroPoint) * scale.
@@ -66,6 +68,10 @@ bool isProductScale(Value scale, RankedTensorType like, Side side) {
     return false;
   if (type.getNumElements() == 1)
     return true;
+  if (side == Side::Filters)
+    return type.getRank() == like.getRank() &&
+           type.getDimSize(0) == like.getDimSize(0) &&
+           type.getNumElements() == like.getDimSize(0);
   if (side == Side::Lhs || like.getRank() != 2)
     return false;
   if (side == Side::Rhs)
@@ -179,12 +185,13 @@ FailureOr<Dequantized> matchDequantized(Value operand, Side side,
                    "activations)";
     return failure();
   }
-  if (type.getRank() != 2) {
+  if (type.getRank() != 2 && side != Side::Filters) {
     reason = "is not a matrix";
     return failure();
   }
-  // The weights as [K, N], zero point subtracted, each in [-128, 127].
-  int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
+  // The weights as [K, N] (filters: as they are), zero point subtracted,
+  // each in [-128, 127].
+  int64_t rows = type.getDimSize(0), columns = type.getNumElements() / rows;
   bool transposed = side == Side::RhsTransposed;
   result.values.resize(rows * columns);
   for (int64_t r = 0; r < rows; ++r) {
@@ -354,14 +361,26 @@ bool runOnIntegers(GemmOp gemm) {
   return true;
 }
 
-/// The f32 values of `value` when it is computed from constants by the
-/// ops that dequantize and quantize (casts, add, sub, mul and div by a
-/// constant broadcasting against it, round, clip), each rounded to f32 as
-/// the op would round at run time: weights dequantized, or dequantized and
-/// quantized again (onnxruntime's quantizer does that to weights an
-/// exporter shared between layers). Nothing otherwise, or past `depth` ops.
-std::optional<std::vector<float>> evaluateConstant(Value value,
-                                                   int depth = 10) {
+/// The values of a float constant (f32 or f64).
+std::optional<std::vector<double>> constantFloats(Value value) {
+  DenseFPElementsAttr floats;
+  if (!matchPattern(value, m_Constant(&floats)))
+    return std::nullopt;
+  std::vector<double> result;
+  result.reserve(floats.getNumElements());
+  for (const APFloat &v : floats.getValues<APFloat>())
+    result.push_back(v.convertToDouble());
+  return result;
+}
+
+/// The values of `value` when it is computed from constants by the ops
+/// that dequantize and quantize (casts, add, sub, mul and div by a constant
+/// broadcasting against it, round, clip) in f32 or f64, each rounded to its
+/// type as the op would round at run time: weights dequantized, or
+/// dequantized and quantized again (onnxruntime's quantizer does that to
+/// weights an exporter shared between layers), an int32 bias dequantized
+/// in f64. Nothing otherwise, or past `depth` ops.
+std::optional<std::vector<double>> evaluate(Value value, int depth) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type || !type.hasStaticShape())
     return std::nullopt;
@@ -369,51 +388,63 @@ std::optional<std::vector<float>> evaluateConstant(Value value,
   DenseIntElementsAttr ints;
   if (matchPattern(value, m_Constant(&ints))) {
     std::vector<int64_t> integers = readIntegers(ints);
-    return std::vector<float>(integers.begin(), integers.end());
+    return std::vector<double>(integers.begin(), integers.end());
   }
-  if (!type.getElementType().isF32()) {
+  Type element = type.getElementType();
+  bool isF32 = element.isF32();
+  if (!isF32 && !element.isF64()) {
     // An 8-bit integer converted from f32 values in its range.
     auto integer = dyn_cast<IntegerType>(type.getElementType());
     auto cast = dyn_cast_or_null<CastOp>(op);
     if (!integer || integer.getWidth() != 8 || !cast || depth == 0 ||
         !cast.getInput().getType().getElementType().isF32())
       return std::nullopt;
-    std::optional<std::vector<float>> values =
-        evaluateConstant(cast.getInput(), depth - 1);
-    float low = integer.isUnsigned() ? 0.0f : -128.0f;
-    float high = integer.isUnsigned() ? 255.0f : 127.0f;
+    std::optional<std::vector<double>> values =
+        evaluate(cast.getInput(), depth - 1);
+    double low = integer.isUnsigned() ? 0.0 : -128.0;
+    double high = integer.isUnsigned() ? 255.0 : 127.0;
     if (!values)
       return std::nullopt;
-    for (float &v : *values) {
+    for (double &v : *values) {
       if (!(v >= low && v <= high))
         return std::nullopt;
       v = std::trunc(v);
     }
     return values;
   }
-  if (std::optional<std::vector<float>> floats = getConstantF32Values(value))
+  if (std::optional<std::vector<double>> floats = constantFloats(value))
     return floats;
   if (depth == 0 || !op)
     return std::nullopt;
-  if (auto cast = dyn_cast<CastOp>(op))
-    return evaluateConstant(cast.getInput(), depth - 1);
+  if (auto cast = dyn_cast<CastOp>(op)) {
+    std::optional<std::vector<double>> values =
+        evaluate(cast.getInput(), depth - 1);
+    if (values && isF32)
+      for (double &v : *values)
+        v = static_cast<float>(v);
+    return values;
+  }
   if (auto round = dyn_cast<RoundOp>(op)) {
-    std::optional<std::vector<float>> values =
-        evaluateConstant(round.getInput(), depth - 1);
+    std::optional<std::vector<double>> values =
+        evaluate(round.getInput(), depth - 1);
     if (values)
-      for (float &v : *values)
+      for (double &v : *values)
         v = std::nearbyint(v);
     return values;
   }
   if (auto clip = dyn_cast<ClipOp>(op)) {
-    std::optional<std::vector<float>> values =
-        evaluateConstant(clip.getInput(), depth - 1);
+    std::optional<std::vector<double>> values =
+        evaluate(clip.getInput(), depth - 1);
     if (values)
-      for (float &v : *values) {
+      for (double &v : *values) {
+        auto bound = [&](FloatAttr b) {
+          double x = b.getValueAsDouble();
+          return isF32 ? static_cast<float>(x) : x;
+        };
         if (FloatAttr min = clip.getMinAttr())
-          v = std::max(v, static_cast<float>(min.getValueAsDouble()));
+          v = std::max(v, bound(min));
         if (FloatAttr max = clip.getMaxAttr())
-          v = std::min(v, static_cast<float>(max.getValueAsDouble()));
+          v = std::min(v, bound(max));
       }
     return values;
   }
@@ -427,11 +458,11 @@ std::optional<std::vector<float>> evaluateConstant(Value value,
   if (full.getType() != type)
     return std::nullopt;
   // The constant first: it is cheap to read, the other side may be large.
-  std::optional<std::vector<float>> operand = getConstantF32Values(other);
+  std::optional<std::vector<double>> operand = constantFloats(other);
   auto otherType = dyn_cast<RankedTensorType>(other.getType());
   if (!operand || !otherType || otherType.getRank() > type.getRank())
     return std::nullopt;
-  std::optional<std::vector<float>> values = evaluateConstant(full, depth - 1);
+  std::optional<std::vector<double>> values = evaluate(full, depth - 1);
   if (!values)
     return std::nullopt;
   ArrayRef<int64_t> shape = type.getShape();
@@ -441,12 +472,14 @@ std::optional<std::vector<float>> evaluateConstant(Value value,
     if (small[d] != 1 && small[d] != shape[offset + d])
       return std::nullopt;
   SmallVector<int64_t> index(type.getRank(), 0);
-  for (float &v : *values) {
+  for (double &v : *values) {
     int64_t at = 0;
     for (int64_t d = 0; d < otherType.getRank(); ++d)
       at = at * small[d] + (small[d] == 1 ? 0 : index[offset + d]);
-    float c = (*operand)[at];
-    float x = lhsFull ? v : c, y = lhsFull ? c : v;
+    double c = (*operand)[at];
+    double x = lhsFull ? v : c, y = lhsFull ? c : v;
+    // f32 operands are exact in double, and the double result of one
+    // operation rounds to the f32 one.
     if (isa<AddOp>(op))
       v = x + y;
     else if (isa<SubOp>(op))
@@ -455,6 +488,8 @@ std::optional<std::vector<float>> evaluateConstant(Value value,
       v = x * y;
     else
       v = x / y;
+    if (isF32)
+      v = static_cast<float>(v);
     for (int64_t d = type.getRank() - 1; d >= 0; --d) {
       if (++index[d] < shape[d])
         break;
@@ -462,6 +497,17 @@ std::optional<std::vector<float>> evaluateConstant(Value value,
     }
   }
   return values;
+}
+
+/// The f32 values of the f32 `value` computed from constants (`evaluate`).
+std::optional<std::vector<float>> evaluateConstant(Value value) {
+  if (!getElementTypeOrSelf(value.getType()).isF32() &&
+      !getElementTypeOrSelf(value.getType()).isInteger(8))
+    return std::nullopt;
+  std::optional<std::vector<double>> values = evaluate(value, /*depth=*/10);
+  if (!values)
+    return std::nullopt;
+  return std::vector<float>(values->begin(), values->end());
 }
 
 /// Replaces every conversion to 8-bit integers of values computed from
@@ -513,6 +559,83 @@ void foldDequantizedWeights(Operation *op) {
   }
 }
 
+/// A convolution of dequantized 8-bit values on integers:
+///   conv((x - zx) * sx, (w - zw) * sw[f]) + b
+///     = cast<f32>(conv_i32(x - zx, w - zw)) * sx * sw[f] + b
+/// the i32 convolution padding with 0 as the f32 one did (a padded x then
+/// reads zx). Reports why not when an operand looks dequantized.
+bool runOnIntegers(ConvOp conv) {
+  Operation *op = conv;
+  auto resultType = cast<RankedTensorType>(conv.getType());
+  auto inputType = cast<RankedTensorType>(conv.getInput().getType());
+  if (!hasOnlyF32Tensors(op) || !resultType.hasStaticShape() ||
+      !inputType.hasStaticShape() ||
+      !llvm::any_of(op->getOperands(),
+                    [](Value v) { return looksDequantized(v); }))
+    return false;
+  auto fail = [&](const Twine &reason) {
+    remark::analysis(op->getLoc(),
+                     remarkOptions(kFloatQuantizedProductRemark, op))
+        << remark::metric("reason", reason.str());
+    return false;
+  };
+  if (inputType.getRank() != 4 || conv.getLayout() != Layout::NCHW)
+    return fail("not a 2-D convolution (no integer kernel)");
+  if (conv.getGroup() != 1)
+    return fail("a grouped convolution (no integer kernel)");
+  std::string inputReason, weightReason;
+  FailureOr<Dequantized> input =
+      matchDequantized(conv.getInput(), Side::Lhs, inputReason);
+  if (failed(input))
+    return fail("the input " + inputReason);
+  FailureOr<Dequantized> weights =
+      matchDequantized(conv.getWeight(), Side::Filters, weightReason);
+  if (failed(weights))
+    return fail("the weights " + weightReason);
+  Value bias = conv.getBias();
+  std::optional<std::vector<float>> biasValues;
+  if (bias && !(biasValues = evaluateConstant(bias)))
+    return fail("the bias is not a constant");
+  auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
+  ArrayRef<int64_t> w = weightType.getShape();
+  int64_t depth = w[1] * w[2] * w[3];
+  if (depth * input->magnitude * weights->magnitude >
+      std::numeric_limits<int32_t>::max())
+    return fail("the i32 sum could overflow");
+
+  OpBuilder builder(conv);
+  Location loc = conv.getLoc();
+  Value x = integerOperand(builder, loc, *input, inputType.getShape());
+  Value filters = integerOperand(builder, loc, *weights, w);
+  auto integerConv = ConvOp::create(
+      builder, loc, resultType.clone(builder.getI32Type()), x, filters,
+      Value(), conv.getStridesAttr(), conv.getPadsAttr(),
+      conv.getDilationsAttr(), conv.getGroupAttr(), conv.getLayoutAttr());
+  Value result = CastOp::create(builder, loc, integerConv.getResult(),
+                                TypeAttr::get(builder.getF32Type()));
+  // Per-filter values broadcast along NCHW's channels: [F, 1, 1].
+  auto perFilter = [&](Value v) -> Value {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (type.getNumElements() == 1)
+      return v;
+    return ReshapeOp::create(builder, loc, type.clone({w[0], 1, 1}), v,
+                             builder.getDenseI64ArrayAttr({w[0], 1, 1}));
+  };
+  for (Value scale : {input->scale, weights->scale})
+    if (scale)
+      result = MulOp::create(builder, loc, resultType, result, perFilter(scale));
+  if (biasValues)
+    result = AddOp::create(
+        builder, loc, resultType, result,
+        createF32Constant(builder, loc, {w[0], 1, 1}, *biasValues));
+  remark::passed(loc, remarkOptions(kIntegerProductRemark, integerConv))
+      << remark::metric("lhs", getElementTypeOrSelf(input->integer.getType()))
+      << remark::metric("rhs", builder.getI8Type());
+  conv.replaceAllUsesWith(result);
+  conv.erase();
+  return true;
+}
+
 struct TesselIntegerProductsPass
     : public tessel::impl::TesselIntegerProductsPassBase<
           TesselIntegerProductsPass> {
@@ -529,18 +652,11 @@ struct TesselIntegerProductsPass
       if (!onIntegers)
         foldDequantizedWeights(op);
     }
-    // Convolutions of dequantized values stay f32 for now: say so; their
-    // weights are dequantized once, here.
-    getOperation().walk([](ConvOp conv) {
-      if (!llvm::any_of(conv->getOperands(),
-                        [](Value v) { return looksDequantized(v); }))
-        return;
-      remark::analysis(conv.getLoc(),
-                       remarkOptions(kFloatQuantizedProductRemark, conv))
-          << remark::metric("reason", "no integer convolution kernel: the "
-                                      "convolution runs in f32");
-      foldDequantizedWeights(conv);
-    });
+    SmallVector<ConvOp> convs;
+    getOperation().walk([&](ConvOp conv) { convs.push_back(conv); });
+    for (ConvOp conv : convs)
+      if (!runOnIntegers(conv))
+        foldDequantizedWeights(conv);
   }
 };
 

@@ -178,21 +178,61 @@ func.func @column_zero_points(%q: tensor<1x2xi8>) -> tensor<1x2xf32> {
 
 // -----
 
-// A convolution of dequantized values has no integer kernel yet: it stays
-// f32, and says so; its int8 weights, one scale per output channel, are
-// dequantized here, once.
-// REMARK: remark: [Analysis] float-quantized-product | Category:tessel | Function=conv | reason="no integer convolution kernel: the convolution runs in f32"
+// A convolution of dequantized values, u8 input and int8 weights with one
+// scale per output channel, its bias dequantized from int32 in f64 (as the
+// importer does): an i32 convolution of the 8-bit values (the input centred
+// by its zero point; padding 0 pads the centred values), then the scales
+// per filter ([F, 1, 1] along NCHW's channels) and the bias, folded once to
+// f32.
+// REMARK: remark: [Passed] integer-product | Category:tessel | Function=conv | lhs=ui8, rhs=i8
 // CHECK-LABEL: func.func @conv
-// CHECK:         %[[W:.*]] = tessel.constant dense<{{\[\[\[\[}}5.000000e-01]], {{\[\[}}-1.000000e+00]]], {{\[\[\[}}1.500000e+00]], {{\[\[}}2.000000e+00]]], {{\[\[\[}}1.000000e+00]], {{\[\[}}0.000000e+00]]]]> : tensor<3x2x1x1xf32>
-// CHECK:         tessel.conv %{{.*}}, %[[W]] {{.*}}: (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x4x4xf32>
-func.func @conv(%q: tensor<1x2x4x4xui8>) -> tensor<1x3x4x4xf32> {
+// CHECK:         %[[X:.*]] = tessel.cast %{{.*}} to i32 : tensor<1x2x4x4xui8> -> tensor<1x2x4x4xi32>
+// CHECK:         %[[XC:.*]] = tessel.sub %[[X]], %{{.*}} : (tensor<1x2x4x4xi32>, tensor<i32>)
+// CHECK:         %[[WQ:.*]] = tessel.constant dense<{{.*}}> : tensor<3x2x1x1xi8>
+// CHECK:         %[[W:.*]] = tessel.cast %[[WQ]] to i32
+// CHECK:         %[[ACC:.*]] = tessel.conv %[[XC]], %[[W]] {{{.*}}pads = array<i64: 1, 1, 1, 1>{{.*}}} : (tensor<1x2x4x4xi32>, tensor<3x2x1x1xi32>) -> tensor<1x3x6x6xi32>
+// CHECK:         %[[F:.*]] = tessel.cast %[[ACC]] to f32
+// CHECK:         %[[A:.*]] = tessel.mul %[[F]], %{{.*}} : (tensor<1x3x6x6xf32>, tensor<f32>)
+// CHECK:         %[[S:.*]] = tessel.reshape %{{.*}} : (tensor<3x1x1x1xf32>) -> tensor<3x1x1xf32>
+// CHECK:         %[[B:.*]] = tessel.mul %[[A]], %[[S]] : (tensor<1x3x6x6xf32>, tensor<3x1x1xf32>)
+// CHECK:         %[[BIAS:.*]] = tessel.constant dense<{{\[\[\[}}2.500000e-01]], {{\[\[}}-5.000000e-01]], {{\[\[}}1.000000e+00]]]> : tensor<3x1x1xf32>
+// CHECK:         tessel.add %[[B]], %[[BIAS]]
+func.func @conv(%q: tensor<1x2x4x4xui8>) -> tensor<1x3x6x6xf32> {
   %wq = tessel.constant dense<[[[[1]], [[-2]]], [[[3]], [[4]]], [[[4]], [[0]]]]> : tensor<3x2x1x1xi8>
   %ws = tessel.constant dense<[[[[0.5]]], [[[0.5]]], [[[0.25]]]]> : tensor<3x1x1x1xf32>
+  %zp = tessel.constant dense<128.0> : tensor<f32>
+  %sx = tessel.constant dense<0.5> : tensor<f32>
+  %bq = tessel.constant dense<[1, -2, 4]> : tensor<3xi32>
+  %bs = tessel.constant dense<0.25> : tensor<3xf64>
   %wf = tessel.cast %wq to f32 : tensor<3x2x1x1xi8> -> tensor<3x2x1x1xf32>
   %w = tessel.mul %wf, %ws : (tensor<3x2x1x1xf32>, tensor<3x1x1x1xf32>) -> tensor<3x2x1x1xf32>
+  %af = tessel.cast %q to f32 : tensor<1x2x4x4xui8> -> tensor<1x2x4x4xf32>
+  %ac = tessel.sub %af, %zp : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %a = tessel.mul %ac, %sx : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %bd = tessel.cast %bq to f64 : tensor<3xi32> -> tensor<3xf64>
+  %bm = tessel.mul %bd, %bs : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xf64>
+  %b = tessel.cast %bm to f32 : tensor<3xf64> -> tensor<3xf32>
+  %y = tessel.conv %a, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>, tensor<3xf32>) -> tensor<1x3x6x6xf32>
+  return %y : tensor<1x3x6x6xf32>
+}
+
+// -----
+
+// A grouped convolution of dequantized values (a depthwise one) has no
+// integer kernel: it stays f32, and says so; its weights are dequantized
+// here, once.
+// REMARK: remark: [Analysis] float-quantized-product | Category:tessel | Function=depthwise | reason="a grouped convolution (no integer kernel)"
+// CHECK-LABEL: func.func @depthwise
+// CHECK:         %[[W:.*]] = tessel.constant dense<{{.*}}5.000000e-01{{.*}}-5.000000e-01{{.*}}> : tensor<2x1x1x1xf32>
+// CHECK:         tessel.conv %{{.*}}, %[[W]] {{.*}}: (tensor<1x2x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+func.func @depthwise(%q: tensor<1x2x4x4xui8>) -> tensor<1x2x4x4xf32> {
+  %wq = tessel.constant dense<[[[[1]]], [[[-2]]]]> : tensor<2x1x1x1xi8>
+  %ws = tessel.constant dense<[[[[0.5]]], [[[0.25]]]]> : tensor<2x1x1x1xf32>
+  %wf = tessel.cast %wq to f32 : tensor<2x1x1x1xi8> -> tensor<2x1x1x1xf32>
+  %w = tessel.mul %wf, %ws : (tensor<2x1x1x1xf32>, tensor<2x1x1x1xf32>) -> tensor<2x1x1x1xf32>
   %a = tessel.cast %q to f32 : tensor<1x2x4x4xui8> -> tensor<1x2x4x4xf32>
-  %y = tessel.conv %a, %w {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x4x4xf32>
-  return %y : tensor<1x3x4x4xf32>
+  %y = tessel.conv %a, %w {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
 }
 
 // -----

@@ -275,8 +275,14 @@ def TesselAssignLayoutsPass
     convolution with constant weights whose filters per group (depthwise:
     all its filters) fill vectors of `vector-width` f32 (or, with 16, half
     vectors); pooling whose channels do; any global average. The others
-    (integer types, 12 filters per group, run-time weights) keep NCHW, with
-    the conversions around them: channels last they would be scalar loops. The
+    (other integer types, 12 filters per group, run-time weights) keep
+    NCHW, with the conversions around them: channels last they would be
+    scalar loops. An ungrouped i32 `conv` of 8-bit values (cast, maybe minus
+    a zero point; `tessel-integer-products`, ConvInteger, QLinearConv) with
+    constant weights goes channels last too, where it runs as a product of
+    its gathered windows on the 8-bit dot-product kernel; with
+    `integer-only`, only those do, and the pooling of dequantized 8-bit
+    values between them. The
     transposes then sink through what follows: elementwise ops of one
     operand (activations, `clip`, math, `cast`), broadcasting binary ops
     (`add`, `sub`, `mul`, `div`, `min`, `max`, `prelu`) whose operands are
@@ -308,6 +314,10 @@ def TesselAssignLayoutsPass
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
            "f32 elements per vector register of the target (tessel-compile "
            "sets it)">,
+    Option<"integerOnly", "integer-only", "bool", /*default=*/"false",
+           "Only the convolutions of 8-bit values go channels last (their "
+           "kernel exists only there); everything else keeps its layout "
+           "(tessel-compile's default --layout=nchw)">,
   ];
 }
 
