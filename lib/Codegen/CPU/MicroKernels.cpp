@@ -22,7 +22,11 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+
+#include <vector>
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -93,6 +97,84 @@ std::optional<std::pair<bool, bool>> int8Signedness(linalg::LinalgOp op) {
   if (!signs[0] || !signs[1] || body.getOperations().size() != 5)
     return std::nullopt;
   return std::make_pair(*signs[0], *signs[1]);
+}
+
+/// The rows of 4-byte groups that a packed register tile reads, `rhs`
+/// being its slice [K/4, NR, 4] of the constant weights [K/4, N, 4]: read
+/// instead from the same weights stored panel by panel, [N/NR, K/4, NR * 4]
+/// (one more constant, made here; the first loses its readers), so that
+/// the tile's reduction walks one contiguous run instead of NR * 4 bytes
+/// every N * 4 (with N * 4 of 2 KiB or more, a new page every group or
+/// two: the hardware prefetchers and the TLB fall behind). Null when `rhs`
+/// is not such a slice.
+Value panelRuns(RewriterBase &rewriter, Location loc, Value rhs) {
+  // Through nested slices (a column block, then the tile in it): whole
+  // along the groups and the bytes, their column offsets summed.
+  auto sliceType = dyn_cast<RankedTensorType>(rhs.getType());
+  if (!sliceType || sliceType.getRank() != 3 ||
+      !sliceType.getElementType().isInteger(8))
+    return Value();
+  SmallVector<OpFoldResult> columnOffsets;
+  Value source = rhs;
+  while (auto slice = source.getDefiningOp<tensor::ExtractSliceOp>()) {
+    RankedTensorType from = slice.getSourceType();
+    if (!slice.hasUnitStride() || from.getRank() != 3 ||
+        slice.getResultType().getRank() != 3 ||
+        slice.getResultType().getDimSize(0) != from.getDimSize(0) ||
+        slice.getResultType().getDimSize(2) != from.getDimSize(2))
+      return Value();
+    columnOffsets.push_back(slice.getMixedOffsets()[1]);
+    source = slice.getSource();
+  }
+  DenseIntElementsAttr weights;
+  if (columnOffsets.empty() || !matchPattern(source, m_Constant(&weights)) ||
+      weights.isSplat())
+    return Value();
+  auto type = cast<RankedTensorType>(weights.getType());
+  int64_t groups = type.getDimSize(0), columns = type.getDimSize(1),
+          group = type.getDimSize(2);
+  int64_t width = sliceType.getDimSize(1);
+  if (columns % width != 0 || columns == width)
+    return Value();
+  int64_t panels = columns / width;
+  ArrayRef<char> bytes = weights.getRawData();
+  std::vector<int8_t> panelled(bytes.size());
+  int64_t run = width * group;
+  for (int64_t p = 0; p < panels; ++p)
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t j = 0; j < run; ++j)
+        panelled[(p * groups + g) * run + j] = static_cast<int8_t>(
+            bytes[(g * columns + p * width) * group + j]);
+  auto panelType = RankedTensorType::get({panels, groups, run},
+                                         type.getElementType());
+  Value constant;
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointAfter(source.getDefiningOp());
+    constant = arith::ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(panelType, ArrayRef<int8_t>(panelled)));
+  }
+  // The tile's panel: its first column / NR.
+  Value first = getValueOrCreateConstantIndexOp(rewriter, loc,
+                                                columnOffsets.front());
+  for (OpFoldResult offset : ArrayRef(columnOffsets).drop_front())
+    first = arith::AddIOp::create(
+        rewriter, loc, first,
+        getValueOrCreateConstantIndexOp(rewriter, loc, offset));
+  Value panel = arith::DivUIOp::create(
+      rewriter, loc, first,
+      arith::ConstantIndexOp::create(rewriter, loc, width));
+  OpFoldResult zero = rewriter.getIndexAttr(0), one = rewriter.getIndexAttr(1);
+  Value runs = tensor::ExtractSliceOp::create(
+      rewriter, loc, RankedTensorType::get({1, groups, run},
+                                           type.getElementType()),
+      constant, ArrayRef<OpFoldResult>{panel, zero, zero},
+      ArrayRef<OpFoldResult>{one, rewriter.getIndexAttr(groups),
+                             rewriter.getIndexAttr(run)},
+      ArrayRef<OpFoldResult>{one, one, one});
+  return tensor::CollapseShapeOp::create(
+      rewriter, loc, runs, SmallVector<ReassociationIndices>{{0, 1}, {2}});
 }
 
 class I8VnniMicroKernel final : public MicroKernel {
@@ -187,9 +269,13 @@ public:
         DenseElementsAttr::get(words, rewriter.getI32IntegerAttr(0)));
     // Packed: each group's [NR, 4] bytes are one contiguous run.
     Value rhsRuns;
-    if (packed)
-      rhsRuns = tensor::CollapseShapeOp::create(
-          rewriter, loc, rhs, SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    if (packed) {
+      rhsRuns = panelRuns(rewriter, loc, rhs);
+      if (!rhsRuns)
+        rhsRuns = tensor::CollapseShapeOp::create(
+            rewriter, loc, rhs,
+            SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    }
 
     // The accumulators (row major, then column vector) and, for a signed
     // left-hand side, 128 x the right-hand values summed per column vector:
