@@ -8,8 +8,9 @@
 // row's 4 left-hand bytes are broadcast to every lane; each lane needs its
 // column's 4 right-hand bytes together: weights packed at compile time as
 // [K/4, N, 4] (packGroupedWeights; the tile then spans the whole reduction
-// and the kernel loops over its groups), else 4 rows interleaved in
-// registers at every group. A signed left-hand side is made unsigned by
+// and the kernel loops over its groups; with more columns than the tile's
+// it reads them stored panel by panel, [N/NR, K/4, NR * 4], one contiguous
+// run per tile), else 4 rows interleaved in registers at every group. A signed left-hand side is made unsigned by
 // adding 128 (flipping the top bit), and 128 times the right-hand values,
 // summed in one more accumulator per column vector, is subtracted once.
 //

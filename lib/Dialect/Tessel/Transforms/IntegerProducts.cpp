@@ -56,6 +56,9 @@ struct Dequantized {
   Value scale;
   /// The largest magnitude of integer - zeroPoint.
   int64_t magnitude = 0;
+  /// Constant weights stored negated (`values` = zeroPoint - integer): the
+  /// product must be negated.
+  bool negated = false;
 };
 
 /// Whether `scale` (f32) is one value, or for weights one per output
@@ -193,14 +196,27 @@ FailureOr<Dequantized> matchDequantized(Value operand, Side side,
   // each in [-128, 127].
   int64_t rows = type.getDimSize(0), columns = type.getNumElements() / rows;
   bool transposed = side == Side::RhsTransposed;
+  // Weights quantized as an activation (uint8 with a zero point of 127 or
+  // 128, as onnxruntime does to weights shared through Identity) span
+  // [-127, 128] once centred: negated they fit int8, and the product is
+  // negated back exactly (`negated`).
+  int64_t low = 0, high = 0;
+  for (int64_t v : *integers) {
+    low = std::min(low, v - result.zeroPoint);
+    high = std::max(high, v - result.zeroPoint);
+  }
+  if (high > 127 && low >= -127)
+    result.negated = true;
+  else if (low < -128 || high > 127) {
+    reason = "is a constant that is not 8-bit integers";
+    return failure();
+  }
   result.values.resize(rows * columns);
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c = 0; c < columns; ++c) {
       int64_t v = (*integers)[r * columns + c] - result.zeroPoint;
-      if (v < -128 || v > 127) {
-        reason = "is a constant that is not 8-bit integers";
-        return failure();
-      }
+      if (result.negated)
+        v = -v;
       int64_t at = transposed ? c * rows + r : r * columns + c;
       result.values[at] = static_cast<int8_t>(v);
       result.magnitude = std::max<int64_t>(result.magnitude, std::abs(v));
@@ -248,6 +264,11 @@ Value integerOperand(OpBuilder &builder, Location loc, const Dequantized &d,
     return wide;
   return SubOp::create(builder, loc, wide,
                        i32Scalar(builder, loc, d.zeroPoint));
+}
+
+/// A scalar f32 constant.
+Value f32Scalar(OpBuilder &builder, Location loc, float value) {
+  return createF32Constant(builder, loc, {}, {value});
 }
 
 /// A product's operands as ONNX reads them: `lhs` x `rhs` (or its
@@ -312,16 +333,15 @@ FailureOr<Value> productOnIntegers(OpBuilder &builder, const Product &product) {
                                 builder.getDenseI64ArrayAttr(columns));
     result = MulOp::create(builder, loc, resultType, result, scale);
   }
+  if (rhs->negated)
+    result = MulOp::create(builder, loc, resultType, result,
+                           f32Scalar(builder, loc, -1.0f));
   remark::passed(loc, remarkOptions(kIntegerProductRemark, integerProduct))
       << remark::metric("lhs", getElementTypeOrSelf(lhs->integer.getType()))
       << remark::metric("rhs", builder.getI8Type());
   return result;
 }
 
-/// A scalar f32 constant.
-Value f32Scalar(OpBuilder &builder, Location loc, float value) {
-  return createF32Constant(builder, loc, {}, {value});
-}
 
 bool runOnIntegers(MatMulOp matmul) {
   OpBuilder builder(matmul);
@@ -624,6 +644,9 @@ bool runOnIntegers(ConvOp conv) {
   for (Value scale : {input->scale, weights->scale})
     if (scale)
       result = MulOp::create(builder, loc, resultType, result, perFilter(scale));
+  if (weights->negated)
+    result = MulOp::create(builder, loc, resultType, result,
+                           f32Scalar(builder, loc, -1.0f));
   if (biasValues)
     result = AddOp::create(
         builder, loc, resultType, result,

@@ -265,6 +265,32 @@ func.func @requantized_weights(%q: tensor<3x1xi8>) -> tensor<3x2xf32> {
 
 // -----
 
+// Weights quantized as an activation with zero point 127 span [-127, 128]
+// once centred ([[255, 0]] -> [[128, -127]]): stored negated, [[-128, 127]],
+// which fits int8, and the product is negated back (exactly) after the
+// scales.
+// REMARK: remark: [Passed] integer-product | Category:tessel | Function=negated_weights | lhs=ui8, rhs=i8
+// CHECK-LABEL: func.func @negated_weights
+// CHECK:         %[[W:.*]] = tessel.constant dense<{{\[\[}}-128, 127]]> : tensor<1x2xi8>
+// CHECK:         %[[P:.*]] = tessel.matmul %{{.*}}, %{{.*}} : (tensor<3x1xi32>, tensor<1x2xi32>) -> tensor<3x2xi32>
+// CHECK:         %[[F:.*]] = tessel.cast %[[P]] to f32
+// CHECK:         %[[S:.*]] = tessel.mul %[[F]], %{{.*}} : (tensor<3x2xf32>, tensor<f32>)
+// CHECK:         %[[M:.*]] = tessel.constant dense<-1.000000e+00> : tensor<f32>
+// CHECK:         tessel.mul %[[S]], %[[M]]
+func.func @negated_weights(%q: tensor<3x1xui8>) -> tensor<3x2xf32> {
+  %w = tessel.constant dense<[[255, 0]]> : tensor<1x2xui8>
+  %s = tessel.constant dense<0.5> : tensor<f32>
+  %zp = tessel.constant dense<127.0> : tensor<f32>
+  %f = tessel.cast %w to f32 : tensor<1x2xui8> -> tensor<1x2xf32>
+  %wc = tessel.sub %f, %zp : (tensor<1x2xf32>, tensor<f32>) -> tensor<1x2xf32>
+  %wd = tessel.mul %wc, %s : (tensor<1x2xf32>, tensor<f32>) -> tensor<1x2xf32>
+  %a = tessel.cast %q to f32 : tensor<3x1xui8> -> tensor<3x1xf32>
+  %y = tessel.matmul %a, %wd : (tensor<3x1xf32>, tensor<1x2xf32>) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
 // Weights computed from f32 constants without an integer in sight are not
 // this pass's business either: left as they are.
 // CHECK-LABEL: func.func @float_expression
