@@ -3,6 +3,7 @@
 #include "tessel/Pipelines/Pipelines.h"
 
 #include "tessel/Codegen/CPU/Passes.h"
+#include "tessel/Codegen/CPU/TargetInfo.h"
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Linalg/Transforms/Passes.h"
@@ -171,7 +172,9 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
   // After the scales moved: a dequantized operand's scalar scale may be on
   // the product already.
   if (options.enabled("integer-products")) {
-    pm.addNestedPass<func::FuncOp>(createTesselIntegerProductsPass());
+    TesselIntegerProductsPassOptions integer;
+    integer.integerKernel = hasEightBitProductKernel(options.target);
+    pm.addNestedPass<func::FuncOp>(createTesselIntegerProductsPass(integer));
     pm.addPass(createCanonicalizerPass());
   }
   // After BatchNorm folding: a pruned channel's folded bias is what decides

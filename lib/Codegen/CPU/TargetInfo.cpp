@@ -154,3 +154,12 @@ void mlir::tessel::printCpuTargetInfo(const CpuTargetInfo &target,
     os << "\n";
   }
 }
+
+bool mlir::tessel::hasEightBitProductKernel(const CpuTargetInfo &target) {
+  // Builtin integer types only: a bare context holds them.
+  MLIRContext context(MLIRContext::Threading::DISABLED);
+  Builder b(&context);
+  return selectMicroKernel(target, b.getI8Type(), b.getI8Type(),
+                           b.getI32Type())
+             .emitted != MicroKernelKind::None;
+}

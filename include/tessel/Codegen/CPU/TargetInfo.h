@@ -104,6 +104,11 @@ struct MicroKernelChoice {
 MicroKernelChoice selectMicroKernel(const CpuTargetInfo &target, Type lhs,
                                     Type rhs, Type acc);
 
+/// Whether Tessel emits an 8-bit dot-product micro-kernel (i8 x i8 -> i32)
+/// on `target`: where it does not, products of quantized values run faster
+/// on the f32 kernels than on integer loops.
+bool hasEightBitProductKernel(const CpuTargetInfo &target);
+
 /// Whether Tessel has an emitter for `kind` (`getMicroKernel`,
 /// tessel/Codegen/CPU/MicroKernel.h): the code generators can use it.
 bool isMicroKernelImplemented(MicroKernelKind kind);

@@ -662,24 +662,42 @@ bool runOnIntegers(ConvOp conv) {
 struct TesselIntegerProductsPass
     : public tessel::impl::TesselIntegerProductsPassBase<
           TesselIntegerProductsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     foldQuantizedConstants(getOperation());
     SmallVector<Operation *> products;
     getOperation().walk([&](Operation *op) {
-      if (isa<MatMulOp, GemmOp>(op))
+      if (isa<MatMulOp, GemmOp, ConvOp>(op))
         products.push_back(op);
     });
     for (Operation *op : products) {
-      bool onIntegers = isa<MatMulOp>(op) ? runOnIntegers(cast<MatMulOp>(op))
-                                          : runOnIntegers(cast<GemmOp>(op));
+      bool onIntegers = false;
+      if (!integerKernel) {
+        noIntegerKernel(op);
+      } else if (auto matmul = dyn_cast<MatMulOp>(op)) {
+        onIntegers = runOnIntegers(matmul);
+      } else if (auto gemm = dyn_cast<GemmOp>(op)) {
+        onIntegers = runOnIntegers(gemm);
+      } else {
+        onIntegers = runOnIntegers(cast<ConvOp>(op));
+      }
       if (!onIntegers)
         foldDequantizedWeights(op);
     }
-    SmallVector<ConvOp> convs;
-    getOperation().walk([&](ConvOp conv) { convs.push_back(conv); });
-    for (ConvOp conv : convs)
-      if (!runOnIntegers(conv))
-        foldDequantizedWeights(conv);
+  }
+
+  /// Says why a product of dequantized values stays f32 on this target.
+  static void noIntegerKernel(Operation *op) {
+    if (!hasOnlyF32Tensors(op) ||
+        !llvm::any_of(op->getOperands(),
+                      [](Value v) { return looksDequantized(v); }))
+      return;
+    remark::analysis(op->getLoc(),
+                     remarkOptions(kFloatQuantizedProductRemark, op))
+        << remark::metric("reason",
+                          "the target has no 8-bit dot-product kernel (VNNI): "
+                          "its f32 kernels are faster than integer loops");
   }
 };
 

@@ -2,6 +2,9 @@
 // RUN: tessel-opt %s --split-input-file --tessel-integer-products \
 // RUN:   --remarks-filter=tessel --remark-format=emitRemark -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=REMARK
+// RUN: tessel-opt %s --split-input-file --tessel-integer-products="integer-kernel=false" \
+// RUN:   --remarks-filter=tessel --remark-format=emitRemark 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NOKERNEL
 
 // A QDQ product: a u8 activation with a zero point and a scale, i8 weights
 // with one scale per column. The product runs on the integers; both scales
@@ -185,6 +188,11 @@ func.func @column_zero_points(%q: tensor<1x2xi8>) -> tensor<1x2xf32> {
 // per filter ([F, 1, 1] along NCHW's channels) and the bias, folded once to
 // f32.
 // REMARK: remark: [Passed] integer-product | Category:tessel | Function=conv | lhs=ui8, rhs=i8
+// Without an 8-bit kernel on the target (AVX2 only), the convolution stays
+// f32, says why, and reads its weights dequantized once.
+// NOKERNEL: remark: [Analysis] float-quantized-product | Category:tessel | Function=conv | reason="the target has no 8-bit dot-product kernel (VNNI): its f32 kernels are faster than integer loops"
+// NOKERNEL-LABEL: func.func @conv
+// NOKERNEL:        tessel.conv %{{.*}}, %{{.*}}, %{{.*}} {{.*}}: (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>, tensor<3xf32>) -> tensor<1x3x6x6xf32>
 // CHECK-LABEL: func.func @conv
 // CHECK:         %[[X:.*]] = tessel.cast %{{.*}} to i32 : tensor<1x2x4x4xui8> -> tensor<1x2x4x4xi32>
 // CHECK:         %[[XC:.*]] = tessel.sub %[[X]], %{{.*}} : (tensor<1x2x4x4xi32>, tensor<i32>)

@@ -107,7 +107,7 @@ def TesselSinkProductScalesPass
 
 def TesselIntegerProductsPass
     : Pass<"tessel-integer-products", "func::FuncOp"> {
-  let summary = "Runs a matmul of dequantized 8-bit values as an i32 product";
+  let summary = "Runs a matmul or convolution of dequantized 8-bit values as an i32 product";
   let description = [{
     A quantized model in ONNX's QDQ form (and Tessel's import of
     DequantizeLinear) multiplies dequantized values:
@@ -123,19 +123,30 @@ def TesselIntegerProductsPass
     product. Weights quantized again as if they were an activation
     (onnxruntime's quantizer does so to weights an exporter shared between
     layers through an Identity) are computed here into their 8-bit
-    constant first.
+    constant first; centred, such weights may span [-127, 128], and are then
+    stored negated (the product is negated back, exactly).
+
+    An ungrouped 2-D `conv` of such values (weights `[F, C, KH, KW]`, one
+    scale or one per filter, `[F, 1, 1, 1]`) becomes the i32 convolution of
+    the 8-bit values (the input centred by its zero point, padded with 0 as
+    before), then the scales per filter (`[F, 1, 1]`) and its bias (an int32
+    bias dequantized, evaluated here once to f32). tessel-assign-layouts
+    runs it channels last, where the CPU code generator makes it a product
+    of its gathered windows on the same kernel.
 
     The integer sum is exact where the f32 one rounds, so the result is what
-    an integer runtime computes (onnxruntime's QLinearMatMul), not bit for
-    bit the f32 product. A product stays in f32 when its sum could overflow
-    i32, when both operands are activations, or when an operand is not a
-    dequantized 8-bit value while the other is one; each such product gets
-    a `float-quantized-product` remark with the reason (the compile report
-    lists them), as does every convolution of dequantized values (there is
-    no integer convolution kernel yet). A product or convolution left in
-    f32 reads its dequantized constant weights as an f32 constant computed
-    here, once, with the run time's f32 arithmetic, instead of dequantizing
-    them on every run. `--disable=integer-products` switches it off.
+    an integer runtime computes (onnxruntime's QLinearMatMul and
+    QLinearConv), not bit for bit the f32 product. A product stays in f32
+    when its sum could overflow i32, when both operands are activations,
+    when an operand is not a dequantized 8-bit value while the other is one,
+    for a grouped (depthwise) convolution, and with `integer-kernel=false`
+    (the pipeline's choice on a target that has no 8-bit dot-product kernel,
+    AVX2 only: there the f32 kernels are faster than integer loops); each
+    such product gets a `float-quantized-product` remark with the reason
+    (the compile report lists them). A product or convolution left in f32
+    reads its dequantized constant weights as an f32 constant computed here,
+    once, with the run time's f32 arithmetic, instead of dequantizing them
+    on every run. `--disable=integer-products` switches it off.
 
     ```mlir
     %a = tessel.cast %q to f32 : tensor<4x8xui8> -> tensor<4x8xf32>
@@ -149,6 +160,11 @@ def TesselIntegerProductsPass
     %y = tessel.mul (tessel.mul %f, %sa), %sw
     ```
   }];
+  let options = [
+    Option<"integerKernel", "integer-kernel", "bool", /*default=*/"true",
+           "The target has an 8-bit dot-product kernel (VNNI); without one "
+           "every product of dequantized values stays f32 (with a remark)">,
+  ];
 }
 
 def TesselFoldActivationClipsPass
