@@ -147,6 +147,23 @@ LogicalResult CompileReport::write(llvm::StringRef path,
   Array kernelArray;
   for (const Kernel &k : kernels)
     kernelArray.push_back(originsOf(k.nodes, k.opTypes, "op", k.op));
+  // --quantize's scheme and what calibration chose; null without it.
+  auto calibration = [&]() -> llvm::json::Value {
+    if (calibrationMethod.empty())
+      return nullptr;
+    Array activations;
+    for (const CalibratedActivation &a : calibratedActivations)
+      activations.push_back(Object{{"low", a.low},
+                                   {"high", a.high},
+                                   {"scale", a.scale},
+                                   {"zero_point", a.zeroPoint}});
+    return Object{
+        {"method", calibrationMethod},
+        {"samples", calibrationSamples},
+        {"activations_scheme", "uint8, one scale and zero point per tensor"},
+        {"weights_scheme", "int8, symmetric, one scale per output channel"},
+        {"activations", std::move(activations)}};
+  };
   auto quantizedArray = [&](const std::vector<QuantizedProduct> &products,
                             llvm::StringRef detailKey) {
     Array array;
@@ -179,7 +196,8 @@ LogicalResult CompileReport::write(llvm::StringRef path,
       {"quantization",
        Object{{"integer_products", quantizedArray(integerProducts, "operands")},
               {"float_products",
-               quantizedArray(floatQuantizedProducts, "reason")}}},
+               quantizedArray(floatQuantizedProducts, "reason")},
+              {"calibration", calibration()}}},
       {"memory",
        Object{{"recorded", memoryRecorded},
               {"workspace_bytes", static_cast<int64_t>(workspaceBytes)},

@@ -53,6 +53,16 @@ struct CompileReport {
     std::string detail;
   };
   std::vector<QuantizedProduct> integerProducts, floatQuantizedProducts;
+  /// Post-training quantization (--quantize): the calibration method, the
+  /// number of samples, and each calibrated activation's range and uint8
+  /// parameters (in tessel-quantize-products' order); empty without it.
+  struct CalibratedActivation {
+    double low, high, scale;
+    int64_t zeroPoint;
+  };
+  std::string calibrationMethod;
+  int64_t calibrationSamples = 0;
+  std::vector<CalibratedActivation> calibratedActivations;
 
   /// The kernels: one per `kernel` remark so far and one per structured
   /// (linalg) op left in `module`, named by their ONNX nodes.

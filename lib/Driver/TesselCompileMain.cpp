@@ -2,6 +2,7 @@
 
 #include "tessel/Driver/TesselCompileMain.h"
 
+#include "Calibration.h"
 #include "Report.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Driver/Diagnostics.h"
@@ -133,6 +134,25 @@ cl::opt<std::string> activationLayout(
     cl::desc("Layout of 2-D convolutions' and pooling's activations: nchw "
              "(the model's, default) or nhwc (channels last, converted only "
              "at the graph's edges; tessel-assign-layouts)"),
+    cl::cat(category));
+cl::opt<std::string> quantizeKind(
+    "quantize", cl::value_desc("int8"),
+    cl::desc("Post-training quantization: int8 runs the convolutions and "
+             "matrix products with constant weights on 8-bit integers, their "
+             "activations calibrated on --calibration-data"),
+    cl::cat(category));
+cl::opt<std::string> calibrationData(
+    "calibration-data", cl::value_desc("DIR|FILE.npz"),
+    cl::desc("--quantize's samples: a directory of one subdirectory per "
+             "sample holding <input name>.npy, or one .npz whose arrays, one "
+             "per input, carry a leading sample axis"),
+    cl::cat(category));
+cl::opt<std::string> calibrationMethod(
+    "calibration", cl::init("minmax"),
+    cl::value_desc("minmax|percentile[:P]"),
+    cl::desc("How --quantize chooses each activation's range from the "
+             "samples: minmax (the default), or percentile (P: the share "
+             "kept, 99.99 by default)"),
     cl::cat(category));
 cl::opt<std::string> reportFile("report", cl::value_desc("file.json"),
                                 cl::desc("Write a JSON compilation report"),
@@ -297,7 +317,23 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
       activationLayout, error);
   if (failed(resolved))
     return usageError(error);
-  const PipelineOptions &pipelineOptions = *resolved;
+  PipelineOptions pipelineOptions = *resolved;
+  CalibrationMethod calibration;
+  if (!quantizeKind.empty()) {
+    if (quantizeKind != "int8")
+      return usageError("unsupported --quantize '" + quantizeKind +
+                        "' (supported: int8)");
+    if (calibrationData.empty())
+      return usageError("--quantize=int8 needs --calibration-data=DIR or "
+                        "FILE.npz (samples of the model's inputs)");
+    std::string error;
+    if (!parseCalibrationMethod(calibrationMethod, calibration, error))
+      return usageError(error);
+  } else if (!calibrationData.empty() ||
+             calibrationMethod.getNumOccurrences()) {
+    return usageError("--calibration-data and --calibration apply with "
+                      "--quantize=int8");
+  }
   if (printTarget) {
     MLIRContext context;
     printCpuTargetInfo(pipelineOptions.target, &context, llvm::outs());
@@ -369,6 +405,9 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     flags += " --insert-pass=" + spec;
   if (activationLayout != "nchw")
     flags += " --layout=" + activationLayout;
+  if (!quantizeKind.empty())
+    flags += " --quantize=" + quantizeKind + " --calibration-data=" +
+             calibrationData + " --calibration=" + calibrationMethod;
   report.flags = flags;
   auto finishReport = [&]() {
     if (reportFile.empty())
@@ -418,6 +457,103 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   size_t importedNodes = nodeNames.size();
   report.phases.push_back(
       {std::string(getPhaseName(from)), secondsSince(start)});
+
+  // Post-training quantization: calibrate on a build of its own, whose
+  // remarks stay out of the report.
+  if (!quantizeKind.empty()) {
+    start = std::chrono::steady_clock::now();
+    if (from > Phase::Import)
+      return usageError("--quantize applies to a model (or imported .mlir), "
+                        "not to --compile-from");
+    MLIRContext calibrationContext(registry);
+    TesselDiagnosticHandler calibrationDiagnostics(&calibrationContext,
+                                                   inputFile);
+    OwningOpRef<ModuleOp> instrumented = module->clone();
+    // (Cloned ops belong to `context`: print and parse into the other.)
+    {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      OpPrintingFlags printing;
+      printing.enableDebugInfo();
+      instrumented->print(os, printing);
+      instrumented = parseSourceString<ModuleOp>(text, &calibrationContext);
+      if (!instrumented)
+        return reportError("tessel-compile", ErrorCode::Internal,
+                           "cannot copy the model for calibration");
+    }
+    PipelineOptions options = pipelineOptions;
+    options.quantize = "instrument";
+    auto runPhases = [&](Phase first, Phase last) {
+      PassManager pm(&calibrationContext, ModuleOp::getOperationName());
+      buildPipeline(pm, first, last, options);
+      return pm.run(*instrumented);
+    };
+    if (failed(runPhases(Phase::Import, Phase::Graph)))
+      return reportError(inputFile, ErrorCode::Lowering,
+                         "the calibration build failed");
+    size_t count = 0;
+    instrumented->walk([&](func::FuncOp func) {
+      for (unsigned i = 0; i < func.getNumResults(); ++i)
+        if (auto name =
+                func.getResultAttrOfType<StringAttr>(i, "tessel.name"))
+          count += name.getValue().starts_with("calibration_");
+    });
+    if (count == 0)
+      return reportError(inputFile, ErrorCode::NothingToQuantize,
+                         "--quantize=int8: the model has no convolution, "
+                         "MatMul or Gemm with constant weights and an f32 "
+                         "activation to quantize");
+    if (failed(runPhases(Phase::Graph, Phase::LLVM)))
+      return reportError(inputFile, ErrorCode::Lowering,
+                         "the calibration build failed");
+    llvm::LLVMContext calibrationLLVM;
+    ArtifactInfo calibrationInfo{version, flags + " (calibration build)"};
+    std::unique_ptr<llvm::Module> calibrationModule = translateToArtifactModule(
+        *instrumented, calibrationLLVM, **machine, calibrationInfo, nullptr);
+    if (!calibrationModule)
+      return 1;
+    optimizeModule(*calibrationModule, **machine, target.optLevel);
+    llvm::SmallString<128> object, shared;
+    if (llvm::sys::fs::createTemporaryFile("tessel-calibration", "o",
+                                           object) ||
+        llvm::sys::fs::createTemporaryFile("tessel-calibration", "so",
+                                           shared))
+      return reportError("tessel-compile", ErrorCode::OutputFile,
+                         "cannot create a temporary file");
+    std::string error;
+    LogicalResult built =
+        emitObjectFile(*calibrationModule, **machine, object.str().str(),
+                       error);
+    if (succeeded(built))
+      built = linkSharedObject(object.str().str(), shared.str().str(), error);
+    llvm::sys::fs::remove(object);
+    if (failed(built)) {
+      llvm::sys::fs::remove(shared);
+      return reportError(inputFile, ErrorCode::Target, error);
+    }
+    std::vector<ActivationRange> ranges;
+    size_t samples = 0;
+    CalibrationError failure;
+    bool calibrated = mlir::tessel::calibrate(shared.str().str(), count,
+                                              calibrationData, calibration,
+                                              ranges, samples, failure);
+    llvm::sys::fs::remove(shared);
+    if (!calibrated)
+      return reportError(failure.code == ErrorCode::CalibrationData
+                             ? calibrationData.getValue()
+                             : inputFile.getValue(),
+                         failure.code, failure.message);
+    pipelineOptions.quantize = "apply";
+    report.calibrationMethod = calibrationMethod;
+    report.calibrationSamples = static_cast<int64_t>(samples);
+    for (const ActivationRange &r : ranges) {
+      pipelineOptions.quantizeScales.push_back(r.scale);
+      pipelineOptions.quantizeZeroPoints.push_back(r.zeroPoint);
+      report.calibratedActivations.push_back(
+          {r.low, r.high, r.scale, r.zeroPoint});
+    }
+    report.phases.push_back({"calibration", secondsSince(start)});
+  }
 
   // Phases 2..4: one pass manager per phase, so each is timed on its own.
   for (Phase phase : {Phase::Graph, Phase::Linalg, Phase::LLVM}) {

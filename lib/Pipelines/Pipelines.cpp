@@ -171,6 +171,15 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
   }
   // After the scales moved: a dequantized operand's scalar scale may be on
   // the product already.
+  if (!options.quantize.empty()) {
+    TesselQuantizeProductsPassOptions quantize;
+    quantize.mode = options.quantize;
+    quantize.scales.assign(options.quantizeScales.begin(),
+                           options.quantizeScales.end());
+    quantize.zeroPoints.assign(options.quantizeZeroPoints.begin(),
+                               options.quantizeZeroPoints.end());
+    pm.addNestedPass<func::FuncOp>(createTesselQuantizeProductsPass(quantize));
+  }
   if (options.enabled("integer-products")) {
     TesselIntegerProductsPassOptions integer;
     integer.integerKernel = hasEightBitProductKernel(options.target);

@@ -22,6 +22,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
+#include <vector>
 #include <utility>
 
 #include <optional>
@@ -72,6 +73,13 @@ struct PipelineOptions {
   /// The activations' layout for 2-D convolutions and pooling: "nchw" (the
   /// model's) or "nhwc" (tessel-assign-layouts).
   std::string layout = "nchw";
+  /// Post-training quantization (tessel-quantize-products, before
+  /// tessel-integer-products): "" (none), "instrument" (return the
+  /// activations to calibrate) or "apply" (with one scale and zero point
+  /// per activation, from calibration).
+  std::string quantize;
+  std::vector<double> quantizeScales;
+  std::vector<int64_t> quantizeZeroPoints;
 
   bool enabled(llvm::StringRef name) const {
     return llvm::find(disabled, name) == disabled.end();

@@ -34,6 +34,8 @@ enum class ErrorCode : int {
   // Compiling it.
   Lowering = 20,   ///< an op cannot be compiled for the target
   Target = 21,     ///< target machine, code generation or linking failed
+  CalibrationData = 22, ///< --calibration-data missing, unreadable, mismatched
+  NothingToQuantize = 23, ///< --quantize finds no product to quantize
   Usage = 30,      ///< bad command-line usage
   OutputFile = 31, ///< an output file cannot be written
   // Running an artifact.

@@ -167,6 +167,47 @@ def TesselIntegerProductsPass
   ];
 }
 
+def TesselQuantizeProductsPass
+    : Pass<"tessel-quantize-products", "func::FuncOp"> {
+  let summary = "Quantizes the operands of products to int8 (post-training quantization)";
+  let description = [{
+    The graph side of `tessel-compile --quantize=int8`. Its candidates, in
+    walk order: the f32 activation operand of each ungrouped 2-D `conv` with
+    constant weights, each `matmul` with a constant `[K, N]` right-hand side
+    and each `gemm` with a constant `B` (not `trans_a`); one per distinct
+    value.
+
+    With `mode=instrument` the function also returns each candidate (result
+    `tessel.name = "calibration_<i>"`): the driver compiles and runs that
+    model on the calibration samples and derives one scale and zero point
+    per candidate from what it saw. With `mode=apply` (`scales` and
+    `zero-points` given, one per candidate) each candidate's uses by those
+    products read it quantized to uint8 and dequantized again (the
+    QuantizeLinear / DequantizeLinear pattern onnxruntime's QDQ models
+    hold), and their weights become symmetric int8, one scale per output
+    channel (`max |w| / 127`), dequantized. `tessel-integer-products` then
+    runs them as integer products, as it runs a pre-quantized QDQ model.
+    Run it on the same graph in both modes (the driver runs the same passes
+    before it), so that the candidates are the same.
+
+    ```mlir
+    %y = tessel.matmul %x, %w : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+    // mode=apply scales=0.5 zero-points=3:
+    %q = tessel.cast (clip(round(%x / 0.5) + 3, 0, 255)) to ui8
+    %d = (tessel.cast %q to f32 - 3) * 0.5
+    %y = tessel.matmul %d, (tessel.cast %wq to f32) * %sw
+    ```
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"apply\"",
+           "instrument (return the candidates) or apply (quantize them)">,
+    ListOption<"scales", "scales", "double",
+               "apply: one activation scale per candidate, in walk order">,
+    ListOption<"zeroPoints", "zero-points", "int64_t",
+               "apply: one uint8 zero point per candidate">,
+  ];
+}
+
 def TesselFoldActivationClipsPass
     : Pass<"tessel-fold-activation-clips", "func::FuncOp"> {
   let summary = "Merges a ReLU and a Clip applied one after the other";
