@@ -1,18 +1,20 @@
-"""Tessel on onnxruntime's QDQ models, beside onnxruntime INT8 and both FP32.
+"""Tessel INT8 and Tessel on onnxruntime's QDQ models, beside onnxruntime INT8 and both FP32.
 
 For each model (exported by bench/export_models.py with Debian's torch): the
 model is quantized by onnxruntime's own `quantize_static` (QDQ format, U8S8:
 uint8 activations, int8 weights per channel) on 16 seeded calibration
-inputs; then, in one run, 1 thread, p50 of each tool's timing loop, median
-over interleaved rounds:
+inputs, and by Tessel itself (`tessel-compile --quantize=int8`, minmax, on
+the same 16 inputs); then, in one run, 1 thread, p50 of each tool's timing
+loop, median over interleaved rounds:
 
-    Tessel FP32, Tessel on the QDQ model, onnxruntime FP32, onnxruntime INT8
-    (the QDQ model).
+    Tessel FP32, Tessel INT8 (--quantize), Tessel on the QDQ model,
+    onnxruntime FP32, onnxruntime INT8 (the QDQ model).
 
-Accuracy on 8 other inputs: each output's cosine against onnxruntime's FP32
-output (Tessel's QDQ build and onnxruntime INT8), and the share of Tessel's
-elements within one quantization step of onnxruntime INT8's (the step is
-the scale of the DequantizeLinear that produces the output, when one does).
+Accuracy on 32 other inputs: each output's cosine against onnxruntime's FP32
+output (Tessel INT8, Tessel's QDQ build and onnxruntime INT8), and the share
+of Tessel's QDQ elements within one quantization step of onnxruntime INT8's
+(the step is the scale of the DequantizeLinear that produces the output,
+when one does).
 The compile report's `quantization` section says which products ran on
 integers. Names the CPU and its 8-bit ISA. Usage:
 
@@ -110,7 +112,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--work", default=os.path.join(ROOT, "bench", "work-qdq"))
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "qdq-results.md"))
-    ap.add_argument("--models", default="mlp,bert,resnet18")
+    ap.add_argument("--models", default="mlp,bert,resnet18,mobilenet_v2")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--iterations", type=int, default=20)
     args = ap.parse_args()
@@ -126,29 +128,44 @@ def main():
         base = os.path.join(args.work, name)
         reference = dict(np.load(base + ".inputs.npz"))
         qdq = base + ".qdq.onnx"
+        calibration = samples(reference, 16, seed=1)
         if not os.path.exists(qdq):
-            quantize_static(base + ".onnx", qdq, Reader(samples(reference, 16, seed=1)),
+            quantize_static(base + ".onnx", qdq, Reader(calibration),
                             quant_format=QuantFormat.QDQ, per_channel=True,
                             activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
-        for src, so in [(base + ".onnx", base + ".fp32.so"), (qdq, base + ".qdq.so")]:
+        # The same samples for Tessel's own calibration: one array per
+        # input, a leading sample axis.
+        np.savez(base + ".calibration.npz",
+                 **{k: np.stack([f[k] for f in calibration]) for k in reference})
+        for src, so, extra in [
+                (base + ".onnx", base + ".fp32.so", []),
+                (base + ".onnx", base + ".int8.so",
+                 ["--quantize=int8", "--calibration-data=" + base + ".calibration.npz"]),
+                (qdq, base + ".qdq.so", [])]:
             run([os.path.join(bin_dir, "tessel-compile"), src, "-o", so,
-                 "--report=" + so + ".json"])
+                 "--report=" + so + ".json", *extra])
         fp32, int8 = session(base + ".onnx"), session(qdq)
         step = output_step(onnx.load(qdq))
-        cos_tessel, cos_ort, within = [], [], []
-        for feed in samples(reference, 8, seed=2):
+        cos_tessel, cos_ort, cos_int8, within = [], [], [], []
+        output = fp32.get_outputs()[0].name + ".npy"
+        for feed in samples(reference, 32, seed=2):
             expected = fp32.run(None, feed)[0]
             theirs = int8.run(None, feed)[0]
+            out_dir = tessel_outputs(bin_dir, base + ".int8.so", feed, args.work)
+            cos_int8.append(cosine(np.load(os.path.join(out_dir, output)), expected))
             out_dir = tessel_outputs(bin_dir, base + ".qdq.so", feed, args.work)
-            ours = np.load(os.path.join(out_dir, fp32.get_outputs()[0].name + ".npy"))
+            ours = np.load(os.path.join(out_dir, output))
             cos_tessel.append(cosine(ours, expected))
             cos_ort.append(cosine(theirs, expected))
             if step:
                 within.append(float(np.mean(np.abs(ours - theirs) <= step * 1.001)))
         feed_args = save_inputs(reference, args.work)
-        times = {k: [] for k in ("tessel_fp32", "tessel_qdq", "ort_fp32", "ort_int8")}
+        times = {k: [] for k in ("tessel_fp32", "tessel_int8", "tessel_qdq", "ort_fp32",
+                                 "ort_int8")}
         for _ in range(args.rounds):
-            for key, so in [("tessel_fp32", base + ".fp32.so"), ("tessel_qdq", base + ".qdq.so")]:
+            for key, so in [("tessel_fp32", base + ".fp32.so"),
+                            ("tessel_int8", base + ".int8.so"),
+                            ("tessel_qdq", base + ".qdq.so")]:
                 out = run([os.path.join(bin_dir, "tessel-bench"), so, "--input", *feed_args,
                            "--warmup", "5", "--iterations", str(args.iterations), "--threads",
                            "1", "--json"])
@@ -157,31 +174,41 @@ def main():
             times["ort_int8"].append(ort_p50(int8, reference, args.iterations))
         t = {k: statistics.median(v) for k, v in times.items()}
         report = json.load(open(base + ".qdq.so.json"))["quantization"]
-        rows.append((name, t, min(cos_tessel), min(cos_ort),
+        own = json.load(open(base + ".int8.so.json"))["quantization"]
+        rows.append((name, t, min(cos_int8), min(cos_tessel), min(cos_ort),
                      min(within) if within else None,
+                     len(own["integer_products"]), len(own["float_products"]),
                      len(report["integer_products"]), len(report["float_products"])))
-        reasons = sorted({p["reason"] for p in report["float_products"]})
-        if reasons:
-            notes.append(f"- {name}: products left in f32: " + "; ".join(reasons))
+        for label, r in (("INT8", own), ("QDQ", report)):
+            reasons = sorted({p["reason"] for p in r["float_products"]})
+            if reasons:
+                notes.append(f"- {name} ({label}): products left in f32: " + "; ".join(reasons))
         print(f"qdq: {name}: " + ", ".join(f"{k} {v:.3f} ms" for k, v in t.items()),
               file=sys.stderr, flush=True)
     cpu, isa = cpu_name(), isa_label()
-    lines = ["# Tessel on onnxruntime's QDQ models", "",
+    lines = ["# Tessel INT8 and Tessel on onnxruntime's QDQ models", "",
              f"`python3 bench/qdq.py`, {cpu} ({isa}), 1 thread, p50 of {args.iterations} runs "
              f"per round, median of {args.rounds} interleaved rounds; load average "
-             f"{os.getloadavg()[0]:.2f} at the end. QDQ models by onnxruntime's quantize_static "
-             "(U8S8, per-channel weights, 16 calibration inputs); accuracy on 8 other inputs.", "",
-             "| model | Tessel FP32 ms | Tessel QDQ ms | onnxruntime FP32 ms | onnxruntime INT8 ms "
-             "| Tessel QDQ / ORT INT8 | Tessel QDQ / Tessel FP32 | cosine vs FP32: Tessel QDQ "
-             "| ORT INT8 | within one step of ORT INT8 | products on integers / in f32 |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for name, t, ct, co, within, n_int, n_float in rows:
+             f"{os.getloadavg()[0]:.2f} at the end. Tessel INT8: `tessel-compile "
+             "--quantize=int8` (minmax) on 16 calibration inputs; QDQ models by onnxruntime's "
+             "quantize_static (U8S8, per-channel weights) on the same 16; accuracy on 32 other "
+             "inputs.", "",
+             "| model | Tessel FP32 ms | Tessel INT8 ms | Tessel QDQ ms | onnxruntime FP32 ms "
+             "| onnxruntime INT8 ms | Tessel INT8 / ORT INT8 | Tessel QDQ / ORT INT8 "
+             "| Tessel INT8 / Tessel FP32 | Tessel QDQ / Tessel FP32 "
+             "| cosine vs FP32: Tessel INT8 | Tessel QDQ | ORT INT8 "
+             "| Tessel QDQ within one step of ORT INT8 "
+             "| products on integers / in f32: Tessel INT8 | Tessel QDQ |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, t, c8, ct, co, within, i_int, i_float, n_int, n_float in rows:
         share = "-" if within is None else f"{100 * within:.2f}%"
-        lines.append(f"| {name} | {t['tessel_fp32']:.3f} | {t['tessel_qdq']:.3f} | "
-                     f"{t['ort_fp32']:.3f} | {t['ort_int8']:.3f} | "
+        lines.append(f"| {name} | {t['tessel_fp32']:.3f} | {t['tessel_int8']:.3f} | "
+                     f"{t['tessel_qdq']:.3f} | {t['ort_fp32']:.3f} | {t['ort_int8']:.3f} | "
+                     f"{t['tessel_int8'] / t['ort_int8']:.2f} | "
                      f"{t['tessel_qdq'] / t['ort_int8']:.2f} | "
-                     f"{t['tessel_qdq'] / t['tessel_fp32']:.2f} | {ct:.5f} | {co:.5f} | {share} | "
-                     f"{n_int} / {n_float} |")
+                     f"{t['tessel_int8'] / t['tessel_fp32']:.2f} | "
+                     f"{t['tessel_qdq'] / t['tessel_fp32']:.2f} | {c8:.5f} | {ct:.5f} | "
+                     f"{co:.5f} | {share} | {i_int} / {i_float} | {n_int} / {n_float} |")
     lines += ["", "Cosines and shares are the minimum over the inputs. Products left in f32, "
               "from the compile report:", ""] + (notes or ["- none"])
     text = "\n".join(lines) + "\n"

@@ -40,8 +40,11 @@ bool mlir::tessel::parseCalibrationMethod(const std::string &text,
     }
     return true;
   }
-  error = "unknown --calibration '" + text +
-          "' (minmax, percentile[:P]; entropy is not implemented yet)";
+  if (spec == "entropy") {
+    out.kind = CalibrationMethod::Entropy;
+    return true;
+  }
+  error = "unknown --calibration '" + text + "' (minmax, percentile[:P], entropy)";
   return false;
 }
 
@@ -341,6 +344,59 @@ ActivationRange parametersFor(double low, double high) {
   return r;
 }
 
+/// The threshold (a bin count of `histogram`, whose bins cover [0, max)
+/// evenly) that minimises the KL divergence between the distribution
+/// clipped there and its quantization to `levels` levels: TensorRT's
+/// entropy calibration.
+size_t entropyThreshold(const std::vector<uint64_t> &histogram,
+                        size_t levels) {
+  size_t bins = histogram.size();
+  size_t best = bins;
+  double bestDivergence = INFINITY;
+  std::vector<double> p, q;
+  for (size_t i = levels; i <= bins; ++i) {
+    // The reference: the first i bins, the outliers added to the last.
+    p.assign(histogram.begin(), histogram.begin() + i);
+    for (size_t k = i; k < bins; ++k)
+      p[i - 1] += histogram[k];
+    // The candidate: the first i bins merged into `levels` levels, each
+    // level's count spread evenly over its nonzero bins.
+    q.assign(i, 0.0);
+    for (size_t level = 0; level < levels; ++level) {
+      size_t begin = level * i / levels, end = (level + 1) * i / levels;
+      double sum = 0;
+      size_t nonzero = 0;
+      for (size_t k = begin; k < end; ++k) {
+        sum += histogram[k];
+        nonzero += histogram[k] != 0;
+      }
+      for (size_t k = begin; k < end; ++k)
+        if (histogram[k] != 0)
+          q[k] = sum / nonzero;
+    }
+    double pTotal = 0, qTotal = 0;
+    for (size_t k = 0; k < i; ++k) {
+      pTotal += p[k];
+      qTotal += q[k];
+    }
+    if (pTotal == 0 || qTotal == 0)
+      continue;
+    double divergence = 0;
+    for (size_t k = 0; k < i; ++k) {
+      if (p[k] == 0)
+        continue;
+      double pk = p[k] / pTotal, qk = q[k] / qTotal;
+      // A bin the candidate lost entirely: a large, finite penalty.
+      divergence += pk * std::log(pk / (qk > 0 ? qk : 1e-12));
+    }
+    if (divergence < bestDivergence) {
+      bestDivergence = divergence;
+      best = i;
+    }
+  }
+  return best;
+}
+
 } // namespace
 
 bool mlir::tessel::calibrate(const std::string &artifactPath, size_t count,
@@ -452,16 +508,23 @@ bool mlir::tessel::calibrate(const std::string &artifactPath, size_t count,
       ranges[i] = parametersFor(low[i], high[i]);
     return true;
   }
-  // Percentile: a histogram over each activation's [low, high], then the
-  // values below which (100 - P)% and P% of them lie.
+  // A histogram per activation: over [low, high] (percentile), or of |x|
+  // over [0, max |x|] (entropy; x itself when it is never negative).
   constexpr size_t kBins = 2048;
+  bool entropy = method.kind == CalibrationMethod::Entropy;
   std::vector<std::vector<uint64_t>> histograms(
       count, std::vector<uint64_t>(kBins, 0));
+  auto origin = [&](size_t i) { return entropy ? 0.0 : low[i]; };
+  auto extent = [&](size_t i) {
+    return entropy ? std::max(std::fabs(low[i]), std::fabs(high[i]))
+                   : high[i];
+  };
   ok = runAll([&](size_t i, const float *v, size_t n, size_t) {
-    double width = (high[i] - low[i]) / kBins;
+    double width = (extent(i) - origin(i)) / kBins;
     for (size_t k = 0; k < n; ++k) {
+      double x = entropy ? std::fabs(double(v[k])) : double(v[k]);
       size_t bin =
-          width > 0 ? std::min(kBins - 1, size_t((v[k] - low[i]) / width))
+          width > 0 ? std::min(kBins - 1, size_t((x - origin(i)) / width))
                     : 0;
       ++histograms[i][bin];
     }
@@ -469,6 +532,18 @@ bool mlir::tessel::calibrate(const std::string &artifactPath, size_t count,
   });
   if (!ok)
     return false;
+  if (entropy) {
+    // Never negative: 255 levels over [0, T]; else 127 on each side of 0,
+    // [-T, T].
+    for (size_t i = 0; i < count; ++i) {
+      bool signedRange = low[i] < 0;
+      size_t bins = entropyThreshold(histograms[i], signedRange ? 128 : 255);
+      double threshold = extent(i) * double(bins) / kBins;
+      ranges[i] = parametersFor(signedRange ? std::max(low[i], -threshold) : 0,
+                                std::min(high[i], threshold));
+    }
+    return true;
+  }
   for (size_t i = 0; i < count; ++i) {
     uint64_t total = 0;
     for (uint64_t c : histograms[i])

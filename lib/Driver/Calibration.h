@@ -21,12 +21,14 @@ namespace mlir::tessel {
 
 /// How activation ranges are chosen from what calibration saw.
 struct CalibrationMethod {
-  enum Kind { MinMax, Percentile } kind = MinMax;
+  enum Kind { MinMax, Percentile, Entropy } kind = MinMax;
   /// Percentile: the share of values kept at each end, in percent.
   double percentile = 99.99;
 };
 
-/// Parses `minmax`, `percentile` or `percentile:P` (0 < P <= 100).
+/// Parses `minmax`, `percentile`, `percentile:P` (50 < P <= 100) or
+/// `entropy` (TensorRT's: the clipping threshold whose quantized histogram
+/// is closest to the original in KL divergence).
 bool parseCalibrationMethod(const std::string &text, CalibrationMethod &out,
                             std::string &error);
 

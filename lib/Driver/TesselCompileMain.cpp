@@ -149,10 +149,11 @@ cl::opt<std::string> calibrationData(
     cl::cat(category));
 cl::opt<std::string> calibrationMethod(
     "calibration", cl::init("minmax"),
-    cl::value_desc("minmax|percentile[:P]"),
+    cl::value_desc("minmax|percentile[:P]|entropy"),
     cl::desc("How --quantize chooses each activation's range from the "
-             "samples: minmax (the default), or percentile (P: the share "
-             "kept, 99.99 by default)"),
+             "samples: minmax (the default), percentile (P: the share "
+             "kept, 99.99 by default) or entropy (the KL-divergence "
+             "threshold, as TensorRT)"),
     cl::cat(category));
 cl::opt<std::string> reportFile("report", cl::value_desc("file.json"),
                                 cl::desc("Write a JSON compilation report"),
