@@ -52,17 +52,22 @@ def isa_label():
     return ", ".join(isa) or "AVX2 only"
 
 
-def tessel_predictions(bin_dir, so, batches, work):
-    """The argmax of `so`'s logits on each batch, concatenated."""
-    predictions = []
+def tessel_logits(bin_dir, so, batches, work):
+    """`so`'s logits on each batch, concatenated."""
+    logits = []
     for i, batch in enumerate(batches):
         path = os.path.join(work, f"digits.batch{i}.npy")
         np.save(path, batch)
         out = os.path.join(work, "digits-out")
         run([os.path.join(bin_dir, "tessel-run"), so, "--input", f"image={path}",
              "--output-dir", out, "--quiet"])
-        predictions.append(np.load(os.path.join(out, "logits.npy")).argmax(1))
-    return np.concatenate(predictions)
+        logits.append(np.load(os.path.join(out, "logits.npy")))
+    return np.concatenate(logits)
+
+
+def cosine(a, b):
+    a, b = a.ravel().astype(np.float64), b.ravel().astype(np.float64)
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
 def main():
@@ -87,15 +92,22 @@ def main():
     rows = []
     fp32_so = os.path.join(args.work, "digits.fp32.so")
     run([os.path.join(bin_dir, "tessel-compile"), model, "-o", fp32_so])
-    fp32 = (tessel_predictions(bin_dir, fp32_so, test_batches, args.work) == labels).mean()
-    rows.append(("Tessel FP32", fp32))
+    reference = tessel_logits(bin_dir, fp32_so, test_batches, args.work)
+    fp32 = (reference.argmax(1) == labels).mean()
+
+    def row(label, logits):
+        rows.append((label, (logits.argmax(1) == labels).mean(),
+                     (logits.argmax(1) == reference.argmax(1)).mean(),
+                     cosine(logits, reference)))
+
+    row("Tessel FP32", reference)
     for method in ("minmax", "percentile", "entropy"):
         so = os.path.join(args.work, f"digits.int8-{method}.so")
         run([os.path.join(bin_dir, "tessel-compile"), model, "-o", so, "--quantize=int8",
              "--calibration-data=" + calibration_path, "--calibration=" + method,
              "--report=" + so + ".json"])
-        accuracy = (tessel_predictions(bin_dir, so, test_batches, args.work) == labels).mean()
-        rows.append((f"Tessel INT8, --calibration={method}", accuracy))
+        row(f"Tessel INT8, --calibration={method}",
+            tessel_logits(bin_dir, so, test_batches, args.work))
     qdq = os.path.join(args.work, "digits.qdq.onnx")
     quantize_static(model, qdq, Reader(list(calibration)), quant_format=QuantFormat.QDQ,
                     per_channel=True, activation_type=QuantType.QUInt8,
@@ -104,18 +116,18 @@ def main():
     options.intra_op_num_threads = 1
     for label, path in (("onnxruntime FP32", model), ("onnxruntime INT8 (QDQ, minmax)", qdq)):
         session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
-        predictions = np.concatenate([session.run(None, {"image": b})[0].argmax(1)
-                                      for b in test_batches])
-        rows.append((label, (predictions == labels).mean()))
+        row(label, np.concatenate([session.run(None, {"image": b})[0] for b in test_batches]))
 
     lines = ["# INT8 accuracy on a trained model: the digits CNN", "",
              f"`python3 bench/digits.py`, {cpu_name()} ({isa_label()}). Two 3x3 convolutions, "
              "2x2 max pooling and a linear head trained on scikit-learn's 8x8 digits "
              "(bench/export_digits.py, seeded); top-1 on the 360 held-out images; every INT8 "
              "build calibrated on the same 480 training images.", "",
-             "| build | top-1 | points vs Tessel FP32 |", "|---|---|---|"]
-    for label, accuracy in rows:
-        lines.append(f"| {label} | {100 * accuracy:.2f}% | {100 * (accuracy - fp32):+.2f} |")
+             "| build | top-1 | points vs Tessel FP32 | predictions equal to Tessel FP32's "
+             "| logits' cosine vs Tessel FP32 |", "|---|---|---|---|---|"]
+    for label, accuracy, agree, cos in rows:
+        lines.append(f"| {label} | {100 * accuracy:.2f}% | {100 * (accuracy - fp32):+.2f} | "
+                     f"{100 * agree:.2f}% | {cos:.5f} |")
     text = "\n".join(lines) + "\n"
     with open(args.out, "w") as f:
         f.write(text)

@@ -122,34 +122,19 @@ Value toChannelsLast(PatternRewriter &rewriter, Location loc, Value value) {
   return SubOp::create(rewriter, sub.getLoc(), wide, sub.getRhs());
 }
 
-/// Whether `value` is a dequantized 8-bit value ((cast(x) - zp) * scale,
-/// maybe without the zero point): pooling between integer convolutions of
-/// a quantized model, which goes channels last with them.
-bool isDequantized(Value value) {
-  if (auto mul = value.getDefiningOp<MulOp>())
-    value = mul.getLhs();
-  return isWidenedFromEightBits(value);
-}
-
 /// A 2-D conv or pooling op in NCHW becomes the same op in NHWC between a
 /// transpose of its input and one of its result, when the kernels run it
 /// channels last.
 template <typename OpTy> struct RunChannelsLast : OpRewritePattern<OpTy> {
-  RunChannelsLast(MLIRContext *ctx, int64_t lanes, bool integerOnly)
-      : OpRewritePattern<OpTy>(ctx), lanes(lanes), integerOnly(integerOnly) {}
+  RunChannelsLast(MLIRContext *ctx, int64_t lanes)
+      : OpRewritePattern<OpTy>(ctx), lanes(lanes) {}
   int64_t lanes;
-  bool integerOnly;
 
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     auto inputType = cast<RankedTensorType>(op.getInput().getType());
     if (op.getLayout() != Layout::NCHW || inputType.getRank() != 4)
       return rewriter.notifyMatchFailure(op, "not a 2-D NCHW op");
-    if (integerOnly && !inputType.getElementType().isInteger(32) &&
-        !(isa<MaxPoolOp, AvgPoolOp, GlobalAveragePoolOp>(op) &&
-          isDequantized(op.getInput())))
-      return rewriter.notifyMatchFailure(
-          op, "neither an integer convolution nor pooling of 8-bit values");
     if (!hasChannelsLastKernel(op, lanes))
       return rewriter.notifyMatchFailure(op, "no channels-last kernel");
     Location loc = op.getLoc();
@@ -317,11 +302,28 @@ struct TesselAssignLayoutsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    // With `integer-only`, only a module holding a convolution of 8-bit
+    // values (whose kernel exists only channels last) goes channels last;
+    // then every op with a channels-last kernel does, so that the f32 ones
+    // between them (a quantized model's depthwise convolutions, pooling)
+    // do not sit between transposes.
+    if (integerOnly) {
+      bool quantized = false;
+      module.walk([&](ConvOp conv) {
+        auto type = cast<RankedTensorType>(conv.getInput().getType());
+        quantized |= conv.getLayout() == Layout::NCHW &&
+                     type.getRank() == 4 &&
+                     type.getElementType().isInteger(32) &&
+                     hasChannelsLastKernel(conv, vectorWidth);
+      });
+      if (!quantized)
+        return;
+    }
     RewritePatternSet patterns(ctx);
     patterns
         .add<RunChannelsLast<ConvOp>, RunChannelsLast<MaxPoolOp>,
              RunChannelsLast<AvgPoolOp>, RunChannelsLast<GlobalAveragePoolOp>>(
-            ctx, vectorWidth, integerOnly);
+            ctx, vectorWidth);
     patterns.add<SinkThroughUnary, SinkThroughConcat, SinkThroughBinary<AddOp>,
                  SinkThroughBinary<SubOp>, SinkThroughBinary<MulOp>,
                  SinkThroughBinary<DivOp>, SinkThroughBinary<MinOp>,
@@ -335,14 +337,6 @@ struct TesselAssignLayoutsPass
     DominanceInfo dominance(module);
     eliminateCommonSubExpressions(rewriter, dominance, module);
 
-    // With `integer-only` and no integer convolution, nothing moved: no
-    // layouts were assigned (the report says so).
-    bool assigned = !integerOnly;
-    module.walk([&](ConvOp conv) {
-      assigned |= conv.getLayout() == Layout::NHWC;
-    });
-    if (!assigned)
-      return;
     // What converts layouts now: at the edges (reading a graph input, or
     // only feeding the function's results) or inside.
     int64_t edges = 0, inside = 0;

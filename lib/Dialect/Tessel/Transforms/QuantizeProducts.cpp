@@ -165,18 +165,29 @@ struct TesselQuantizeProductsPass
       return signalPassFailure();
     }
     OpBuilder b(func.getContext());
-    DenseMap<Value, Value> quantized;
     for (auto [i, x] : llvm::enumerate(activations)) {
       if (auto arg = dyn_cast<BlockArgument>(x))
         b.setInsertionPointToStart(arg.getOwner());
       else
         b.setInsertionPointAfter(x.getDefiningOp());
-      quantized[x] = quantizeDequantize(b, x.getLoc(), x, scales[i],
-                                        zeroPoints[i]);
+      Value dq = quantizeDequantize(b, x.getLoc(), x, scales[i],
+                                    zeroPoints[i]);
+      // Every reader but the quantization itself and the function's
+      // results (a graph output stays exact) reads the 8-bit value, as in
+      // an onnxruntime QDQ model: the producer then writes 8 bits (a
+      // residual add reads them too) instead of f32 for the product and
+      // f32 again for its other readers.
+      // (The quantization's first op, the division, reads x.)
+      Operation *first = dq.getDefiningOp();
+      while (first->getNumOperands() && first->getOperand(0) != x)
+        first = first->getOperand(0).getDefiningOp();
+      x.replaceUsesWithIf(dq, [&](OpOperand &use) {
+        return use.getOwner() != first &&
+               !isa<func::ReturnOp>(use.getOwner());
+      });
     }
     for (const Candidate &c : products) {
       Operation *op = c.product;
-      op->setOperand(0, quantized.lookup(op->getOperand(0)));
       b.setInsertionPoint(op);
       op->setOperand(c.weightOperand,
                      quantizeWeights(b, op->getLoc(),

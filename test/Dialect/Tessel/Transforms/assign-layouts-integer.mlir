@@ -3,14 +3,15 @@
 // RUN:   --remarks-filter=tessel --remark-format=emitRemark -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=REMARK
 
-// With `integer-only` (the model's layout kept), the convolutions of 8-bit
-// values go channels last (their kernel is a product of gathered windows),
-// and so does the max pooling of dequantized values between them. Each
-// transpose into channels last is of the 8-bit values, before they widen
-// to i32; the requantized output of one layer and the next layer's input
-// meet there, so no transpose is left between the layers: one at the
-// input (of u8), one at the output. The f32 convolution keeps NCHW.
-// REMARK: remark: [Analysis] layout-conversions | Category:tessel | edges=1, inside=1
+// With `integer-only` (the model's layout kept elsewhere), a module with
+// convolutions of 8-bit values goes channels last (their kernel is a
+// product of gathered windows), the f32 pooling and convolution between
+// and after them too. Each transpose into channels last of an integer
+// convolution's input is of the 8-bit values, before they widen to i32;
+// the requantized output of one layer and the next layer's input meet
+// there, so no transpose is left between the layers: one at the input (of
+// u8), one at the output.
+// REMARK: remark: [Analysis] layout-conversions | Category:tessel | edges=2, inside=0
 // CHECK-LABEL: func.func @quantized_layers
 // CHECK:         %[[T:.*]] = tessel.transpose %{{.*}} {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x16x8x8xui8>) -> tensor<1x8x8x16xui8>
 // CHECK:         %[[W1:.*]] = tessel.cast %[[T]] to i32
@@ -20,9 +21,9 @@
 // CHECK:         tessel.max_pool %{{.*}} {{{.*}}layout = #tessel.layout<nhwc>{{.*}}} : (tensor<1x8x8x16xf32>) -> tensor<1x4x4x16xf32>
 // CHECK-NOT:     tessel.transpose
 // CHECK:         tessel.conv %{{.*}}, %{{.*}} {{{.*}}layout = #tessel.layout<nhwc>{{.*}}} : (tensor<1x4x4x16xi32>, tensor<16x16x1x1xi32>) -> tensor<1x4x4x16xi32>
-// CHECK:         %[[D:.*]] = tessel.cast %{{.*}} to f32 : tensor<1x4x4x16xui8> -> tensor<1x4x4x16xf32>
-// CHECK:         %[[B:.*]] = tessel.transpose %[[D]] {perm = array<i64: 0, 3, 1, 2>}
-// CHECK:         tessel.conv %[[B]], %{{.*}} : (tensor<1x16x4x4xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x4x4xf32>
+// CHECK-NOT:     tessel.transpose
+// CHECK:         %[[C:.*]] = tessel.conv %{{.*}}, %{{.*}} {{{.*}}layout = #tessel.layout<nhwc>{{.*}}} : (tensor<1x4x4x16xf32>, tensor<16x16x1x1xf32>) -> tensor<1x4x4x16xf32>
+// CHECK:         tessel.transpose %[[C]] {perm = array<i64: 0, 3, 1, 2>}
 func.func @quantized_layers(%x: tensor<1x16x8x8xui8>) -> tensor<1x16x4x4xf32> {
   %w1 = tessel.constant dense<1> : tensor<16x16x3x3xi8>
   %w2 = tessel.constant dense<2> : tensor<16x16x1x1xi8>

@@ -1,5 +1,5 @@
 // RUN: tessel-opt %s --split-input-file --tessel-quantize-products="mode=instrument" | FileCheck %s --check-prefix=INSTRUMENT
-// RUN: tessel-opt %s --split-input-file --tessel-quantize-products="mode=apply scales=0.5,0.25 zero-points=3,128" | FileCheck %s --check-prefix=APPLY
+// RUN: tessel-opt %s --split-input-file --tessel-quantize-products="mode=apply scales=0.5,0.25 zero-points=3,128" 2>&1 | FileCheck %s --check-prefix=APPLY
 // RUN: tessel-opt %s --split-input-file --tessel-quantize-products="mode=apply scales=0.5 zero-points=3" --verify-diagnostics
 
 // A matmul and a convolution with constant weights; the convolution's
@@ -43,4 +43,28 @@ func.func @two_products(%x: tensor<1x2x3x3xf32>) -> tensor<1x4xf32> {
   %r = tessel.reshape %c {shape = array<i64: 1, 18>} : (tensor<1x2x3x3xf32>) -> tensor<1x18xf32>
   %y = tessel.matmul %r, %m : (tensor<1x18xf32>, tensor<18x4xf32>) -> tensor<1x4xf32>
   return %y : tensor<1x4xf32>
+}
+
+// -----
+
+// Every other reader of a quantized activation reads it dequantized too
+// (the residual add: its producer then writes 8 bits), but a function
+// result keeps the exact value.
+// APPLY-LABEL: func.func @other_readers
+// APPLY:         %[[R:.*]] = tessel.relu
+// APPLY:         %[[Q:.*]] = tessel.cast %{{.*}} to ui8
+// APPLY:         %[[F:.*]] = tessel.cast %[[Q]] to f32
+// APPLY:         %[[B:.*]] = tessel.sub %[[F]], %{{.*}}
+// APPLY:         %[[X:.*]] = tessel.mul %[[B]], %{{.*}}
+// APPLY:         %[[A:.*]] = tessel.add %[[X]], %[[X]] :
+// APPLY:         %[[M:.*]] = tessel.matmul %[[X]], %{{.*}}
+// APPLY:         return %[[M]], %[[A]], %[[R]], %{{.*}} :
+// expected-error @+1 {{tessel-quantize-products: 2 activations to quantize, 1 scales and 1 zero points given}}
+func.func @other_readers(%in: tensor<1x4xf32>, %in2: tensor<1x4xf32>) -> (tensor<1x2xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x2xf32>) {
+  %w = tessel.constant dense<1.0> : tensor<4x2xf32>
+  %r = tessel.relu %in : tensor<1x4xf32>
+  %a = tessel.add %r, %r : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %y = tessel.matmul %r, %w : (tensor<1x4xf32>, tensor<4x2xf32>) -> tensor<1x2xf32>
+  %y2 = tessel.matmul %in2, %w : (tensor<1x4xf32>, tensor<4x2xf32>) -> tensor<1x2xf32>
+  return %y, %a, %r, %y2 : tensor<1x2xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x2xf32>
 }

@@ -181,11 +181,12 @@ def TesselQuantizeProductsPass
     `tessel.name = "calibration_<i>"`): the driver compiles and runs that
     model on the calibration samples and derives one scale and zero point
     per candidate from what it saw. With `mode=apply` (`scales` and
-    `zero-points` given, one per candidate) each candidate's uses by those
-    products read it quantized to uint8 and dequantized again (the
-    QuantizeLinear / DequantizeLinear pattern onnxruntime's QDQ models
-    hold), and their weights become symmetric int8, one scale per output
-    channel (`max |w| / 127`), dequantized. `tessel-integer-products` then
+    `zero-points` given, one per candidate) every reader of a candidate
+    but the function's results reads it quantized to uint8 and dequantized
+    again (the QuantizeLinear / DequantizeLinear pattern onnxruntime's QDQ
+    models hold: the producer then writes 8-bit values, which a residual
+    add reads too), and the products' weights become symmetric int8, one
+    scale per output channel (`max |w| / 127`), dequantized. `tessel-integer-products` then
     runs them as integer products, as it runs a pre-quantized QDQ model.
     Run it on the same graph in both modes (the driver runs the same passes
     before it), so that the candidates are the same.
@@ -337,9 +338,11 @@ def TesselAssignLayoutsPass
     scalar loops. An ungrouped i32 `conv` of 8-bit values (cast, maybe minus
     a zero point; `tessel-integer-products`, ConvInteger, QLinearConv) with
     constant weights goes channels last too, where it runs as a product of
-    its gathered windows on the 8-bit dot-product kernel; with
-    `integer-only`, only those do, and the pooling of dequantized 8-bit
-    values between them. The
+    its gathered windows on the 8-bit dot-product kernel. With
+    `integer-only` (tessel-compile's default layout), only a module that
+    holds such a convolution goes channels last, all of it then (a
+    quantized model's f32 depthwise convolutions and pooling would
+    otherwise sit between transposes); other modules keep their layout. The
     transposes then sink through what follows: elementwise ops of one
     operand (activations, `clip`, math, `cast`), broadcasting binary ops
     (`add`, `sub`, `mul`, `div`, `min`, `max`, `prelu`) whose operands are
@@ -372,9 +375,9 @@ def TesselAssignLayoutsPass
            "f32 elements per vector register of the target (tessel-compile "
            "sets it)">,
     Option<"integerOnly", "integer-only", "bool", /*default=*/"false",
-           "Only the convolutions of 8-bit values go channels last (their "
-           "kernel exists only there); everything else keeps its layout "
-           "(tessel-compile's default --layout=nchw)">,
+           "Only a module holding a convolution of 8-bit values (whose "
+           "kernel exists only channels last) goes channels last; others "
+           "keep their layout (tessel-compile's default --layout=nchw)">,
   ];
 }
 
