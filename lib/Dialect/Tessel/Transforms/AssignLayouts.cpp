@@ -236,8 +236,14 @@ template <typename OpTy> struct SinkThroughBinary : OpRewritePattern<OpTy> {
         continue;
       }
       // A constant: to the full rank (leading unit dimensions), then into
-      // the untransposed layout (both fold).
+      // the untransposed layout (both fold). One value broadcasts alike in
+      // any layout: it stays as it is (a scalar, which the kernels read
+      // once, where a [1, 1, 1, 1] tensor is read through a broadcast).
       auto type = cast<RankedTensorType>(operand.getType());
+      if (type.getNumElements() == 1) {
+        operands.push_back(operand);
+        continue;
+      }
       if (type.getRank() < rank) {
         SmallVector<int64_t> shape(rank - type.getRank(), 1);
         llvm::append_range(shape, type.getShape());

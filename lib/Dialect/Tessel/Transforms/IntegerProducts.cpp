@@ -565,9 +565,15 @@ void foldQuantizedConstants(func::FuncOp func) {
 /// constant weights with the f32 constants they compute, so that no run
 /// dequantizes them again.
 void foldDequantizedWeights(Operation *op) {
+  // In a product of quantized values, constant weights whose conversion
+  // from integers was folded (a constant of integral f32 values times the
+  // scale) are dequantized weights too.
+  bool quantized = llvm::any_of(op->getOperands(),
+                                [](Value v) { return looksDequantized(v); });
   for (OpOperand &operand : op->getOpOperands()) {
     Value value = operand.get();
-    if (matchPattern(value, m_Constant()) || !looksDequantized(value))
+    if (matchPattern(value, m_Constant()) ||
+        !(quantized || looksDequantized(value)))
       continue;
     std::optional<std::vector<float>> values = evaluateConstant(value);
     if (!values)

@@ -17,6 +17,10 @@
 // CHECK:         %[[W1:.*]] = tessel.cast %[[T]] to i32
 // CHECK:         %[[X1:.*]] = tessel.sub %[[W1]]
 // CHECK:         tessel.conv %[[X1]], %{{.*}} {{{.*}}layout = #tessel.layout<nhwc>{{.*}}} : (tensor<1x8x8x16xi32>, tensor<16x16x3x3xi32>) -> tensor<1x8x8x16xi32>
+// A one-element constant broadcasts alike in either layout: it stays a
+// scalar (not a [1, 1, 1, 1] tensor the kernels would read through a
+// broadcast).
+// CHECK:         tessel.mul %{{.*}}, %{{.*}} : (tensor<1x8x8x16xf32>, tensor<f32>) -> tensor<1x8x8x16xf32>
 // CHECK-NOT:     tessel.transpose
 // CHECK:         tessel.max_pool %{{.*}} {{{.*}}layout = #tessel.layout<nhwc>{{.*}}} : (tensor<1x8x8x16xf32>) -> tensor<1x4x4x16xf32>
 // CHECK-NOT:     tessel.transpose

@@ -245,6 +245,23 @@ func.func @depthwise(%q: tensor<1x2x4x4xui8>) -> tensor<1x2x4x4xf32> {
 
 // -----
 
+// The same with the weights' conversion from int8 already folded (an f32
+// constant of integers times the scale): in a product of dequantized
+// values, they are dequantized weights too, and computed here once.
+// CHECK-LABEL: func.func @depthwise_folded_conversion
+// CHECK:         %[[W:.*]] = tessel.constant dense<{{.*}}5.000000e-01{{.*}}-5.000000e-01{{.*}}> : tensor<2x1x1x1xf32>
+// CHECK:         tessel.conv %{{.*}}, %[[W]]
+func.func @depthwise_folded_conversion(%q: tensor<1x2x4x4xui8>) -> tensor<1x2x4x4xf32> {
+  %wf = tessel.constant dense<[[[[1.0]]], [[[-2.0]]]]> : tensor<2x1x1x1xf32>
+  %ws = tessel.constant dense<[[[[0.5]]], [[[0.25]]]]> : tensor<2x1x1x1xf32>
+  %w = tessel.mul %wf, %ws : (tensor<2x1x1x1xf32>, tensor<2x1x1x1xf32>) -> tensor<2x1x1x1xf32>
+  %a = tessel.cast %q to f32 : tensor<1x2x4x4xui8> -> tensor<1x2x4x4xf32>
+  %y = tessel.conv %a, %w {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+
+// -----
+
 // Weights an exporter shared between layers, which onnxruntime's quantizer
 // then quantizes again as an activation (u8, zero point 128, scale 0.5):
 // the quantization of constants is computed here, [[1, 2]] / 0.5 + 128 =
