@@ -61,9 +61,9 @@ llvm::ArrayRef<Optimization> mlir::tessel::getOptimizations() {
        "scale a MatMul's result instead of its operand by a scalar constant, "
        "so the product's epilogue runs it"},
       {"integer-products", "graph", "tessel-integer-products",
-       "run a MatMul or Gemm of dequantized 8-bit values (a QDQ model's) "
-       "as an integer product of those values, scaled after; what stays "
-       "f32 reads its weights dequantized once, at compile time"},
+       "run a MatMul, Gemm or Conv of dequantized 8-bit values (a QDQ "
+       "model's) as an integer product of those values, scaled after; what "
+       "stays f32 reads its weights dequantized once, at compile time"},
       {"drop-zero-channels", "graph", "tessel-drop-zero-channels",
        "remove conv output channels whose weights are all zero"},
       {"fusion-regions", "graph", "tessel-form-fused-regions",
