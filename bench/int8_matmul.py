@@ -4,16 +4,19 @@ For each shape [M, K] x [K, N] (a run-time left-hand side, constant weights):
 Tessel on MatMulInteger (int8 x int8 -> int32, and uint8 x int8), Tessel on
 the f32 MatMul of the same shape, and onnxruntime on both. 1 thread, p50 of
 each tool's timing loop, median over interleaved rounds; reports the ratios
-and GOP/s (2*M*N*K). Checks every Tessel result against onnxruntime's.
-Names the CPU and whether it has AVX512-VNNI. Usage:
+and GOP/s (2*M*N*K), the integer ones against this CPU's VNNI peak measured
+in the same run (bench/peak.c vnni: 12 chains of vpdpbusd). Checks every
+Tessel result against onnxruntime's. Names the CPU and whether it has
+AVX512-VNNI. Usage:
 
-    python3 bench/int8_matmul.py [--shapes 256x1024x1024,...] [--rounds 5]
+    python3 bench/int8_matmul.py [--shapes 1024x1024x1024,...] [--rounds 5]
 """
 
 import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 
 import numpy as np
@@ -51,7 +54,8 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--work", default=os.path.join(ROOT, "bench", "work-int8"))
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "int8-matmul-results.md"))
-    ap.add_argument("--shapes", default="256x1024x1024,64x768x768,16x1024x4096")
+    ap.add_argument("--shapes",
+                    default="1024x1024x1024,256x1024x1024,64x768x768,16x1024x4096")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--iterations", type=int, default=20)
     args = ap.parse_args()
@@ -59,6 +63,13 @@ def main():
     bin_dir = os.path.join(args.build, "bin")
     rng = np.random.default_rng(0)
     rows = []
+    # The VNNI peak (GOP/s, 1 thread, best of 5), where the CPU has VNNI.
+    peak = None
+    if "avx512_vnni" in cpu_flags():
+        exe = os.path.join(args.work, "peak")
+        subprocess.run(["cc", "-O2", "-o", exe, os.path.join(ROOT, "bench", "peak.c"),
+                        "-lpthread"], check=True)
+        peak = json.loads(run([exe, "1", "5", "vnni"]))["best"]
     for shape in args.shapes.split(","):
         m, k, n = (int(x) for x in shape.split("x"))
         results = {}
@@ -97,14 +108,17 @@ def main():
              f"{args.iterations} runs per round, median of {args.rounds} interleaved rounds; "
              f"load average {os.getloadavg()[0]:.2f} at the end. Weights constant; "
              "every Tessel result equals onnxruntime's (int exactly, f32 within rtol 1e-4).", "",
+             ("Measured VNNI peak (bench/peak.c vnni, 1 thread, best of 5): "
+              f"{peak:.1f} GOP/s." if peak else "No AVX512-VNNI: no integer peak."), "",
              "| M x K x N | kind | Tessel ms | onnxruntime ms | Tessel / onnxruntime | Tessel GOP/s "
-             "| onnxruntime GOP/s | Tessel f32 / Tessel int8 |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| onnxruntime GOP/s | Tessel % of VNNI peak | Tessel f32 / Tessel int8 |",
+             "|---|---|---|---|---|---|---|---|---|"]
     f32 = {r[0]: r[2] for r in rows if r[1] == "f32"}
     for shape, kind, t, o, tg, og, _ in rows:
         speedup = "-" if kind == "f32" else f"{f32[shape] / t:.2f}"
+        share = "-" if kind == "f32" or not peak else f"{100 * tg / peak:.0f}%"
         lines.append(f"| {shape} | {kind} | {t:.3f} | {o:.3f} | {t / o:.2f} | {tg:.1f} | "
-                     f"{og:.1f} | {speedup} |")
+                     f"{og:.1f} | {share} | {speedup} |")
     lines += ["", "Checks:", ""] + [f"- {r[0]} {r[1]}: `{r[6]}`" for r in rows]
     text = "\n".join(lines) + "\n"
     with open(args.out, "w") as f:

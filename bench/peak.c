@@ -1,6 +1,6 @@
 /*===- peak.c - This CPU's FP32 FMA peak, measured -----------------------===*
  *
- * usage: peak [THREADS] [REPEATS]
+ * usage: peak [THREADS] [REPEATS] [fp32|vnni]
  *
  * Runs 12 independent chains of packed FP32 FMAs (enough to cover the FMA
  * latency on every x86 core since Haswell) on the widest vectors the CPU
@@ -8,6 +8,9 @@
  * (default 1) is pinned to its own CPU. Prints one JSON object:
  *   {"isa": "avx2", "threads": 1, "gflops": [r1, r2, ...], "best": max}
  * The benchmark reports its GFLOP/s against "best".
+ * With `vnni`, the same 12 chains of vpdpbusd on zmm (AVX512-VNNI: 64
+ * 8-bit multiply-adds each), in GOP/s (2 per multiply-add), the peak the
+ * INT8 benchmarks (bench/int8_matmul.py) report against.
  *===----------------------------------------------------------------------===*/
 
 #define _GNU_SOURCE
@@ -15,6 +18,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double now(void) {
@@ -55,6 +59,36 @@ __attribute__((target("avx512f"))) static double zmmFma(long iterations) {
   return iterations * 24.0 * 16 * 2 / (now() - start) / 1e9;
 }
 
+#define DOT12(reg)                                                             \
+  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "0\n\t"                          \
+  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "1\n\t"                          \
+  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "2\n\t"                          \
+  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "3\n\t"                          \
+  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "4\n\t"                          \
+  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "5\n\t"                          \
+  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "6\n\t"                          \
+  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "7\n\t"                          \
+  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "8\n\t"                          \
+  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "9\n\t"                          \
+  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "10\n\t"                         \
+  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "11\n\t"
+
+__attribute__((target("avx512f,avx512vnni"))) static double zmmVnni(
+    long iterations) {
+  __asm__ volatile("vpxord %%zmm0, %%zmm0, %%zmm0\n\t"
+                   "vmovaps %%zmm0, %%zmm1\n\tvmovaps %%zmm0, %%zmm2\n\t"
+                   "vmovaps %%zmm0, %%zmm3\n\tvmovaps %%zmm0, %%zmm4\n\t"
+                   "vmovaps %%zmm0, %%zmm5\n\tvmovaps %%zmm0, %%zmm6\n\t"
+                   "vmovaps %%zmm0, %%zmm7\n\tvmovaps %%zmm0, %%zmm8\n\t"
+                   "vmovaps %%zmm0, %%zmm9\n\tvmovaps %%zmm0, %%zmm10\n\t"
+                   "vmovaps %%zmm0, %%zmm11\n\tvmovaps %%zmm0, %%zmm14\n\t"
+                   "vmovaps %%zmm0, %%zmm15" ::: CLOBBERS);
+  double start = now();
+  for (long i = 0; i < iterations; ++i)
+    __asm__ volatile(DOT12("zmm") DOT12("zmm")::: CLOBBERS);
+  return iterations * 24.0 * 64 * 2 / (now() - start) / 1e9;
+}
+
 __attribute__((target("avx2,fma"))) static double ymmFma(long iterations) {
   __asm__ volatile("vxorps %%ymm0, %%ymm0, %%ymm0\n\t"
                    "vmovaps %%ymm0, %%ymm1\n\tvmovaps %%ymm0, %%ymm2\n\t"
@@ -91,15 +125,24 @@ static void *runJob(void *arg) {
 int main(int argc, char **argv) {
   int threads = argc > 1 ? atoi(argv[1]) : 1;
   int repeats = argc > 2 ? atoi(argv[2]) : 5;
-  if (threads < 1 || threads > 256 || repeats < 1) {
-    fprintf(stderr, "usage: peak [THREADS] [REPEATS]\n");
+  const char *kind = argc > 3 ? argv[3] : "fp32";
+  int vnni = strcmp(kind, "vnni") == 0;
+  if (threads < 1 || threads > 256 || repeats < 1 ||
+      (!vnni && strcmp(kind, "fp32") != 0)) {
+    fprintf(stderr, "usage: peak [THREADS] [REPEATS] [fp32|vnni]\n");
     return 2;
   }
   __builtin_cpu_init();
   KernelFn kernel;
   const char *isa;
   long iterations = 20000000; /* ~0.1-0.3 s per repeat */
-  if (__builtin_cpu_supports("avx512f")) {
+  if (vnni) {
+    if (!__builtin_cpu_supports("avx512vnni")) {
+      fprintf(stderr, "peak: this CPU has no AVX512-VNNI\n");
+      return 1;
+    }
+    kernel = zmmVnni, isa = "avx512vnni";
+  } else if (__builtin_cpu_supports("avx512f")) {
     kernel = zmmFma, isa = "avx512f";
   } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
     kernel = ymmFma, isa = "avx2";
