@@ -30,7 +30,7 @@ import onnxruntime as ort
 from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
                                       quantize_static)
 
-from ort_timing import cpu_flags, cpu_name, run
+from ort_timing import cosine, cpu_name, isa_label, run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BATCH = 60
@@ -45,13 +45,6 @@ class Reader(CalibrationDataReader):
         return None if batch is None else {"image": batch}
 
 
-def isa_label():
-    flags = cpu_flags()
-    isa = [label for f, label in [("avx512_vnni", "AVX512-VNNI"), ("avx_vnni", "AVX-VNNI"),
-                                  ("amx_int8", "AMX-INT8")] if f in flags]
-    return ", ".join(isa) or "AVX2 only"
-
-
 def tessel_logits(bin_dir, so, batches, work):
     """`so`'s logits on each batch, concatenated."""
     logits = []
@@ -64,10 +57,6 @@ def tessel_logits(bin_dir, so, batches, work):
         logits.append(np.load(os.path.join(out, "logits.npy")))
     return np.concatenate(logits)
 
-
-def cosine(a, b):
-    a, b = a.ravel().astype(np.float64), b.ravel().astype(np.float64)
-    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
 def main():

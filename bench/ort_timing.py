@@ -1,6 +1,6 @@
-"""What the INT8 benches share: the CPU's name and flags, running a tool,
-and onnxruntime sessions timed on 1 thread (bench/int8_matmul.py,
-bench/qdq.py)."""
+"""What the INT8 benches share: the CPU's name, flags and 8-bit ISA, running
+a tool, onnxruntime sessions timed on 1 thread, and the cosine of two
+outputs (bench/int8_matmul.py, bench/qdq.py, bench/digits.py)."""
 
 import os
 import platform
@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import onnxruntime as ort
 
 
@@ -55,3 +56,17 @@ def ort_p50(sess, feed, iterations):
         sess.run(None, feed)
         times.append((time.perf_counter() - t) * 1e3)
     return statistics.median(times)
+
+
+def isa_label():
+    """This CPU's 8-bit ISA, as the INT8 results files name it."""
+    flags = cpu_flags()
+    isa = [label for f, label in [("avx512_vnni", "AVX512-VNNI"), ("avx_vnni", "AVX-VNNI"),
+                                  ("amx_int8", "AMX-INT8")] if f in flags]
+    return ", ".join(isa) or "AVX2 only"
+
+
+def cosine(a, b):
+    """The cosine of two tensors' elements, in f64."""
+    a, b = a.ravel().astype(np.float64), b.ravel().astype(np.float64)
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))

@@ -44,15 +44,19 @@ static double now(void) {
   "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",      \
       "xmm9", "xmm10", "xmm11", "xmm14", "xmm15"
 
+/* Zeroes the registers the chains use (AVX-512F). */
+#define ZERO_ZMM()                                                             \
+  __asm__ volatile("vpxord %%zmm0, %%zmm0, %%zmm0\n\t"                        \
+                   "vmovaps %%zmm0, %%zmm1\n\tvmovaps %%zmm0, %%zmm2\n\t"    \
+                   "vmovaps %%zmm0, %%zmm3\n\tvmovaps %%zmm0, %%zmm4\n\t"    \
+                   "vmovaps %%zmm0, %%zmm5\n\tvmovaps %%zmm0, %%zmm6\n\t"    \
+                   "vmovaps %%zmm0, %%zmm7\n\tvmovaps %%zmm0, %%zmm8\n\t"    \
+                   "vmovaps %%zmm0, %%zmm9\n\tvmovaps %%zmm0, %%zmm10\n\t"   \
+                   "vmovaps %%zmm0, %%zmm11\n\tvmovaps %%zmm0, %%zmm14\n\t"  \
+                   "vmovaps %%zmm0, %%zmm15" ::: CLOBBERS)
+
 __attribute__((target("avx512f"))) static double zmmFma(long iterations) {
-  __asm__ volatile("vpxord %%zmm0, %%zmm0, %%zmm0\n\t"
-                   "vmovaps %%zmm0, %%zmm1\n\tvmovaps %%zmm0, %%zmm2\n\t"
-                   "vmovaps %%zmm0, %%zmm3\n\tvmovaps %%zmm0, %%zmm4\n\t"
-                   "vmovaps %%zmm0, %%zmm5\n\tvmovaps %%zmm0, %%zmm6\n\t"
-                   "vmovaps %%zmm0, %%zmm7\n\tvmovaps %%zmm0, %%zmm8\n\t"
-                   "vmovaps %%zmm0, %%zmm9\n\tvmovaps %%zmm0, %%zmm10\n\t"
-                   "vmovaps %%zmm0, %%zmm11\n\tvmovaps %%zmm0, %%zmm14\n\t"
-                   "vmovaps %%zmm0, %%zmm15" ::: CLOBBERS);
+  ZERO_ZMM();
   double start = now();
   for (long i = 0; i < iterations; ++i)
     __asm__ volatile(FMA12("zmm") FMA12("zmm")::: CLOBBERS);
@@ -75,14 +79,7 @@ __attribute__((target("avx512f"))) static double zmmFma(long iterations) {
 
 __attribute__((target("avx512f,avx512vnni"))) static double zmmVnni(
     long iterations) {
-  __asm__ volatile("vpxord %%zmm0, %%zmm0, %%zmm0\n\t"
-                   "vmovaps %%zmm0, %%zmm1\n\tvmovaps %%zmm0, %%zmm2\n\t"
-                   "vmovaps %%zmm0, %%zmm3\n\tvmovaps %%zmm0, %%zmm4\n\t"
-                   "vmovaps %%zmm0, %%zmm5\n\tvmovaps %%zmm0, %%zmm6\n\t"
-                   "vmovaps %%zmm0, %%zmm7\n\tvmovaps %%zmm0, %%zmm8\n\t"
-                   "vmovaps %%zmm0, %%zmm9\n\tvmovaps %%zmm0, %%zmm10\n\t"
-                   "vmovaps %%zmm0, %%zmm11\n\tvmovaps %%zmm0, %%zmm14\n\t"
-                   "vmovaps %%zmm0, %%zmm15" ::: CLOBBERS);
+  ZERO_ZMM();
   double start = now();
   for (long i = 0; i < iterations; ++i)
     __asm__ volatile(DOT12("zmm") DOT12("zmm")::: CLOBBERS);

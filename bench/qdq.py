@@ -35,16 +35,9 @@ import onnx
 from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
                                       quantize_static)
 
-from ort_timing import cpu_flags, cpu_name, ort_p50, run, session
+from ort_timing import cosine, cpu_name, isa_label, ort_p50, run, session
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def isa_label():
-    flags = cpu_flags()
-    isa = [label for f, label in [("avx512_vnni", "AVX512-VNNI"), ("avx_vnni", "AVX-VNNI"),
-                                  ("amx_int8", "AMX-INT8")] if f in flags]
-    return ", ".join(isa) or "AVX2 only"
 
 
 def samples(reference, count, seed):
@@ -83,10 +76,6 @@ def output_step(model):
         return None
     return float(onnx.numpy_helper.to_array(inits[node.input[1]]).max())
 
-
-def cosine(a, b):
-    a, b = a.ravel().astype(np.float64), b.ravel().astype(np.float64)
-    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
 def save_inputs(feed, work):
