@@ -126,7 +126,11 @@ bool readZipMembers(const std::vector<uint8_t> &zip,
     const uint8_t *extra = h + 46 + nameLength;
     for (size_t x = 0; x + 4 <= extraLength;) {
       uint16_t id = read16(extra + x), length = read16(extra + x + 2);
-      if (id == 0x0001) {
+      if (x + 4 + length > extraLength)
+        break;
+      size_t needed = 8 * ((uncompressed == 0xFFFFFFFF) +
+                           (compressed == 0xFFFFFFFF) + (local == 0xFFFFFFFF));
+      if (id == 0x0001 && needed <= length) {
         const uint8_t *v = extra + x + 4;
         if (uncompressed == 0xFFFFFFFF) {
           uncompressed = read64(v);

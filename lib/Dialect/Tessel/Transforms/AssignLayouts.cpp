@@ -54,10 +54,14 @@ bool isConstant(Value value) {
 }
 
 /// Whether `value` is an 8-bit integer tensor cast to a wider type, maybe
-/// minus a zero point.
+/// minus a one-value zero point.
 bool isWidenedFromEightBits(Value value) {
-  if (auto sub = value.getDefiningOp<SubOp>())
+  // (A zero point of one value: it subtracts alike in either layout.)
+  if (auto sub = value.getDefiningOp<SubOp>()) {
+    if (cast<RankedTensorType>(sub.getRhs().getType()).getNumElements() != 1)
+      return false;
     value = sub.getLhs();
+  }
   auto cast = value.getDefiningOp<CastOp>();
   return cast && getElementTypeOrSelf(cast.getInput().getType())
                      .isInteger(8);
