@@ -22,7 +22,7 @@ APT_PACKAGES=(
   cmake ninja-build g++ make
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
-  libgtest-dev googletest
+  libgtest-dev googletest zlib1g-dev
 )
 if [ "$SANITIZERS" = 1 ]; then
   APT_PACKAGES+=(clang-22 libclang-rt-22-dev)

@@ -15,6 +15,8 @@
 #include <cstring>
 #include <map>
 
+#include <zlib.h>
+
 using namespace mlir::tessel;
 using ::tessel::ErrorCode;
 using ::tessel::io::HostTensor;
@@ -72,8 +74,8 @@ uint64_t read64(const uint8_t *p) {
   return uint64_t(read32(p)) | uint64_t(read32(p + 4)) << 32;
 }
 
-/// The members of a zip archive (NumPy's .npz) that are stored
-/// uncompressed, by name; a compressed one is an error.
+/// The members of a zip archive (NumPy's .npz), by name: stored
+/// (numpy.savez) or deflated (numpy.savez_compressed).
 bool readZipMembers(const std::vector<uint8_t> &zip,
                     std::map<std::string, std::vector<uint8_t>> &members,
                     std::string &error) {
@@ -146,10 +148,10 @@ bool readZipMembers(const std::vector<uint8_t> &zip,
       x += 4 + length;
     }
     offset += 46 + nameLength + extraLength + commentLength;
-    if (method != 0) {
-      error = "member '" + name +
-              "' is compressed (numpy.savez_compressed); write the samples "
-              "with numpy.savez";
+    // Stored (numpy.savez) or deflated (numpy.savez_compressed).
+    if (method != 0 && method != 8) {
+      error = "member '" + name + "' uses zip compression method " +
+              std::to_string(method) + " (stored and deflate are read)";
       return false;
     }
     if (local + 30 > size || read32(&zip[local]) != 0x04034b50) {
@@ -158,12 +160,38 @@ bool readZipMembers(const std::vector<uint8_t> &zip,
     }
     uint64_t data = local + 30 + read16(&zip[local + 26]) +
                     read16(&zip[local + 28]);
-    if (data + uncompressed > size || compressed != uncompressed) {
+    if (data + compressed > size ||
+        (method == 0 && compressed != uncompressed)) {
       error = "member '" + name + "' runs past the archive";
       return false;
     }
-    members[name].assign(zip.begin() + data,
-                         zip.begin() + data + uncompressed);
+    std::vector<uint8_t> &content = members[name];
+    if (method == 0) {
+      content.assign(zip.begin() + data, zip.begin() + data + uncompressed);
+      continue;
+    }
+    if (compressed > UINT32_MAX || uncompressed > UINT32_MAX) {
+      error = "member '" + name + "' is too large to inflate";
+      return false;
+    }
+    // Raw deflate (no zlib header): negative window bits.
+    content.resize(uncompressed);
+    z_stream stream{};
+    if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) {
+      error = "cannot start inflating '" + name + "'";
+      return false;
+    }
+    stream.next_in = const_cast<Bytef *>(&zip[data]);
+    stream.avail_in = static_cast<uInt>(compressed);
+    stream.next_out = content.data();
+    stream.avail_out = static_cast<uInt>(uncompressed);
+    int status = inflate(&stream, Z_FINISH);
+    uint64_t produced = stream.total_out;
+    inflateEnd(&stream);
+    if (status != Z_STREAM_END || produced != uncompressed) {
+      error = "member '" + name + "' does not inflate to its recorded size";
+      return false;
+    }
   }
   return true;
 }

@@ -144,8 +144,9 @@ cl::opt<std::string> quantizeKind(
 cl::opt<std::string> calibrationData(
     "calibration-data", cl::value_desc("DIR|FILE.npz"),
     cl::desc("--quantize's samples: a directory of one subdirectory per "
-             "sample holding <input name>.npy, or one .npz whose arrays, one "
-             "per input, carry a leading sample axis"),
+             "sample holding <input name>.npy, or one .npz (numpy.savez or "
+             "savez_compressed) whose arrays, one per input, carry a leading "
+             "sample axis"),
     cl::cat(category));
 cl::opt<std::string> calibrationMethod(
     "calibration", cl::init("minmax"),
