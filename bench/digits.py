@@ -30,7 +30,7 @@ import onnxruntime as ort
 from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
                                       quantize_static)
 
-from ort_timing import cosine, cpu_name, isa_label, run
+from ort_timing import cosine, cpu_name, isa_label, run, write_results
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BATCH = 60
@@ -117,10 +117,7 @@ def main():
     for label, accuracy, agree, cos in rows:
         lines.append(f"| {label} | {100 * accuracy:.2f}% | {100 * (accuracy - fp32):+.2f} | "
                      f"{100 * agree:.2f}% | {cos:.5f} |")
-    text = "\n".join(lines) + "\n"
-    with open(args.out, "w") as f:
-        f.write(text)
-    print(text)
+    write_results(args.out, lines)
 
 
 if __name__ == "__main__":

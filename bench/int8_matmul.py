@@ -23,7 +23,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from ort_timing import cpu_flags, cpu_name, ort_p50, run, session
+from ort_timing import cpu_flags, cpu_name, ort_p50, run, session, write_results
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -120,10 +120,7 @@ def main():
         lines.append(f"| {shape} | {kind} | {t:.3f} | {o:.3f} | {t / o:.2f} | {tg:.1f} | "
                      f"{og:.1f} | {share} | {speedup} |")
     lines += ["", "Checks:", ""] + [f"- {r[0]} {r[1]}: `{r[6]}`" for r in rows]
-    text = "\n".join(lines) + "\n"
-    with open(args.out, "w") as f:
-        f.write(text)
-    print(text)
+    write_results(args.out, lines)
 
 
 if __name__ == "__main__":

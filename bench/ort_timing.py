@@ -1,6 +1,7 @@
 """What the INT8 benches share: the CPU's name, flags and 8-bit ISA, running
-a tool, onnxruntime sessions timed on 1 thread, and the cosine of two
-outputs (bench/int8_matmul.py, bench/qdq.py, bench/digits.py)."""
+a tool, onnxruntime sessions timed on 1 thread, the cosine of two outputs,
+and writing a results file (bench/int8_matmul.py, bench/qdq.py,
+bench/digits.py)."""
 
 import os
 import platform
@@ -70,3 +71,11 @@ def cosine(a, b):
     """The cosine of two tensors' elements, in f64."""
     a, b = a.ravel().astype(np.float64), b.ravel().astype(np.float64)
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def write_results(path, lines):
+    """Writes a results file's lines to `path`, and prints them."""
+    text = "\n".join(lines) + "\n"
+    with open(path, "w") as f:
+        f.write(text)
+    print(text)

@@ -35,7 +35,8 @@ import onnx
 from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
                                       quantize_static)
 
-from ort_timing import cosine, cpu_name, isa_label, ort_p50, run, session
+from ort_timing import (cosine, cpu_name, isa_label, ort_p50, run, session,
+                        write_results)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -200,10 +201,7 @@ def main():
                      f"{co:.5f} | {share} | {i_int} / {i_float} | {n_int} / {n_float} |")
     lines += ["", "Cosines and shares are the minimum over the inputs. Products left in f32, "
               "from the compile report:", ""] + (notes or ["- none"])
-    text = "\n".join(lines) + "\n"
-    with open(args.out, "w") as f:
-        f.write(text)
-    print(text)
+    write_results(args.out, lines)
 
 
 if __name__ == "__main__":

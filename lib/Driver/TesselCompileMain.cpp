@@ -375,6 +375,9 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   }
   if (to < from)
     return usageError("--compile-to is earlier than --compile-from");
+  if (!quantizeKind.empty() && from > Phase::Import)
+    return usageError("--quantize applies to a model (or imported .mlir), "
+                      "not to --compile-from");
 
   // Declared before the context, so it outlives the context's remark
   // engine, which writes into it.
@@ -464,20 +467,18 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   // remarks stay out of the report.
   if (!quantizeKind.empty()) {
     start = std::chrono::steady_clock::now();
-    if (from > Phase::Import)
-      return usageError("--quantize applies to a model (or imported .mlir), "
-                        "not to --compile-from");
     MLIRContext calibrationContext(registry);
     TesselDiagnosticHandler calibrationDiagnostics(&calibrationContext,
                                                    inputFile);
-    OwningOpRef<ModuleOp> instrumented = module->clone();
-    // (Cloned ops belong to `context`: print and parse into the other.)
+    // The model copied into that context (printed, locations kept, and
+    // parsed there: ops cannot move between contexts).
+    OwningOpRef<ModuleOp> instrumented;
     {
       std::string text;
       llvm::raw_string_ostream os(text);
       OpPrintingFlags printing;
       printing.enableDebugInfo();
-      instrumented->print(os, printing);
+      module->print(os, printing);
       instrumented = parseSourceString<ModuleOp>(text, &calibrationContext);
       if (!instrumented)
         return reportError("tessel-compile", ErrorCode::Internal,

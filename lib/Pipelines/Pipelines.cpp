@@ -196,7 +196,7 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
   }
   // Last: the folds above see the model's own layout.
   // Convolutions of 8-bit values have their kernel channels last only: with
-  // the model's layout, they alone go there.
+  // the model's layout, a module holding one goes channels last (all of it).
   TesselAssignLayoutsPassOptions layouts;
   layouts.vectorWidth = options.getVectorWidth();
   layouts.integerOnly = options.layout != "nhwc";

@@ -180,9 +180,10 @@ rebuildCollapsed(OpBuilder &b, linalg::GenericOp op,
 
 /// The windows of the (padded) channels-last input that the output
 /// positions read, one row each: [N*OH*OW, KH*KW*C], taps in (kh, kw, c)
-/// order, then zeros up to `rowLength`. A loop over the output positions copies each tap row's run of
-/// contiguous bytes (a row's KW taps of C channels when the columns are
-/// not dilated, else each tap's C) as vectors of at most 256 bytes.
+/// order, then zeros up to `rowLength`. A loop over the output positions
+/// copies each tap row's run of contiguous bytes (a row's KW taps of C
+/// channels when the columns are not dilated, else each tap's C) as
+/// vectors of at most 256 bytes.
 static Value gatherWindows(OpBuilder &b, Location loc, Value input,
                            const Conv2D &conv, int64_t rowLength) {
   auto inputType = cast<RankedTensorType>(input.getType());
@@ -305,11 +306,11 @@ static Value reductionMajorWeights(OpBuilder &b, Location loc,
 /// NCHW out[F, HW] = w[F, C] x in[C, HW]; channels last
 /// out[NHW, F] = in[NHW, K] x w[F, K]^T, K the taps (C when pointwise, else
 /// the gathered windows' KH*KW*C); tessel-vectorize-contractions transposes
-/// constant f32 weights, 8-bit ones are written as [K, F] here. With `fuse-epilogue`, the output's initialiser
-/// (the bias broadcast, a zero fill, an integer product's zero-point
-/// correction) and the elementwise consumer are rebuilt on the product's
-/// views, so that the product absorbs them there (its prologue and
-/// epilogue, one kernel).
+/// constant f32 weights, 8-bit ones are written as [K, F] here. With
+/// `fuse-epilogue`, the output's initialiser (the bias broadcast, a zero
+/// fill, an integer product's zero-point correction) and the elementwise
+/// consumer are rebuilt on the product's views, so that the product absorbs
+/// them there (its prologue and epilogue, one kernel).
 FailureOr<linalg::GenericOp> mlir::tessel::rewriteConvolutionAsProduct(
     RewriterBase &rewriter, linalg::GenericOp op,
     const ConvolutionTilingOptions &options) {
@@ -341,8 +342,8 @@ FailureOr<linalg::GenericOp> mlir::tessel::rewriteConvolutionAsProduct(
   // Gathered rows of 8-bit taps are padded with zeros (and the weights
   // with zero rows) to whole groups of 4, the 8-bit kernel's reduction
   // step: a 7x7 stem over 3 channels has 147 taps.
-  int64_t rowLength = conv.kernelHeight * conv.kernelWidth *
-                      (conv.channelsPerGroup);
+  int64_t rowLength =
+      conv.kernelHeight * conv.kernelWidth * conv.channelsPerGroup;
   if (!pointwise && conv.integer)
     rowLength = llvm::alignTo(rowLength, 4);
   Value input =

@@ -168,6 +168,25 @@ bool readsColumns(linalg::GenericOp op) {
                              getAffineDimExpr(n, op.getContext()));
 }
 
+/// The sums of the i8 constant `weights` per entry of `channelDim` (a
+/// product's columns of [K, N], a convolution's filters of [F, ...]).
+SmallVector<int64_t> channelSums(DenseIntElementsAttr weights,
+                                 unsigned channelDim) {
+  auto type = cast<RankedTensorType>(weights.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t channels = shape[channelDim];
+  int64_t inner = 1;
+  for (size_t d = channelDim + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  SmallVector<int64_t> sums(channels, 0);
+  // (A splat's raw data is its one value.)
+  ArrayRef<char> values = weights.getRawData();
+  for (int64_t i = 0, e = type.getNumElements(); i < e; ++i)
+    sums[(i / inner) % channels] +=
+        static_cast<int8_t>(values[weights.isSplat() ? 0 : i]);
+  return sums;
+}
+
 /// `init - zeroPoint * sums[j]`, j the index along `column` of the
 /// product's output: the correction of a zero point subtracted from the
 /// left-hand side, `sums` the right-hand side's sums per output column.
@@ -270,21 +289,9 @@ struct NarrowIntegerProduct : OpRewritePattern<linalg::GenericOp> {
     Value init = op.getDpsInits()[0];
     if (lhs->zeroPoint != 0) {
       // init - zp * sum_k b[k][n], the sum along each column.
-      auto rhsType = cast<RankedTensorType>(rhs->constant.getType());
-      int64_t depth = rhsType.getDimSize(0), columns = rhsType.getDimSize(1);
-      SmallVector<int64_t> sums(columns, 0);
-      if (rhs->constant.isSplat()) {
-        int64_t v = rhs->constant.getSplatValue<int8_t>();
-        for (int64_t &sum : sums)
-          sum = v * depth;
-      } else {
-        ArrayRef<char> values = rhs->constant.getRawData();
-        for (int64_t r = 0; r < depth; ++r)
-          for (int64_t c = 0; c < columns; ++c)
-            sums[c] += static_cast<int8_t>(values[r * columns + c]);
-      }
       auto initType = cast<RankedTensorType>(init.getType());
-      init = correctedInit(rewriter, op, init, lhs->zeroPoint, sums,
+      init = correctedInit(rewriter, op, init, lhs->zeroPoint,
+                           channelSums(rhs->constant, /*channelDim=*/1),
                            initType.getRank() - 1);
     }
     auto narrowed = narrowedProduct(rewriter, op, lhsValue, rhsValue, init,
@@ -308,6 +315,8 @@ bool isI32Convolution(linalg::GenericOp op) {
   auto mul = dyn_cast<arith::MulIOp>(body.front());
   auto add = dyn_cast_or_null<arith::AddIOp>(mul ? mul->getNextNode() : nullptr);
   return body.getOperations().size() == 3 && add &&
+         llvm::is_contained(mul->getOperands(), body.getArgument(0)) &&
+         llvm::is_contained(mul->getOperands(), body.getArgument(1)) &&
          llvm::is_contained(add->getOperands(), body.getArgument(2));
 }
 
@@ -331,21 +340,7 @@ filterSums(linalg::GenericOp op, DenseIntElementsAttr weights,
   if (!at)
     return std::nullopt;
   column = *at;
-  auto type = cast<RankedTensorType>(weights.getType());
-  int64_t filters = type.getDimSize(0);
-  int64_t each = type.getNumElements() / filters;
-  SmallVector<int64_t> sums(filters, 0);
-  if (weights.isSplat()) {
-    int64_t v = weights.getSplatValue<int8_t>();
-    for (int64_t &sum : sums)
-      sum = v * each;
-    return sums;
-  }
-  ArrayRef<char> values = weights.getRawData();
-  for (int64_t f = 0; f < filters; ++f)
-    for (int64_t i = 0; i < each; ++i)
-      sums[f] += static_cast<int8_t>(values[f * each + i]);
-  return sums;
+  return channelSums(weights, /*channelDim=*/0);
 }
 
 /// An i32 convolution of 8-bit values, as ConvInteger, QLinearConv and

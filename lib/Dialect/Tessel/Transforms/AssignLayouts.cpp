@@ -320,10 +320,9 @@ struct TesselAssignLayoutsPass
     if (integerOnly) {
       bool quantized = false;
       module.walk([&](ConvOp conv) {
-        auto type = cast<RankedTensorType>(conv.getInput().getType());
         quantized |= conv.getLayout() == Layout::NCHW &&
-                     type.getRank() == 4 &&
-                     type.getElementType().isInteger(32) &&
+                     getElementTypeOrSelf(conv.getInput().getType())
+                         .isInteger(32) &&
                      hasChannelsLastKernel(conv, vectorWidth);
       });
       if (!quantized)

@@ -23,6 +23,10 @@ Value createF32Constant(OpBuilder &builder, Location loc,
   return ConstantOp::create(builder, loc, DenseElementsAttr::get(type, values));
 }
 
+Value createF32Scalar(OpBuilder &builder, Location loc, float value) {
+  return createF32Constant(builder, loc, {}, {value});
+}
+
 bool hasOnlyF32Tensors(Operation *op) {
   for (Type type : op->getOperandTypes()) {
     auto tensor = dyn_cast<RankedTensorType>(type);

@@ -26,6 +26,9 @@ std::optional<std::vector<float>> getConstantF32Values(Value value);
 Value createF32Constant(OpBuilder &builder, Location loc,
                         ArrayRef<int64_t> shape, ArrayRef<float> values);
 
+/// A rank-0 `tessel.constant` holding one f32 `value`.
+Value createF32Scalar(OpBuilder &builder, Location loc, float value);
+
 /// Whether every operand and the first result of `op` are f32 tensors.
 bool hasOnlyF32Tensors(Operation *op);
 

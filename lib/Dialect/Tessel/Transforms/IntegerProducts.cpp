@@ -266,11 +266,6 @@ Value integerOperand(OpBuilder &builder, Location loc, const Dequantized &d,
                        i32Scalar(builder, loc, d.zeroPoint));
 }
 
-/// A scalar f32 constant.
-Value f32Scalar(OpBuilder &builder, Location loc, float value) {
-  return createF32Constant(builder, loc, {}, {value});
-}
-
 /// A product's operands as ONNX reads them: `lhs` x `rhs` (or its
 /// transpose).
 struct Product {
@@ -335,7 +330,7 @@ FailureOr<Value> productOnIntegers(OpBuilder &builder, const Product &product) {
   }
   if (rhs->negated)
     result = MulOp::create(builder, loc, resultType, result,
-                           f32Scalar(builder, loc, -1.0f));
+                           createF32Scalar(builder, loc, -1.0f));
   remark::passed(loc, remarkOptions(kIntegerProductRemark, integerProduct))
       << remark::metric("lhs", getElementTypeOrSelf(lhs->integer.getType()))
       << remark::metric("rhs", builder.getI8Type());
@@ -368,12 +363,12 @@ bool runOnIntegers(GemmOp gemm) {
   float beta = gemm.getBeta().convertToFloat();
   if (alpha != 1.0f)
     result = MulOp::create(builder, loc, type, *result,
-                           f32Scalar(builder, loc, alpha))
+                           createF32Scalar(builder, loc, alpha))
                  .getResult();
   if (Value c = gemm.getC(); c && beta != 0.0f) {
     if (beta != 1.0f)
       c = MulOp::create(builder, loc, c.getType(), c,
-                        f32Scalar(builder, loc, beta));
+                        createF32Scalar(builder, loc, beta));
     result = AddOp::create(builder, loc, type, *result, c).getResult();
   }
   gemm.replaceAllUsesWith(*result);
@@ -652,7 +647,7 @@ bool runOnIntegers(ConvOp conv) {
       result = MulOp::create(builder, loc, resultType, result, perFilter(scale));
   if (weights->negated)
     result = MulOp::create(builder, loc, resultType, result,
-                           f32Scalar(builder, loc, -1.0f));
+                           createF32Scalar(builder, loc, -1.0f));
   if (biasValues)
     result = AddOp::create(
         builder, loc, resultType, result,

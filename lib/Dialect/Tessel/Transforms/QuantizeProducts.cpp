@@ -30,12 +30,11 @@ using namespace mlir::tessel;
 
 namespace {
 
-/// How a product reads its constant weights: the dimension that holds its
-/// output channels (one scale each).
+/// A product whose activation (operand 0) and constant weights (operand 1)
+/// get quantized, and the weights' dimension of output channels (one scale
+/// each).
 struct Candidate {
   Operation *product;
-  /// The activation operand (operand 0) and the weights' operand number.
-  unsigned weightOperand;
   unsigned channelDim;
 };
 
@@ -58,14 +57,14 @@ SmallVector<Candidate> candidateProducts(func::FuncOp func) {
       if (conv.getGroup() == 1 && conv.getLayout() == Layout::NCHW &&
           conv.getInput().getType().getRank() == 4 &&
           isF32Constant(conv.getWeight()))
-        products.push_back({op, 1, 0});
+        products.push_back({op, 0});
     } else if (auto matmul = dyn_cast<MatMulOp>(op)) {
       if (matmul.getRhs().getType().getRank() == 2 &&
           isF32Constant(matmul.getRhs()))
-        products.push_back({op, 1, 1});
+        products.push_back({op, 1});
     } else if (auto gemm = dyn_cast<GemmOp>(op)) {
       if (!gemm.getTransA() && isF32Constant(gemm.getB()))
-        products.push_back({op, 1, gemm.getTransB() ? 0u : 1u});
+        products.push_back({op, gemm.getTransB() ? 0u : 1u});
     }
   });
   return products;
@@ -80,19 +79,17 @@ SmallVector<Value> activationsOf(ArrayRef<Candidate> products) {
   return values;
 }
 
-Value f32Scalar(OpBuilder &b, Location loc, double value) {
-  return createF32Constant(b, loc, {}, {static_cast<float>(value)});
-}
-
 /// dequantize(quantize(x)): uint8 with `scale` and `zeroPoint`, as ONNX's
-/// QuantizeLinear and DequantizeLinear import.
-Value quantizeDequantize(OpBuilder &b, Location loc, Value x, double scale,
-                         int64_t zeroPoint) {
+/// QuantizeLinear and DequantizeLinear import; also the quantization's
+/// first op, the one that reads `x`.
+std::pair<Value, Operation *> quantizeDequantize(OpBuilder &b, Location loc,
+                                                 Value x, double scale,
+                                                 int64_t zeroPoint) {
   auto type = cast<RankedTensorType>(x.getType());
-  Value s = f32Scalar(b, loc, scale);
-  Value z = f32Scalar(b, loc, static_cast<double>(zeroPoint));
-  Value q = DivOp::create(b, loc, type, x, s);
-  q = RoundOp::create(b, loc, q);
+  Value s = createF32Scalar(b, loc, static_cast<float>(scale));
+  Value z = createF32Scalar(b, loc, static_cast<float>(zeroPoint));
+  auto division = DivOp::create(b, loc, type, x, s);
+  Value q = RoundOp::create(b, loc, division.getResult());
   q = AddOp::create(b, loc, type, q, z);
   q = ClipOp::create(b, loc, q, b.getF64FloatAttr(0.0),
                      b.getF64FloatAttr(255.0));
@@ -100,7 +97,7 @@ Value quantizeDequantize(OpBuilder &b, Location loc, Value x, double scale,
   q = CastOp::create(b, loc, q, TypeAttr::get(u8));
   Value d = CastOp::create(b, loc, q, TypeAttr::get(b.getF32Type()));
   d = SubOp::create(b, loc, type, d, z);
-  return MulOp::create(b, loc, type, d, s);
+  return {MulOp::create(b, loc, type, d, s).getResult(), division};
 }
 
 /// The constant f32 weights as symmetric int8 with one scale per entry of
@@ -170,18 +167,16 @@ struct TesselQuantizeProductsPass
         b.setInsertionPointToStart(arg.getOwner());
       else
         b.setInsertionPointAfter(x.getDefiningOp());
-      Value dq = quantizeDequantize(b, x.getLoc(), x, scales[i],
-                                    zeroPoints[i]);
+      // (Lambdas cannot capture structured bindings in C++17.)
+      std::pair<Value, Operation *> quantized =
+          quantizeDequantize(b, x.getLoc(), x, scales[i], zeroPoints[i]);
+      Operation *first = quantized.second;
       // Every reader but the quantization itself and the function's
       // results (a graph output stays exact) reads the 8-bit value, as in
       // an onnxruntime QDQ model: the producer then writes 8 bits (a
       // residual add reads them too) instead of f32 for the product and
       // f32 again for its other readers.
-      // (The quantization's first op, the division, reads x.)
-      Operation *first = dq.getDefiningOp();
-      while (first->getNumOperands() && first->getOperand(0) != x)
-        first = first->getOperand(0).getDefiningOp();
-      x.replaceUsesWithIf(dq, [&](OpOperand &use) {
+      x.replaceUsesWithIf(quantized.first, [&](OpOperand &use) {
         return use.getOwner() != first &&
                !isa<func::ReturnOp>(use.getOwner());
       });
@@ -189,10 +184,8 @@ struct TesselQuantizeProductsPass
     for (const Candidate &c : products) {
       Operation *op = c.product;
       b.setInsertionPoint(op);
-      op->setOperand(c.weightOperand,
-                     quantizeWeights(b, op->getLoc(),
-                                     op->getOperand(c.weightOperand),
-                                     c.channelDim));
+      op->setOperand(1, quantizeWeights(b, op->getLoc(), op->getOperand(1),
+                                        c.channelDim));
     }
   }
 
