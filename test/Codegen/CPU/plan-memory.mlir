@@ -140,3 +140,49 @@ module {
     return
   }
 }
+
+// -----
+
+// A buffer allocated in a sequential loop inside a parallel one (a
+// product's tile of i32 sums before its requantization, one per tile): it
+// lives within one iteration of the inner loop, so each parallel
+// iteration gets a slice (2 x 64 bytes) that its inner iterations reuse.
+// One in a nested parallel loop keeps its allocation (its iterations may
+// run at the same time).
+// CHECK-LABEL: module attributes {tessel.workspace_size = 128 : i64}
+// CHECK:       func.func @tessel_model_main(%{{.*}}: memref<2x4x16xf32>, %[[WS:.*]]: memref<128xi8>)
+// CHECK:         %[[SLICES:.*]] = memref.view %[[WS]]{{.*}} : memref<128xi8> to memref<128xi8>
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK-NOT:         memref.alloc
+// CHECK:             %[[TILE:.*]] = memref.view %[[SLICES]][%{{.*}}][] : memref<128xi8> to memref<16xf32>
+// CHECK:             linalg.fill {{.*}} outs(%[[TILE]] : memref<16xf32>)
+// CHECK:           }
+// CHECK:           scf.for
+// CHECK:             memref.alloc() : memref<16xf32>
+// CHECK:           } {tessel.parallel}
+// CHECK:         } {tessel.parallel}
+module {
+  func.func @tessel_model_main(%out: memref<2x4x16xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %zero = arith.constant 0.0 : f32
+    scf.for %i = %c0 to %c2 step %c1 {
+      scf.for %j = %c0 to %c4 step %c1 {
+        %tile = memref.alloc() : memref<16xf32>
+        linalg.fill ins(%zero : f32) outs(%tile : memref<16xf32>)
+        %row = memref.subview %out[%i, %j, 0] [1, 1, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<16xf32, strided<[1], offset: ?>>
+        memref.copy %tile, %row : memref<16xf32> to memref<16xf32, strided<[1], offset: ?>>
+      }
+      scf.for %j = %c0 to %c4 step %c1 {
+        %tile = memref.alloc() : memref<16xf32>
+        linalg.fill ins(%zero : f32) outs(%tile : memref<16xf32>)
+        %row = memref.subview %out[%i, %j, 0] [1, 1, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<16xf32, strided<[1], offset: ?>>
+        memref.copy %tile, %row : memref<16xf32> to memref<16xf32, strided<[1], offset: ?>>
+      } {tessel.parallel}
+    } {tessel.parallel}
+    return
+  }
+}
