@@ -64,6 +64,11 @@ llvm::ArrayRef<Optimization> mlir::tessel::getOptimizations() {
        "run a MatMul, Gemm or Conv of dequantized 8-bit values (a QDQ "
        "model's) as an integer product of those values, scaled after; what "
        "stays f32 reads its weights dequantized once, at compile time"},
+      {"fold-requantization-scales", "graph",
+       "tessel-fold-requantization-scales",
+       "fold a requantization's division by its scale into the scales of "
+       "the integer product (or dequantized 8-bit value) it quantizes: one "
+       "multiplier, as integer runtimes requantize"},
       {"drop-zero-channels", "graph", "tessel-drop-zero-channels",
        "remove conv output channels whose weights are all zero"},
       {"fusion-regions", "graph", "tessel-form-fused-regions",
@@ -184,6 +189,12 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
     TesselIntegerProductsPassOptions integer;
     integer.integerKernel = hasEightBitProductKernel(options.target);
     pm.addNestedPass<func::FuncOp>(createTesselIntegerProductsPass(integer));
+    pm.addPass(createCanonicalizerPass());
+  }
+  // After integer products: their scales are what the divisions fold into.
+  if (options.enabled("fold-requantization-scales")) {
+    pm.addNestedPass<func::FuncOp>(
+        createTesselFoldRequantizationScalesPass());
     pm.addPass(createCanonicalizerPass());
   }
   // After BatchNorm folding: a pruned channel's folded bias is what decides

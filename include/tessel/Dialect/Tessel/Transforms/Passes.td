@@ -209,6 +209,42 @@ def TesselQuantizeProductsPass
   ];
 }
 
+def TesselFoldRequantizationScalesPass
+    : Pass<"tessel-fold-requantization-scales", "func::FuncOp"> {
+  let summary = "Folds a requantization's division into the scales of the integers it quantizes";
+  let description = [{
+    A quantization divides by its scale: `round(x / c)`. When `x` is
+    integers made real again, `(cast<f32>(p) * a + b) / c` with constant
+    `a` and `b` (an integer product's scales and bias,
+    tessel-integer-products' epilogue; or a dequantized 8-bit value,
+    `(cast<f32>(q) - z) * a`), and `c` one positive constant, the division
+    becomes part of the constants: `cast<f32>(p) * (a / c) + b / c`. ReLUs
+    between the multiplication and the division stay (they commute with a
+    positive scale). Each quotient is computed in double and rounded once
+    to f32.
+
+    An integer runtime requantizes this way (onnxruntime's QLinearConv
+    multiplies by `a_scale * w_scale / y_scale`). The result is the same up
+    to rounding, which moves a quantized value by one step only when the
+    quotient falls within an ulp of a rounding tie; so it is a pass with
+    its own switch (`--disable=fold-requantization-scales`). A division of
+    values that are not scaled integers (a quantization of an f32
+    activation) keeps its division, as ONNX's QuantizeLinear defines it.
+    It applies when each op of the chain has one user and no operand but
+    the constants broadcasts.
+
+    ```mlir
+    %f = tessel.cast %p to f32 : tensor<4x16xi32> -> tensor<4x16xf32>
+    %s = tessel.mul %f, %a : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+    %r = tessel.relu %s : tensor<4x16xf32>
+    %q = tessel.div %r, %c : (tensor<4x16xf32>, tensor<f32>) -> tensor<4x16xf32>
+    // becomes (%ac = %a / %c)
+    %s = tessel.mul %f, %ac : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+    %q = tessel.relu %s : tensor<4x16xf32>
+    ```
+  }];
+}
+
 def TesselFoldActivationClipsPass
     : Pass<"tessel-fold-activation-clips", "func::FuncOp"> {
   let summary = "Merges a ReLU and a Clip applied one after the other";

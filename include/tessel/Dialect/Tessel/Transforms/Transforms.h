@@ -13,6 +13,8 @@
 
 namespace mlir::tessel {
 
+class DivOp;
+
 /// Merges `op`, a `tessel.relu` or `tessel.clip`, with the ReLU or Clip that
 /// produces its input when the two are one clamp (`clip(relu(x), a >= 0, b)`,
 /// `relu(clip(x, a, b))`, `relu(relu(x))`). Returns the op that now computes
@@ -22,6 +24,18 @@ FailureOr<Operation *> foldActivationClip(RewriterBase &rewriter,
 
 /// Adds the patterns of `tessel-fold-activation-clips`.
 void populateFoldActivationClipsPatterns(RewritePatternSet &patterns);
+
+/// Folds the division of a requantization, `(cast<f32>(p) * a + b) / c`
+/// (`p` integers, `a` and `b` constants, ReLUs anywhere above the
+/// multiplication, `c` one positive constant), into the constants:
+/// `cast<f32>(p) * (a / c) + b / c`, each quotient computed in double and
+/// rounded once. Returns the multiplication that now holds the scale, or
+/// failure (with the reason).
+FailureOr<Operation *> foldRequantizationScale(RewriterBase &rewriter,
+                                               DivOp div);
+
+/// Adds the patterns of `tessel-fold-requantization-scales`.
+void populateFoldRequantizationScalesPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::tessel
 
