@@ -39,11 +39,16 @@ def run(cmd):
     return out.stdout
 
 
-def session(path):
-    """An onnxruntime CPU session on 1 thread."""
+def session(path, optimize=True):
+    """An onnxruntime CPU session on 1 thread; with `optimize` false, its
+    graph optimizations off: the model's ops run as written (a QDQ model's
+    DequantizeLinear, float op and QuantizeLinear, not fused integer
+    kernels)."""
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 1
     opts.inter_op_num_threads = 1
+    if not optimize:
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     return ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
 
 

@@ -46,7 +46,9 @@ std::optional<std::pair<Operation *, Value>> scaleOf(Value operand) {
   return std::nullopt;
 }
 
-LogicalResult sinkScale(MatMulOp matmul) {
+/// Moves one scale of `matmul`'s operands to its result: the new matmul,
+/// or failure when neither operand is scaled.
+FailureOr<MatMulOp> sinkScale(MatMulOp matmul) {
   if (!hasOnlyF32Tensors(matmul))
     return failure();
   for (unsigned i = 0; i < 2; ++i) {
@@ -60,7 +62,7 @@ LogicalResult sinkScale(MatMulOp matmul) {
     OpBuilder builder(matmul);
     Value lhs = i == 0 ? x : matmul.getLhs();
     Value rhs = i == 1 ? x : matmul.getRhs();
-    Value product =
+    auto product =
         MatMulOp::create(builder, matmul.getLoc(), matmul.getType(), lhs, rhs);
     Value scaled =
         isa<DivOp>(scaling)
@@ -69,7 +71,7 @@ LogicalResult sinkScale(MatMulOp matmul) {
     matmul.replaceAllUsesWith(scaled);
     matmul.erase();
     scaling->erase();
-    return success();
+    return product;
   }
   return failure();
 }
@@ -80,8 +82,13 @@ struct TesselSinkProductScalesPass
   void runOnOperation() override {
     SmallVector<MatMulOp> matmuls;
     getOperation().walk([&](MatMulOp op) { matmuls.push_back(op); });
+    // Both operands' scales: a product of two dequantized 8-bit values
+    // then multiplies their centred integers, whose sums f32 holds
+    // exactly while they stay below 2^24.
     for (MatMulOp matmul : matmuls)
-      (void)sinkScale(matmul);
+      for (FailureOr<MatMulOp> next = sinkScale(matmul); succeeded(next);
+           next = sinkScale(*next)) {
+      }
   }
 };
 

@@ -29,6 +29,26 @@ func.func @scaled_rhs(%x: tensor<3x4xf32>, %y: tensor<4x5xf32>) -> tensor<3x5xf3
 
 // -----
 
+// Both operands scaled (two dequantized 8-bit activations, attention's
+// scores in a QDQ model): both scales move, and the product multiplies the
+// centred integers, whose sums f32 holds exactly.
+// CHECK-LABEL: func.func @both_scaled
+// CHECK-SAME:    (%[[A:.*]]: tensor<2x3x4xf32>, %[[B:.*]]: tensor<2x4x5xf32>)
+// CHECK:         %[[P:.*]] = tessel.matmul %[[A]], %[[B]]
+// CHECK:         %[[S:.*]] = tessel.mul %[[P]], %{{.*}} : (tensor<2x3x5xf32>, tensor<f32>)
+// CHECK:         %[[T:.*]] = tessel.mul %[[S]], %{{.*}} : (tensor<2x3x5xf32>, tensor<f32>)
+// CHECK:         return %[[T]]
+func.func @both_scaled(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf32> {
+  %sa = tessel.constant dense<0.25> : tensor<f32>
+  %sb = tessel.constant dense<0.5> : tensor<f32>
+  %0 = tessel.mul %a, %sa : (tensor<2x3x4xf32>, tensor<f32>) -> tensor<2x3x4xf32>
+  %1 = tessel.mul %b, %sb : (tensor<2x4x5xf32>, tensor<f32>) -> tensor<2x4x5xf32>
+  %2 = tessel.matmul %0, %1 : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  return %2 : tensor<2x3x5xf32>
+}
+
+// -----
+
 // Negative cases: a per-column scale (not one value), a scaled operand with
 // a second user, a division by zero, and a scale that broadcasts x.
 // CHECK-LABEL: func.func @kept

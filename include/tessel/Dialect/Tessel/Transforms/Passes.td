@@ -84,10 +84,15 @@ def TesselSinkProductScalesPass
   let description = [{
     `matmul(x * c, y)` and `matmul(x / c, y)` (or the same on `y`), with `c`
     an f32 constant holding one finite, non-zero value, become
-    `matmul(x, y) * c` and `matmul(x, y) / c`. Attention scales its queries
+    `matmul(x, y) * c` and `matmul(x, y) / c`; with both operands scaled,
+    both scales move. Attention scales its queries
     by `1 / sqrt(d)` this way; after the move the scale is the product's
     elementwise consumer, which its register tiles run (one kernel fewer
-    per attention layer), instead of a pass of its own over the queries.
+    per attention layer), instead of a pass of its own over the queries. A
+    QDQ model's product of two dequantized 8-bit activations (attention's
+    scores and values) then multiplies their centred integers, whose sums
+    f32 holds exactly below 2^24 (K * 255 * 255 < 2^24 for K <= 258): the
+    sums an integer runtime computes.
 
     The result is the same up to rounding (the scale applies to the sums
     instead of to each term), so this is a pass with its own switch
