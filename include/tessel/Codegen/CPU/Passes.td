@@ -298,10 +298,13 @@ def TesselPlanMemoryPass : Pass<"tessel-plan-memory", "ModuleOp"> {
     A loop marked `tessel.parallel` (iterations run at the same time on
     different threads) with constant bounds instead gets one buffer before
     it, of trip count x the bytes its body allocates, and each static
-    allocation directly in its body whose buffer lives within one iteration
-    becomes a `memref.view` of the iteration's own slice
-    (`(iv - lower) / step * bytes + offset`), unless the slices would take
-    more than 64 MiB.
+    allocation in its body, or in sequential loops there, whose buffer
+    lives within one iteration (of the loop around it) becomes a
+    `memref.view` of the iteration's own slice
+    (`(iv - lower) / step * bytes + offset`), which the inner loops'
+    iterations reuse, unless the slices would take more than 64 MiB (a
+    product's tile of i32 sums before its requantization was a malloc and
+    a free per tile).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
