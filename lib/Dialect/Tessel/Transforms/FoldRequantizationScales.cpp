@@ -28,22 +28,17 @@ namespace mlir::tessel {
 using namespace mlir;
 using namespace mlir::tessel;
 
-/// The f32 constant operand of the binary `op` (the right-hand one, or
-/// either for a commutative add or mul) and the other operand, which must
-/// have `op`'s type (no broadcast of it); nothing otherwise.
-static std::optional<std::pair<unsigned, Value>> constantOperand(Operation *op) {
-  Type type = op->getResult(0).getType();
-  for (unsigned i : {1u, 0u}) {
-    if (i == 0 && !isa<AddOp, MulOp>(op))
-      break;
-    Value other = op->getOperand(1 - i);
-    if (other.getType() == type && getConstantF32Values(op->getOperand(i)))
-      return std::make_pair(i, other);
-  }
-  return std::nullopt;
-}
-
 namespace {
+
+/// A binary op with an f32 constant operand: which operand it is, and the
+/// other one.
+struct ConstantOperand {
+  Operation *op;
+  unsigned index;
+  Value other;
+
+  Value constant() const { return op->getOperand(index); }
+};
 
 /// A constant's values in double, with its shape.
 struct Exact {
@@ -53,26 +48,35 @@ struct Exact {
 
 } // namespace
 
+/// The f32 constant operand of the binary `op` (the right-hand one, or
+/// either for a commutative add or mul), the other operand having `op`'s
+/// type (no broadcast of it); nothing otherwise.
+static std::optional<ConstantOperand> constantOperand(Operation *op) {
+  Type type = op->getResult(0).getType();
+  for (unsigned i : {1u, 0u}) {
+    if (i == 0 && !isa<AddOp, MulOp>(op))
+      break;
+    Value other = op->getOperand(1 - i);
+    if (other.getType() == type && getConstantF32Values(op->getOperand(i)))
+      return ConstantOperand{op, i, other};
+  }
+  return std::nullopt;
+}
+
 static Exact exactValues(Value constant) {
   std::vector<float> values = *getConstantF32Values(constant);
   return {llvm::to_vector(cast<RankedTensorType>(constant.getType()).getShape()),
           std::vector<double>(values.begin(), values.end())};
 }
 
-/// `x * y` elementwise, broadcast as the elementwise ops broadcast (shapes
-/// aligned at their last dimensions); nothing when the shapes do not
-/// broadcast.
+/// `x * y` elementwise, broadcast as the elementwise ops broadcast;
+/// nothing when the shapes do not broadcast.
 static std::optional<Exact> multiply(const Exact &x, const Exact &y) {
-  Exact result;
-  result.shape.assign(std::max(x.shape.size(), y.shape.size()), 1);
+  FailureOr<SmallVector<int64_t>> shape = broadcastShapes(x.shape, y.shape);
+  if (failed(shape))
+    return std::nullopt;
+  Exact result{std::move(*shape), {}};
   size_t rank = result.shape.size();
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t dx = i < x.shape.size() ? x.shape[x.shape.size() - 1 - i] : 1;
-    int64_t dy = i < y.shape.size() ? y.shape[y.shape.size() - 1 - i] : 1;
-    if (dx != dy && dx != 1 && dy != 1)
-      return std::nullopt;
-    result.shape[rank - 1 - i] = std::max(dx, dy);
-  }
   SmallVector<int64_t> at(rank, 0);
   // The flat index of `at` in an operand of `shape` (read at 0 along its
   // unit dimensions and its missing leading ones).
@@ -104,10 +108,10 @@ static bool isScaledInteger(Value value) {
           getElementTypeOrSelf(cast.getInput().getType()));
     if (!isa<AddOp, SubOp, MulOp>(op) || !hasOnlyF32Tensors(op))
       return false;
-    std::optional<std::pair<unsigned, Value>> constant = constantOperand(op);
+    std::optional<ConstantOperand> constant = constantOperand(op);
     if (!constant)
       return false;
-    value = constant->second;
+    value = constant->other;
   }
   return false;
 }
@@ -126,8 +130,8 @@ mlir::tessel::foldRequantizationScale(RewriterBase &rewriter, DivOp div) {
 
   // Down the chain of lone ReLUs and additions of constants (both commute
   // with a positive scale) to the multiplication that absorbs 1 / c.
-  SmallVector<Operation *> offsets;
-  Operation *scale = nullptr;
+  SmallVector<ConstantOperand> offsets;
+  std::optional<ConstantOperand> scale;
   for (Value value = div.getLhs(); !scale;) {
     Operation *op = value.getDefiningOp();
     if (!op || !op->hasOneUse() || !hasOnlyF32Tensors(op))
@@ -138,64 +142,60 @@ mlir::tessel::foldRequantizationScale(RewriterBase &rewriter, DivOp div) {
     }
     if (!isa<AddOp, MulOp>(op))
       return rewriter.notifyMatchFailure(div, "not a relu, add or mul");
-    std::optional<std::pair<unsigned, Value>> constant = constantOperand(op);
+    std::optional<ConstantOperand> constant = constantOperand(op);
     if (!constant)
       return rewriter.notifyMatchFailure(div, "no constant operand");
     if (isa<MulOp>(op))
-      scale = op;
+      scale = constant;
     else
-      offsets.push_back(op);
-    value = constant->second;
-    if (scale && !isScaledInteger(value))
-      return rewriter.notifyMatchFailure(div, "not scaled integers");
+      offsets.push_back(*constant);
+    value = constant->other;
   }
+  if (!isScaledInteger(scale->other))
+    return rewriter.notifyMatchFailure(div, "not scaled integers");
 
   // The multiplications by constants under it (an integer product's scale
   // per tensor, then per channel) join it: one multiplier.
-  SmallVector<Operation *> scales = {scale};
-  Exact multiplier =
-      exactValues(scale->getOperand(constantOperand(scale)->first));
-  while (true) {
-    auto inner = constantOperand(scales.back())->second.getDefiningOp<MulOp>();
-    if (!inner || !inner->hasOneUse() || !hasOnlyF32Tensors(inner))
+  SmallVector<ConstantOperand> scales = {*scale};
+  Exact multiplier = exactValues(scale->constant());
+  while (auto inner = scales.back().other.getDefiningOp<MulOp>()) {
+    if (!inner->hasOneUse() || !hasOnlyF32Tensors(inner))
       break;
-    std::optional<std::pair<unsigned, Value>> constant =
-        constantOperand(inner);
-    if (!constant)
+    std::optional<ConstantOperand> next = constantOperand(inner);
+    if (!next)
       break;
     std::optional<Exact> joined =
-        multiply(multiplier, exactValues(inner->getOperand(constant->first)));
+        multiply(multiplier, exactValues(next->constant()));
     if (!joined)
       break;
     multiplier = std::move(*joined);
-    scales.push_back(inner);
+    scales.push_back(*next);
   }
 
-  // The constants divided by c, from their values in double, each rounded
-  // once to f32.
-  auto replaceConstant = [&](Operation *op, Exact exact) {
+  // Each constant divided by c, from its values in double, rounded once
+  // to f32, in place of the one `at` read.
+  auto replaceConstant = [&](const ConstantOperand &at, const Exact &exact) {
     std::vector<float> values;
+    values.reserve(exact.values.size());
     for (double v : exact.values)
       values.push_back(static_cast<float>(v / c));
-    unsigned i = constantOperand(op)->first;
-    rewriter.setInsertionPoint(op);
+    rewriter.setInsertionPoint(at.op);
     Value replacement = createF32Constant(
-        rewriter, op->getOperand(i).getLoc(), exact.shape, values);
-    rewriter.modifyOpInPlace(op, [&] { op->setOperand(i, replacement); });
+        rewriter, at.constant().getLoc(), exact.shape, values);
+    rewriter.modifyOpInPlace(at.op,
+                             [&] { at.op->setOperand(at.index, replacement); });
   };
-  Value scaled = constantOperand(scales.back())->second;
-  replaceConstant(scale, std::move(multiplier));
-  rewriter.modifyOpInPlace(scale, [&] {
-    scale->setOperand(1 - constantOperand(scale)->first, scaled);
+  replaceConstant(*scale, multiplier);
+  rewriter.modifyOpInPlace(scale->op, [&] {
+    scale->op->setOperand(1 - scale->index, scales.back().other);
   });
   // Each now unread, from the first under `scale` down.
-  for (Operation *inner : ArrayRef(scales).drop_front())
-    rewriter.eraseOp(inner);
-  for (Operation *offset : offsets)
-    replaceConstant(offset, exactValues(
-                                offset->getOperand(constantOperand(offset)->first)));
+  for (const ConstantOperand &inner : ArrayRef(scales).drop_front())
+    rewriter.eraseOp(inner.op);
+  for (const ConstantOperand &offset : offsets)
+    replaceConstant(offset, exactValues(offset.constant()));
   rewriter.replaceOp(div, div.getLhs());
-  return scale;
+  return scale->op;
 }
 
 namespace {
