@@ -80,6 +80,10 @@ llvm::ArrayRef<Optimization> mlir::tessel::getOptimizations() {
       {"narrow-integer-products", "linalg", "tessel-narrow-integer-products",
        "read the 8-bit operands of i32 products (MatMulInteger) as i8, for "
        "8-bit dot-product kernels (VNNI)"},
+      {"quantize-by-reciprocal", "linalg", "tessel-quantize-by-reciprocal",
+       "a quantization's division by a constant scale multiplies by its "
+       "reciprocal with one exact FMA correction (the same integers, "
+       "without vdivps)"},
       {"fuse-conv-epilogue", "codegen",
        "tessel-vectorize-convolutions{fuse-epilogue}",
        "start a convolution from its bias and run its consuming elementwise "
@@ -230,6 +234,14 @@ void mlir::tessel::buildLinalgPipeline(OpPassManager &pm,
   if (options.enabled("narrow-integer-products")) {
     pm.addNestedPass<func::FuncOp>(createTesselNarrowIntegerProductsPass());
     pm.addPass(createCanonicalizerPass());
+  }
+  // After fusion: the quantizations are in the bodies that compute their
+  // inputs.
+  if (options.enabled("quantize-by-reciprocal")) {
+    TesselQuantizeByReciprocalPassOptions reciprocal;
+    reciprocal.fma = options.target.fma;
+    pm.addNestedPass<func::FuncOp>(
+        createTesselQuantizeByReciprocalPass(reciprocal));
   }
 }
 

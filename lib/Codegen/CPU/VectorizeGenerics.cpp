@@ -35,14 +35,15 @@ using namespace mlir::tessel;
 namespace {
 
 /// Whether the body only computes: arith and math ops on its block
-/// arguments, `linalg.index` and the yield (no reads of other tensors, no
-/// nested regions).
+/// arguments, `linalg.index`, reads of single elements of other tensors
+/// (`tensor.extract`: a Gather's rows, which vectorize as contiguous loads
+/// or as vector gathers) and the yield (no nested regions).
 bool hasComputeOnlyBody(linalg::LinalgOp op) {
   for (Operation &nested : op.getBlock()->getOperations()) {
     Dialect *dialect = nested.getDialect();
     if (nested.getNumRegions() != 0)
       return false;
-    if (isa<linalg::YieldOp, linalg::IndexOp>(nested))
+    if (isa<linalg::YieldOp, linalg::IndexOp, tensor::ExtractOp>(nested))
       continue;
     if (!dialect || !isa<arith::ArithDialect, math::MathDialect>(dialect))
       return false;
@@ -267,7 +268,9 @@ bool vectorizeAll(RewriterBase &rewriter, ArrayRef<Operation *> tiles) {
   for (Operation *tile : tiles) {
     rewriter.setInsertionPoint(tile);
     FailureOr<linalg::VectorizationResult> vectorized =
-        linalg::vectorize(rewriter, tile);
+        linalg::vectorize(rewriter, tile, /*inputVectorSizes=*/{},
+                          /*inputScalableVecDims=*/{},
+                          /*vectorizeNDExtract=*/true);
     if (failed(vectorized)) {
       all = false;
       continue;
@@ -344,7 +347,9 @@ struct VectorizeGenericsPass
           !cpu::hasVectorTypes(op) || !hasComputeOnlyBody(op) ||
           linalg::isaContractionOpInterface(op) ||
           linalg::isaConvolutionOpInterface(op) ||
-          failed(linalg::vectorizeOpPrecondition(op)))
+          failed(linalg::vectorizeOpPrecondition(
+              op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
+              /*vectorizeNDExtract=*/true)))
         return;
       candidates.push_back(op);
     });

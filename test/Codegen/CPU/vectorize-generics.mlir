@@ -100,27 +100,17 @@ func.func @window_sum(%x: tensor<1x8x7x7xf32>, %init: tensor<1x8xf32>) -> tensor
 
 // -----
 
-// Left alone: a gather (tensor.extract in the body), an integer division
-// (a partial vector's padding lanes would divide by zero), a dynamic
-// shape, and a contraction (tessel-vectorize-contractions' job).
+// Left alone: an integer division (a partial vector's padding lanes would
+// divide by zero), a dynamic shape, and a contraction
+// (tessel-vectorize-contractions' job).
 
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT:     vector.
-// CHECK-COUNT-4: linalg.generic
+// CHECK-COUNT-3: linalg.generic
 // CHECK-NOT:     vector.
-func.func @left_alone(%table: tensor<10xf32>, %idx: tensor<4xi64>,
-                      %i: tensor<4xi32>, %d: tensor<?xf32>,
+func.func @left_alone(%i: tensor<4xi32>, %d: tensor<?xf32>,
                       %a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %c: tensor<4x4xf32>)
-    -> (tensor<4xf32>, tensor<4xi32>, tensor<?xf32>, tensor<4x4xf32>) {
-  %init = tensor.empty() : tensor<4xf32>
-  %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
-                       iterator_types = ["parallel"]}
-      ins(%idx : tensor<4xi64>) outs(%init : tensor<4xf32>) {
-  ^bb0(%k: i64, %out: f32):
-    %j = arith.index_cast %k : i64 to index
-    %v = tensor.extract %table[%j] : tensor<10xf32>
-    linalg.yield %v : f32
-  } -> tensor<4xf32>
+    -> (tensor<4xi32>, tensor<?xf32>, tensor<4x4xf32>) {
   %iinit = tensor.empty() : tensor<4xi32>
   %1 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
                        iterator_types = ["parallel"]}
@@ -147,7 +137,39 @@ func.func @left_alone(%table: tensor<10xf32>, %idx: tensor<4xi64>,
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   } -> tensor<4x4xf32>
-  return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xi32>, tensor<?xf32>, tensor<4x4xf32>
+  return %1, %2, %3 : tensor<4xi32>, tensor<?xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+// A gather (an embedding: Gather's rows, clamped, then arithmetic, as a QDQ
+// model quantizes them) vectorizes with the rest of its body: the row index
+// is a loaded value, so the reads are one vector.gather per tile.
+
+// CHECK-LABEL: func.func @gather_rows
+// CHECK-NOT:     tensor.extract
+// CHECK:         scf.for
+// CHECK:           vector.transfer_read {{.*}} : tensor<4xi64>, vector<2x32xi64>
+// CHECK:           vector.gather {{.*}} : tensor<10x32xf32>, vector<2x32xindex>, vector<2x32xi1>, vector<2x32xf32> into vector<2x32xf32>
+// CHECK:           arith.mulf {{.*}} : vector<2x32xf32>
+// CHECK:           vector.transfer_write
+func.func @gather_rows(%table: tensor<10x32xf32>, %idx: tensor<4xi64>) -> tensor<4x32xf32> {
+  %init = tensor.empty() : tensor<4x32xf32>
+  %c9 = arith.constant 9 : index
+  %c0 = arith.constant 0 : index
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%idx : tensor<4xi64>) outs(%init : tensor<4x32xf32>) {
+  ^bb0(%k: i64, %out: f32):
+    %j = arith.index_cast %k : i64 to index
+    %lo = arith.maxsi %j, %c0 : index
+    %r = arith.minsi %lo, %c9 : index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%r, %col] : tensor<10x32xf32>
+    %s = arith.mulf %v, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<4x32xf32>
+  return %0 : tensor<4x32xf32>
 }
 
 // -----

@@ -124,7 +124,9 @@ def TesselVectorizeGenericsPass
 
     Runs on tensors before bufferization, after the other vectorizers and
     before `tessel-approximate-math`. Static shapes, f32 operands and
-    `arith`/`math` bodies only (no `tensor.extract`: gathers stay scalar);
+    `arith`/`math` bodies, with single-element reads of other tensors
+    (`tensor.extract`: a Gather's rows, read as `vector.gather`s or, where
+    the vectorizer proves them contiguous, as vector loads);
     tiles divide loops exactly, so nothing is masked.
 
     Options:

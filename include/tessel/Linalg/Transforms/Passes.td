@@ -94,4 +94,52 @@ def TesselNarrowIntegerProductsPass
   ];
 }
 
+def TesselQuantizeByReciprocalPass
+    : Pass<"tessel-quantize-by-reciprocal", "func::FuncOp"> {
+  let summary = "A quantization's division by a constant scale multiplies by its reciprocal, corrected exactly";
+  let description = [{
+    QuantizeLinear divides by its scale and rounds to the nearest even
+    integer: `roundeven(x / s)`. A vector division is slow (AVX-512's
+    `vdivps` issues once per 10-16 cycles), and a QDQ model quantizes every
+    activation, some of them several times per element (a GELU written with
+    QuantizeLinear and DequantizeLinear around each of its five ops).
+    Multiplying by the reciprocal instead is not the same number, so this
+    pass corrects the quotient the way Markstein's division sequences do:
+
+    ```
+    y = x * r           // r = RN(1 / s), computed once at compile time
+    e = fma(-y, s, x)   // the residual, exact
+    q = fma(e, r, y)    // RN(x / s)
+    q = isnan(q) ? y : q
+    ```
+
+    The last line keeps an infinite `x`, or a quotient past the f32 range,
+    as the division gives it (`y` is infinite there and `q` a NaN).
+    The rewrite applies to an `arith.divf` in a `linalg.generic` body when
+    every user of the quotient is `math.roundeven`, and the divisor is a
+    block argument read from an f32 constant whose elements are finite and
+    within `[2^-64, 2^64]` in magnitude. The reciprocals become a new
+    constant input with the scale's indexing map. Under those conditions
+    the rounded result is the rounded quotient for every f32 `x`: checked
+    exhaustively over all 2^32 inputs for 33 scales (`bench/notes/
+    quantize-by-reciprocal.md`); the only other differences are in
+    quotients under 2^-38, which both round to zero. Divisions that are not
+    rounded (a model's own Div) keep `arith.divf`.
+
+    When: in the linalg phase, after `tessel-fuse-elementwise` (the
+    quantization is then in the body of the generic or the product epilogue
+    that computes its input). Targets without FMA skip it (`fma=false`):
+    their `fma` is a library call.
+  }];
+  let options = [
+    Option<"fma", "fma", "bool", /*default=*/"true",
+           "The target has a fused multiply-add instruction">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+  ];
+}
+
 #endif // TESSEL_LINALG_TRANSFORMS_PASSES_TD
