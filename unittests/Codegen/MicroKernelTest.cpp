@@ -39,6 +39,9 @@ TEST_F(MicroKernelTest, F32FmaAndI8VnniHaveEmitters) {
   EXPECT_EQ(getMicroKernel(MicroKernelKind::F32Fma)->getReductionGroup(), 1);
   ASSERT_NE(getMicroKernel(MicroKernelKind::I8Vnni), nullptr);
   EXPECT_EQ(getMicroKernel(MicroKernelKind::I8Vnni)->getReductionGroup(), 4);
+  ASSERT_NE(getMicroKernel(MicroKernelKind::I8Madd), nullptr);
+  EXPECT_EQ(getMicroKernel(MicroKernelKind::I8Madd)->getKind(),
+            MicroKernelKind::I8Madd);
   for (MicroKernelKind kind :
        {MicroKernelKind::None, MicroKernelKind::Bf16Dot,
         MicroKernelKind::F16Fma, MicroKernelKind::AmxInt8,
@@ -69,12 +72,27 @@ TEST_F(MicroKernelTest, TargetAndElementTypesChooseTheKernel) {
       getMicroKernel(vnni, b.getI8Type(), b.getI8Type(), b.getI32Type());
   ASSERT_NE(i8, nullptr);
   EXPECT_EQ(i8->getKind(), MicroKernelKind::I8Vnni);
-  // AVX-VNNI alone (VEX encoding) is allowed by the ISA but not emitted.
+  // AVX-VNNI alone: vpdpbusd's VEX form, a kernel of its own.
   CpuTargetInfo avxVnni = describeVectorTarget(8, 12, /*vnni=*/true);
   MicroKernelChoice choice = selectMicroKernel(avxVnni, b.getI8Type(),
                                                b.getI8Type(), b.getI32Type());
   EXPECT_EQ(choice.best, MicroKernelKind::I8Vnni);
-  EXPECT_EQ(choice.emitted, MicroKernelKind::None);
+  EXPECT_EQ(choice.emitted, MicroKernelKind::I8Vnni);
+  const MicroKernel *vex =
+      getMicroKernel(avxVnni, b.getI8Type(), b.getI8Type(), b.getI32Type());
+  ASSERT_NE(vex, nullptr);
+  EXPECT_EQ(vex->getKind(), MicroKernelKind::I8Vnni);
+  EXPECT_NE(vex, i8);
+  // AVX2 without VNNI: vpmaddwd.
+  CpuTargetInfo avx2 = describeVectorTarget(8, 12);
+  const MicroKernel *madd =
+      getMicroKernel(avx2, b.getI8Type(), b.getI8Type(), b.getI32Type());
+  ASSERT_NE(madd, nullptr);
+  EXPECT_EQ(madd->getKind(), MicroKernelKind::I8Madd);
+  EXPECT_EQ(madd->getReductionGroup(), 4);
+  EXPECT_TRUE(hasEightBitProductKernel(avx2));
+  // SSE only (128-bit vectors): no 8-bit kernel.
+  EXPECT_FALSE(hasEightBitProductKernel(describeVectorTarget(4, 16)));
 }
 
 TEST_F(MicroKernelTest, F32FmaMultipliesAndAccumulatesWithVectorFma) {

@@ -13,6 +13,9 @@
 // run per tile), else 4 rows interleaved in registers at every group. A signed left-hand side is made unsigned by
 // adding 128 (flipping the top bit), and 128 times the right-hand values,
 // summed in one more accumulator per column vector, is subtracted once.
+// The same kernel writes AVX-VNNI's VEX `vpdpbusd` on 256-bit targets, and
+// on AVX2 without VNNI (i8 madd) the same sums as two `vpmaddwd` of the
+// even and odd bytes widened to 16 bits, and two adds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -178,28 +181,84 @@ Value panelRuns(RewriterBase &rewriter, Location loc, Value rhs) {
       rewriter, loc, runs, SmallVector<ReassociationIndices>{{0, 1}, {2}});
 }
 
+/// One x86 instruction as side-effect-free inline assembly: an
+/// `llvm.call_intrinsic` has unknown memory effects, which bufferization's
+/// deallocation refuses, and no upstream op is vpdpbusd or vpmaddwd.
+Value emitInstruction(OpBuilder &b, Location loc, Type result,
+                      ValueRange operands, StringRef assembly,
+                      StringRef constraints) {
+  return LLVM::InlineAsmOp::create(
+             b, loc, result, operands, b.getStringAttr(assembly),
+             b.getStringAttr(constraints), /*has_side_effects=*/nullptr,
+             /*is_align_stack=*/nullptr, LLVM::TailCallKindAttr(),
+             /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr)
+      .getResult(0);
+}
+
 class I8VnniMicroKernel final : public MicroKernel {
 public:
-  I8VnniMicroKernel() : MicroKernel(MicroKernelKind::I8Vnni) {}
+  /// How the 4 u8 x s8 products per lane are summed.
+  enum class Form {
+    /// AVX512-VNNI `vpdpbusd` (EVEX): 512- or 256-bit vectors.
+    Evex,
+    /// AVX-VNNI `{vex} vpdpbusd`: 256-bit vectors, registers 0-15.
+    Vex,
+    /// AVX2: `vpmaddwd` on the even and on the odd bytes, widened to 16
+    /// bits, and `vpaddd`; 256-bit vectors.
+    Madd,
+  };
+
+  explicit I8VnniMicroKernel(Form form)
+      : MicroKernel(form == Form::Madd ? MicroKernelKind::I8Madd
+                                       : MicroKernelKind::I8Vnni),
+        form(form) {}
 
   int64_t getReductionGroup() const override { return 4; }
 
   /// `acc + lhs . rhs` per i32 lane: `lhs` the u8 and `rhs` the s8 bytes,
   /// 4 per lane (vector<16xi32>, vector<64xi8> with AVX-512; 8 and 32 with
-  /// 256-bit vectors). The instruction itself, as side-effect-free inline
-  /// assembly: an `llvm.call_intrinsic` has unknown memory effects, which
-  /// bufferization's deallocation refuses, and no upstream op is vpdpbusd.
+  /// 256-bit vectors).
   Value emitMultiplyAccumulate(OpBuilder &b, Location loc, Value lhs,
                                Value rhs, Value acc) const override {
     // AT&T operand order: the s8 source, the u8 source, the accumulator
     // (tied to the result).
-    return LLVM::InlineAsmOp::create(
-               b, loc, acc.getType(), ValueRange{lhs, rhs, acc},
-               b.getStringAttr("vpdpbusd $2, $1, $0"),
-               b.getStringAttr("=v,v,v,0"), /*has_side_effects=*/nullptr,
-               /*is_align_stack=*/nullptr, LLVM::TailCallKindAttr(),
-               /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr)
-        .getResult(0);
+    if (form == Form::Evex)
+      return emitInstruction(b, loc, acc.getType(), {lhs, rhs, acc},
+                             "vpdpbusd $2, $1, $0", "=v,v,v,0");
+    if (form == Form::Vex)
+      return emitInstruction(b, loc, acc.getType(), {lhs, rhs, acc},
+                             "{vex} vpdpbusd $2, $1, $0", "=x,x,x,0");
+    // Each i32 lane's 4 bytes as two 16-bit halves: u8 bytes 0 and 2
+    // zero-extended (and 0x00ff), 1 and 3 (logical shift right by 8); s8
+    // bytes 0 and 2 sign-extended (shift left, then arithmetic right, by 8),
+    // 1 and 3 (arithmetic right by 8). vpmaddwd sums each lane's two 16-bit
+    // products exactly (|u8 * s8| <= 32640). The splits of a row's
+    // broadcast and of a column vector are the same values for every pair
+    // that reads them, and LLVM computes each once.
+    auto words = cast<VectorType>(acc.getType());
+    auto halves = VectorType::get({2 * words.getNumElements()},
+                                  b.getIntegerType(16));
+    auto splat = [&](int64_t v) {
+      return arith::ConstantOp::create(
+                 b, loc,
+                 DenseElementsAttr::get(halves, b.getIntegerAttr(
+                                                    b.getIntegerType(16), v)))
+          .getResult();
+    };
+    Value eight = splat(8);
+    Value u = vector::BitCastOp::create(b, loc, halves, lhs);
+    Value s = vector::BitCastOp::create(b, loc, halves, rhs);
+    Value uEven = arith::AndIOp::create(b, loc, u, splat(0xff));
+    Value uOdd = arith::ShRUIOp::create(b, loc, u, eight);
+    Value sEven = arith::ShRSIOp::create(
+        b, loc, arith::ShLIOp::create(b, loc, s, eight), eight);
+    Value sOdd = arith::ShRSIOp::create(b, loc, s, eight);
+    Value even = emitInstruction(b, loc, words, {uEven, sEven},
+                                 "vpmaddwd $2, $1, $0", "=x,x,x");
+    Value odd = emitInstruction(b, loc, words, {uOdd, sOdd},
+                                "vpmaddwd $2, $1, $0", "=x,x,x");
+    return arith::AddIOp::create(
+        b, loc, acc, arith::AddIOp::create(b, loc, even, odd));
   }
 
   LogicalResult emitProductTile(RewriterBase &rewriter,
@@ -237,7 +296,10 @@ public:
     }
     int64_t rows = ranges[0], columns = ranges[1];
     int64_t groups = packed ? ranges[2] : 1;
-    int64_t lanes = columns % 16 == 0 ? 16 : columns % 8 == 0 ? 8 : 0;
+    // 512-bit vectors only in the EVEX form.
+    int64_t lanes = form == Form::Evex && columns % 16 == 0 ? 16
+                    : columns % 8 == 0                      ? 8
+                                                            : 0;
     if (lanes == 0)
       return failure();
     int64_t vectors = columns / lanes;
@@ -371,18 +433,24 @@ public:
     rewriter.replaceOp(tile, out);
     return success();
   }
+
+private:
+  Form form;
 };
 
 } // namespace
 
 const MicroKernel *mlir::tessel::getMicroKernel(MicroKernelKind kind) {
   static const F32FmaMicroKernel f32Fma;
-  static const I8VnniMicroKernel i8Vnni;
+  static const I8VnniMicroKernel i8Vnni(I8VnniMicroKernel::Form::Evex);
+  static const I8VnniMicroKernel i8Madd(I8VnniMicroKernel::Form::Madd);
   switch (kind) {
   case MicroKernelKind::F32Fma:
     return &f32Fma;
   case MicroKernelKind::I8Vnni:
     return &i8Vnni;
+  case MicroKernelKind::I8Madd:
+    return &i8Madd;
   // The other low-precision kernels are issues of their own (AMX, BF16,
   // FP16).
   case MicroKernelKind::None:
@@ -397,7 +465,12 @@ const MicroKernel *mlir::tessel::getMicroKernel(MicroKernelKind kind) {
 
 const MicroKernel *mlir::tessel::getMicroKernel(const CpuTargetInfo &target,
                                                 Type lhs, Type rhs, Type acc) {
-  return getMicroKernel(selectMicroKernel(target, lhs, rhs, acc).emitted);
+  MicroKernelKind kind = selectMicroKernel(target, lhs, rhs, acc).emitted;
+  // AVX-VNNI alone: vpdpbusd's VEX form.
+  static const I8VnniMicroKernel i8AvxVnni(I8VnniMicroKernel::Form::Vex);
+  if (kind == MicroKernelKind::I8Vnni && !target.avx512Vnni)
+    return &i8AvxVnni;
+  return getMicroKernel(kind);
 }
 
 bool mlir::tessel::isMicroKernelImplemented(MicroKernelKind kind) {

@@ -24,6 +24,8 @@ llvm::StringRef mlir::tessel::stringifyMicroKernel(MicroKernelKind kind) {
     return "f32-fma";
   case MicroKernelKind::I8Vnni:
     return "i8-vnni";
+  case MicroKernelKind::I8Madd:
+    return "i8-madd";
   case MicroKernelKind::Bf16Dot:
     return "bf16-dot";
   case MicroKernelKind::F16Fma:
@@ -72,11 +74,12 @@ MicroKernelChoice mlir::tessel::selectMicroKernel(const CpuTargetInfo &target,
   } else if (lhs.isInteger(8) && rhs.isInteger(8) && acc.isInteger(32)) {
     candidates.push_back(
         {MicroKernelKind::AmxInt8, target.amxTile && target.amxInt8, 32});
-    // The emitter writes vpdpbusd's EVEX form (AVX512-VNNI); AVX-VNNI alone
-    // (VEX) is not generated yet.
     candidates.push_back({MicroKernelKind::I8Vnni,
-                          target.avx512Vnni || target.avxVnni, 32,
-                          target.avx512Vnni && target.avx512f});
+                          target.avx512Vnni || target.avxVnni, 32});
+    // AVX2 without VNNI. (An AVX-512 target without VNNI keeps f32: this
+    // emitter writes 256-bit vectors only.)
+    candidates.push_back(
+        {MicroKernelKind::I8Madd, target.avx2 && !target.avx512f, 32});
   } else if (lhs.isBF16() && rhs.isBF16() && acc.isF32()) {
     candidates.push_back(
         {MicroKernelKind::AmxBf16, target.amxTile && target.amxBf16, 32});

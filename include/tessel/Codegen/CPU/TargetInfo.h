@@ -76,8 +76,13 @@ enum class MicroKernelKind {
   /// `vector.fma`, accumulators in registers): FMA on AVX2 and AVX-512,
   /// a multiply and an add on targets without it.
   F32Fma,
-  /// i8 x i8 -> i32 with VNNI `vpdpbusd` (4 products per 32-bit lane).
+  /// i8 x i8 -> i32 with VNNI `vpdpbusd` (4 products per 32-bit lane):
+  /// AVX512-VNNI's EVEX form, or AVX-VNNI's VEX form on 256-bit targets.
   I8Vnni,
+  /// i8 x i8 -> i32 on AVX2 without VNNI: the same 4 products per lane as
+  /// `vpdpbusd`, as two `vpmaddwd` of the bytes widened to 16 bits (exact:
+  /// unlike `vpmaddubsw`, nothing saturates) and two `vpaddd`.
+  I8Madd,
   /// bf16 x bf16 -> f32 with AVX512-BF16 `vdpbf16ps` (2 per 32-bit lane).
   Bf16Dot,
   /// f16 x f16 -> f16 with AVX512-FP16 FMA.

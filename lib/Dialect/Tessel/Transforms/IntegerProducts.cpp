@@ -697,7 +697,7 @@ struct TesselIntegerProductsPass
     remark::analysis(op->getLoc(),
                      remarkOptions(kFloatQuantizedProductRemark, op))
         << remark::metric("reason",
-                          "the target has no 8-bit dot-product kernel (VNNI): "
+                          "the target has no 8-bit dot-product kernel (VNNI or AVX2): "
                           "its f32 kernels are faster than integer loops");
   }
 };

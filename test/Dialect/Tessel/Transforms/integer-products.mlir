@@ -190,7 +190,7 @@ func.func @column_zero_points(%q: tensor<1x2xi8>) -> tensor<1x2xf32> {
 // REMARK: remark: [Passed] integer-product | Category:tessel | Function=conv | lhs=ui8, rhs=i8
 // Without an 8-bit kernel on the target (AVX2 only), the convolution stays
 // f32, says why, and reads its weights dequantized once.
-// NOKERNEL: remark: [Analysis] float-quantized-product | Category:tessel | Function=conv | reason="the target has no 8-bit dot-product kernel (VNNI): its f32 kernels are faster than integer loops"
+// NOKERNEL: remark: [Analysis] float-quantized-product | Category:tessel | Function=conv | reason="the target has no 8-bit dot-product kernel (VNNI or AVX2): its f32 kernels are faster than integer loops"
 // NOKERNEL-LABEL: func.func @conv
 // NOKERNEL:        tessel.conv %{{.*}}, %{{.*}}, %{{.*}} {{.*}}: (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>, tensor<3xf32>) -> tensor<1x3x6x6xf32>
 // CHECK-LABEL: func.func @conv

@@ -145,8 +145,8 @@ def TesselIntegerProductsPass
     when its sum could overflow i32, when both operands are activations,
     when an operand is not a dequantized 8-bit value while the other is one,
     for a grouped (depthwise) convolution, and with `integer-kernel=false`
-    (the pipeline's choice on a target that has no 8-bit dot-product kernel,
-    AVX2 only: there the f32 kernels are faster than integer loops); each
+    (the pipeline's choice on a target that has no 8-bit product kernel,
+    SSE only: there the f32 kernels are faster than integer loops); each
     such product gets a `float-quantized-product` remark with the reason
     (the compile report lists them). A product or convolution left in f32
     reads its dequantized constant weights as an f32 constant computed here,
