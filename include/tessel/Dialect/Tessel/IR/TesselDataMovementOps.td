@@ -94,6 +94,13 @@ def Tessel_GatherOp : Tessel_Op<"gather", [Pure, InferTypeOpAdaptor]> {
     out-of-range indices undefined; Tessel clamps them into range, so a bad
     index never reads outside the tensor.
 
+    Canonicalization gathers before an elementwise op whose only user is the
+    gather, when the op's other operands are single values and the gather
+    takes no more elements than its input has: a dequantized embedding table
+    (`(cast(table) - zp) * scale`, as onnxruntime's QDQ quantizer writes it)
+    then dequantizes the gathered rows only, not the whole table at every
+    run. The values are the same; the op runs on fewer elements.
+
     ```mlir
     %y = tessel.gather %emb, %ids {axis = 0 : i64} : (tensor<100x16xf32>, tensor<1x8xi64>) -> tensor<1x8x16xf32>
     ```
@@ -104,6 +111,7 @@ def Tessel_GatherOp : Tessel_Op<"gather", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat =
       "$input `,` $indices attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Tessel_GatherElementsOp : Tessel_Op<"gather_elements",
