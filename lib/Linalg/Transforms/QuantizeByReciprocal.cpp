@@ -50,10 +50,11 @@ std::optional<DenseElementsAttr> reciprocals(Value divisor) {
   return DenseElementsAttr::get(values.getType(), ArrayRef<float>(inverse));
 }
 
-/// A division to rewrite: the op and the input operand of its divisor.
+/// A division to rewrite: the op and which of the new reciprocal inputs
+/// (their order in `inverses`) belongs to its divisor.
 struct Division {
   arith::DivFOp op;
-  unsigned input;
+  unsigned inverse;
 };
 
 struct QuantizeByReciprocal : OpRewritePattern<linalg::GenericOp> {
@@ -76,14 +77,17 @@ struct QuantizeByReciprocal : OpRewritePattern<linalg::GenericOp> {
       if (!arg || arg.getOwner() != body || arg.getArgNumber() >= numInputs)
         continue;
       unsigned input = arg.getArgNumber();
-      if (!llvm::is_contained(llvm::make_first_range(inverses), input)) {
+      auto *known = llvm::find_if(
+          inverses, [&](auto &entry) { return entry.first == input; });
+      if (known == inverses.end()) {
         std::optional<DenseElementsAttr> inverse =
             reciprocals(generic.getDpsInputs()[input]);
         if (!inverse)
           continue;
         inverses.push_back({input, *inverse});
+        known = inverses.end() - 1;
       }
-      divisions.push_back({div, input});
+      divisions.push_back({div, unsigned(known - inverses.begin())});
     }
     if (divisions.empty())
       return failure();
@@ -112,11 +116,7 @@ struct QuantizeByReciprocal : OpRewritePattern<linalg::GenericOp> {
 
     for (Division division : divisions) {
       arith::DivFOp div = division.op;
-      unsigned k = llvm::find_if(inverses, [&](auto &entry) {
-                     return entry.first == division.input;
-                   }) -
-                   inverses.begin();
-      Value r = inverseArgs[k];
+      Value r = inverseArgs[division.inverse];
       Value x = div.getLhs(), s = div.getRhs();
       Location at = div.getLoc();
       rewriter.setInsertionPoint(div);
