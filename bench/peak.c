@@ -1,6 +1,6 @@
 /*===- peak.c - This CPU's FP32 FMA peak, measured -----------------------===*
  *
- * usage: peak [THREADS] [REPEATS] [fp32|vnni]
+ * usage: peak [THREADS] [REPEATS] [fp32|vnni|bf16]
  *
  * Runs 12 independent chains of packed FP32 FMAs (enough to cover the FMA
  * latency on every x86 core since Haswell) on the widest vectors the CPU
@@ -10,7 +10,10 @@
  * The benchmark reports its GFLOP/s against "best".
  * With `vnni`, the same 12 chains of vpdpbusd on zmm (AVX512-VNNI: 64
  * 8-bit multiply-adds each), in GOP/s (2 per multiply-add), the peak the
- * INT8 benchmarks (bench/int8_matmul.py) report against.
+ * INT8 benchmarks (bench/int8_matmul.py) report against. With `bf16`, the
+ * same chains of vdpbf16ps on zmm (AVX512-BF16: 32 bf16 multiply-adds each),
+ * in GFLOP/s: half the FP32 rate on Emerald Rapids, twice it on Zen 4
+ * (bench/notes/bf16-products.md).
  *===----------------------------------------------------------------------===*/
 
 #define _GNU_SOURCE
@@ -63,19 +66,21 @@ __attribute__((target("avx512f"))) static double zmmFma(long iterations) {
   return iterations * 24.0 * 16 * 2 / (now() - start) / 1e9;
 }
 
-#define DOT12(reg)                                                             \
-  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "0\n\t"                          \
-  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "1\n\t"                          \
-  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "2\n\t"                          \
-  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "3\n\t"                          \
-  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "4\n\t"                          \
-  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "5\n\t"                          \
-  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "6\n\t"                          \
-  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "7\n\t"                          \
-  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "8\n\t"                          \
-  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "9\n\t"                          \
-  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "10\n\t"                         \
-  "vpdpbusd %%" reg "14, %%" reg "15, %%" reg "11\n\t"
+/* 12 independent chains of `op` (a three-operand multiply-accumulate). */
+#define CHAINS12(op, reg)                                                      \
+  op " %%" reg "14, %%" reg "15, %%" reg "0\n\t"                               \
+  op " %%" reg "14, %%" reg "15, %%" reg "1\n\t"                               \
+  op " %%" reg "14, %%" reg "15, %%" reg "2\n\t"                               \
+  op " %%" reg "14, %%" reg "15, %%" reg "3\n\t"                               \
+  op " %%" reg "14, %%" reg "15, %%" reg "4\n\t"                               \
+  op " %%" reg "14, %%" reg "15, %%" reg "5\n\t"                               \
+  op " %%" reg "14, %%" reg "15, %%" reg "6\n\t"                               \
+  op " %%" reg "14, %%" reg "15, %%" reg "7\n\t"                               \
+  op " %%" reg "14, %%" reg "15, %%" reg "8\n\t"                               \
+  op " %%" reg "14, %%" reg "15, %%" reg "9\n\t"                               \
+  op " %%" reg "14, %%" reg "15, %%" reg "10\n\t"                              \
+  op " %%" reg "14, %%" reg "15, %%" reg "11\n\t"
+#define DOT12(reg) CHAINS12("vpdpbusd", reg)
 
 __attribute__((target("avx512f,avx512vnni"))) static double zmmVnni(
     long iterations) {
@@ -84,6 +89,19 @@ __attribute__((target("avx512f,avx512vnni"))) static double zmmVnni(
   for (long i = 0; i < iterations; ++i)
     __asm__ volatile(DOT12("zmm") DOT12("zmm")::: CLOBBERS);
   return iterations * 24.0 * 64 * 2 / (now() - start) / 1e9;
+}
+
+#define BF16DOT12(reg) CHAINS12("vdpbf16ps", reg)
+
+/* AVX512-BF16: each vdpbf16ps on zmm does 32 bf16 multiply-adds (2 per f32
+ * lane), counted as 64 flops. */
+__attribute__((target("avx512f,avx512bf16"))) static double zmmBf16(
+    long iterations) {
+  ZERO_ZMM();
+  double start = now();
+  for (long i = 0; i < iterations; ++i)
+    __asm__ volatile(BF16DOT12("zmm") BF16DOT12("zmm")::: CLOBBERS);
+  return iterations * 24.0 * 32 * 2 / (now() - start) / 1e9;
 }
 
 __attribute__((target("avx2,fma"))) static double ymmFma(long iterations) {
@@ -124,9 +142,10 @@ int main(int argc, char **argv) {
   int repeats = argc > 2 ? atoi(argv[2]) : 5;
   const char *kind = argc > 3 ? argv[3] : "fp32";
   int vnni = strcmp(kind, "vnni") == 0;
+  int bf16 = strcmp(kind, "bf16") == 0;
   if (threads < 1 || threads > 256 || repeats < 1 ||
-      (!vnni && strcmp(kind, "fp32") != 0)) {
-    fprintf(stderr, "usage: peak [THREADS] [REPEATS] [fp32|vnni]\n");
+      (!vnni && !bf16 && strcmp(kind, "fp32") != 0)) {
+    fprintf(stderr, "usage: peak [THREADS] [REPEATS] [fp32|vnni|bf16]\n");
     return 2;
   }
   __builtin_cpu_init();
@@ -139,6 +158,12 @@ int main(int argc, char **argv) {
       return 1;
     }
     kernel = zmmVnni, isa = "avx512vnni";
+  } else if (bf16) {
+    if (!__builtin_cpu_supports("avx512bf16")) {
+      fprintf(stderr, "peak: this CPU has no AVX512-BF16\n");
+      return 1;
+    }
+    kernel = zmmBf16, isa = "avx512bf16";
   } else if (__builtin_cpu_supports("avx512f")) {
     kernel = zmmFma, isa = "avx512f";
   } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {

@@ -69,6 +69,8 @@ if "avx2" in flags and "fma" in flags:
     config.available_features.add("host-avx2")
 if "avx_vnni" in flags:
     config.available_features.add("host-avx-vnni")
+if "avx512f" in flags and "avx512_bf16" in flags:
+    config.available_features.add("host-avx512-bf16")
 
 node_tests = "/usr/share/libonnx-testdata/data/node"
 if not os.path.isdir(node_tests):

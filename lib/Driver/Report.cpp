@@ -88,6 +88,16 @@ void CompileReport::recordRemark(const remark::detail::Remark &remark) {
     }
     (name == kIntegerProductRemark ? integerProducts : floatQuantizedProducts)
         .push_back(std::move(product));
+  } else if (name == kLowPrecisionProductRemark ||
+             name == kFullPrecisionProductRemark) {
+    QuantizedProduct product;
+    collectOrigins(remark.getLocation(), product.nodes, product.opTypes);
+    for (const remark::detail::Remark::Arg &arg : remark.getArgs())
+      if (arg.key == "reason" || arg.key == "precision")
+        product.detail = arg.val;
+    (name == kLowPrecisionProductRemark ? lowPrecisionProducts
+                                        : fullPrecisionProducts)
+        .push_back(std::move(product));
   } else if (name == kLayoutConversionsRemark) {
     layoutsAssigned = true;
     layoutConversionsAtEdges = metricOf(remark, "edges");
@@ -198,6 +208,11 @@ LogicalResult CompileReport::write(llvm::StringRef path,
               {"float_products",
                quantizedArray(floatQuantizedProducts, "reason")},
               {"calibration", calibration()}}},
+      {"precision",
+       Object{{"low_precision_products",
+               quantizedArray(lowPrecisionProducts, "precision")},
+              {"full_precision_products",
+               quantizedArray(fullPrecisionProducts, "reason")}}},
       {"memory",
        Object{{"recorded", memoryRecorded},
               {"workspace_bytes", static_cast<int64_t>(workspaceBytes)},

@@ -53,6 +53,9 @@ struct CompileReport {
     std::string detail;
   };
   std::vector<QuantizedProduct> integerProducts, floatQuantizedProducts;
+  /// --precision: the products moved to bf16 (detail: the precision) and
+  /// those left in f32 (detail: the reason).
+  std::vector<QuantizedProduct> lowPrecisionProducts, fullPrecisionProducts;
   /// Post-training quantization (--quantize): the calibration method, the
   /// number of samples, and each calibrated activation's range and uint8
   /// parameters (in tessel-quantize-products' order); empty without it.

@@ -26,6 +26,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -140,6 +141,13 @@ cl::opt<std::string> quantizeKind(
     cl::desc("Post-training quantization: int8 runs the convolutions and "
              "matrix products with constant weights on 8-bit integers, their "
              "activations calibrated on --calibration-data"),
+    cl::cat(category));
+cl::opt<std::string> precision(
+    "precision", cl::value_desc("fp32|bf16"), cl::init("fp32"),
+    cl::desc("The products' precision: fp32 (the model's, default) or bf16 "
+             "(convolutions and matrix products with constant weights "
+             "multiply bf16 operands and sum in f32, on AVX512-BF16; a "
+             "target without bf16 arithmetic keeps fp32, with a warning)"),
     cl::cat(category));
 cl::opt<std::string> calibrationData(
     "calibration-data", cl::value_desc("DIR|FILE.npz"),
@@ -316,7 +324,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
       getCpuTargetInfo(**machine), target.optLevel,
       llvm::SmallVector<std::string>(disabledOptimizations.begin(),
                                      disabledOptimizations.end()),
-      activationLayout, error);
+      activationLayout, precision, error);
   if (failed(resolved))
     return usageError(error);
   PipelineOptions pipelineOptions = *resolved;
@@ -335,6 +343,17 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
              calibrationMethod.getNumOccurrences()) {
     return usageError("--calibration-data and --calibration apply with "
                       "--quantize=int8");
+  }
+  if (precision == "bf16" && !hasBf16ProductKernel(pipelineOptions.target)) {
+    const CpuTargetInfo &t = pipelineOptions.target;
+    llvm::errs() << "tessel-compile: warning: --precision=bf16: the products "
+                    "stay fp32: the target ("
+                 << t.cpu << ") ";
+    if (t.avx512Bf16)
+      llvm::errs() << "runs vdpbf16ps at " << llvm::format("%g", t.bf16DotRate)
+                   << "x the multiply-adds per cycle of its FP32 FMA\n";
+    else
+      llvm::errs() << "has no bf16 arithmetic (AVX512-BF16)\n";
   }
   if (printTarget) {
     MLIRContext context;
@@ -410,6 +429,8 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     flags += " --insert-pass=" + spec;
   if (activationLayout != "nchw")
     flags += " --layout=" + activationLayout;
+  if (precision != "fp32")
+    flags += " --precision=" + precision;
   if (!quantizeKind.empty())
     flags += " --quantize=" + quantizeKind + " --calibration-data=" +
              calibrationData + " --calibration=" + calibrationMethod;

@@ -135,7 +135,7 @@ CpuTargetInfo PipelineOptions::getDefaultTarget() {
 FailureOr<PipelineOptions> mlir::tessel::resolvePipelineOptions(
     const CpuTargetInfo &target, unsigned optLevel,
     llvm::ArrayRef<std::string> disabled, llvm::StringRef layout,
-    std::string &error) {
+    llvm::StringRef precision, std::string &error) {
   PipelineOptions options;
   if (optLevel > 3) {
     error = "unknown optimisation level " + std::to_string(optLevel) +
@@ -156,6 +156,11 @@ FailureOr<PipelineOptions> mlir::tessel::resolvePipelineOptions(
     return failure();
   }
   options.layout = layout.str();
+  if (precision != "fp32" && precision != "bf16") {
+    error = "unknown --precision '" + precision.str() + "' (fp32, bf16)";
+    return failure();
+  }
+  options.precision = precision.str();
   options.target = target;
   return options;
 }
@@ -207,6 +212,13 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
     TesselDropZeroChannelsPassOptions drop;
     drop.channelMultiple = options.getVectorWidth();
     pm.addPass(createTesselDropZeroChannelsPass(drop));
+    pm.addPass(createCanonicalizerPass());
+  }
+  // After the folds and the dropped channels: they read f32 weights.
+  if (options.precision == "bf16") {
+    TesselBf16ProductsPassOptions bf16;
+    bf16.productKernel = hasBf16ProductKernel(options.target);
+    pm.addNestedPass<func::FuncOp>(createTesselBf16ProductsPass(bf16));
     pm.addPass(createCanonicalizerPass());
   }
   // Last: the folds above see the model's own layout.
@@ -265,6 +277,7 @@ void mlir::tessel::buildCodegenPipeline(OpPassManager &pm,
     vectorize.accumulators = options.target.getProductAccumulators();
     vectorize.fuseEpilogue = options.enabled("fuse-product-epilogue");
     vectorize.vnni = options.target.avx512Vnni || options.target.avxVnni;
+    vectorize.bf16 = options.target.avx512Bf16;
     pm.addNestedPass<func::FuncOp>(
         createTesselVectorizeContractionsPass(vectorize));
     TesselVectorizeWindowsPassOptions windows;
@@ -339,6 +352,7 @@ void mlir::tessel::buildLoweringPipeline(OpPassManager &pm,
   pm.addPass(createConvertFuncToLLVMPass(funcToLLVM));
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createTesselBf16MemoryAsIntegersPass());
   pm.addPass(createCanonicalizerPass());
 }
 
@@ -378,7 +392,8 @@ static void registerPipeline(llvm::StringRef name, llvm::StringRef summary,
         if (failed(target))
           return errorHandler(error);
         FailureOr<PipelineOptions> options = resolvePipelineOptions(
-            *target, cl.optLevel, cl.disable, cl.layout, error);
+            *target, cl.optLevel, cl.disable, cl.layout, cl.precision,
+            error);
         if (failed(options))
           return errorHandler(error);
         buildPipeline(pm, from, to, *options);

@@ -32,7 +32,7 @@ protected:
   MLIRContext context;
 };
 
-TEST_F(MicroKernelTest, F32FmaAndI8VnniHaveEmitters) {
+TEST_F(MicroKernelTest, F32FmaI8AndBf16KernelsHaveEmitters) {
   ASSERT_NE(getMicroKernel(MicroKernelKind::F32Fma), nullptr);
   EXPECT_EQ(getMicroKernel(MicroKernelKind::F32Fma)->getKind(),
             MicroKernelKind::F32Fma);
@@ -42,9 +42,10 @@ TEST_F(MicroKernelTest, F32FmaAndI8VnniHaveEmitters) {
   ASSERT_NE(getMicroKernel(MicroKernelKind::I8Madd), nullptr);
   EXPECT_EQ(getMicroKernel(MicroKernelKind::I8Madd)->getKind(),
             MicroKernelKind::I8Madd);
+  ASSERT_NE(getMicroKernel(MicroKernelKind::Bf16Dot), nullptr);
+  EXPECT_EQ(getMicroKernel(MicroKernelKind::Bf16Dot)->getReductionGroup(), 2);
   for (MicroKernelKind kind :
-       {MicroKernelKind::None, MicroKernelKind::Bf16Dot,
-        MicroKernelKind::F16Fma, MicroKernelKind::AmxInt8,
+       {MicroKernelKind::None, MicroKernelKind::F16Fma, MicroKernelKind::AmxInt8,
         MicroKernelKind::AmxBf16}) {
     EXPECT_EQ(getMicroKernel(kind), nullptr) << stringifyMicroKernel(kind).str();
     EXPECT_FALSE(isMicroKernelImplemented(kind));
@@ -93,6 +94,29 @@ TEST_F(MicroKernelTest, TargetAndElementTypesChooseTheKernel) {
   EXPECT_TRUE(hasEightBitProductKernel(avx2));
   // SSE only (128-bit vectors): no 8-bit kernel.
   EXPECT_FALSE(hasEightBitProductKernel(describeVectorTarget(4, 16)));
+}
+
+TEST_F(MicroKernelTest, Bf16ProductsRunOnVdpbf16psOnlyWhereItBeatsTheFma) {
+  Builder b(&context);
+  Type bf16 = b.getBF16Type(), f32 = b.getF32Type();
+  // AVX512-BF16 at its nominal rate (Zen 4: twice the FMA's multiply-adds).
+  CpuTargetInfo zen4 = describeVectorTarget(16, 16, /*vnni=*/true,
+                                            /*bf16=*/true);
+  const MicroKernel *dot = getMicroKernel(zen4, bf16, bf16, f32);
+  ASSERT_NE(dot, nullptr);
+  EXPECT_EQ(dot->getKind(), MicroKernelKind::Bf16Dot);
+  EXPECT_EQ(dot->getReductionGroup(), 2);
+  EXPECT_TRUE(hasBf16ProductKernel(zen4));
+  // Half the FMA's rate (Sapphire and Emerald Rapids): no bf16 kernel.
+  CpuTargetInfo spr = zen4;
+  spr.bf16DotRate = 0.5;
+  EXPECT_EQ(selectMicroKernel(spr, bf16, bf16, f32).best,
+            MicroKernelKind::None);
+  EXPECT_FALSE(hasBf16ProductKernel(spr));
+  // Without AVX512-BF16 (and never on 256-bit vectors here): none.
+  EXPECT_FALSE(hasBf16ProductKernel(describeVectorTarget(16, 16)));
+  EXPECT_FALSE(hasBf16ProductKernel(
+      describeVectorTarget(8, 12, /*vnni=*/false, /*bf16=*/true)));
 }
 
 TEST_F(MicroKernelTest, F32FmaMultipliesAndAccumulatesWithVectorFma) {

@@ -73,6 +73,26 @@ def TesselEntryABIPass : Pass<"tessel-entry-abi", "ModuleOp"> {
   ];
 }
 
+def TesselBf16MemoryAsIntegersPass
+    : Pass<"tessel-bf16-memory-as-integers", "ModuleOp"> {
+  let summary = "Loads and stores bf16 vectors (LLVM dialect) as i16 vectors";
+  let description = [{
+    LLVM 22's X86 backend stops on some loads and stores of bf16 vectors
+    ("Do not know how to soft promote this operator's operand": a vector of
+    9 bf16, a 3x3 window's taps, is one). The same bytes as i16 lanes
+    legalize at any length: each `llvm.load` and `llvm.store` of a bf16
+    vector moves i16 lanes, with an `llvm.bitcast` beside it.
+
+    ```mlir
+    %v = llvm.load %p : !llvm.ptr -> vector<9xbf16>
+    // becomes
+    %i = llvm.load %p : !llvm.ptr -> vector<9xi16>
+    %v = llvm.bitcast %i : vector<9xi16> to vector<9xbf16>
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def TesselLowerStridedCopiesPass
     : Pass<"tessel-lower-strided-copies", "func::FuncOp"> {
   let summary = "Turns memref.copy between strided buffers into linalg.copy";

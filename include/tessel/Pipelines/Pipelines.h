@@ -80,6 +80,10 @@ struct PipelineOptions {
   std::string quantize;
   std::vector<double> quantizeScales;
   std::vector<int64_t> quantizeZeroPoints;
+  /// The products' precision (tessel-compile --precision): "fp32" (the
+  /// model's), or "bf16" (tessel-bf16-products: products with constant
+  /// weights on bf16 operands, where the target has bf16 arithmetic).
+  std::string precision = "fp32";
 
   bool enabled(llvm::StringRef name) const {
     return llvm::find(disabled, name) == disabled.end();
@@ -113,6 +117,10 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
       *this, "layout",
       llvm::cl::desc("nchw or nhwc (as tessel-compile --layout)"),
       llvm::cl::init("nchw")};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("fp32 or bf16 (as tessel-compile --precision)"),
+      llvm::cl::init("fp32")};
 };
 
 /// Checks the options for a resolved `target` and turns them into
@@ -121,7 +129,8 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
 FailureOr<PipelineOptions>
 resolvePipelineOptions(const CpuTargetInfo &target, unsigned optLevel,
                        llvm::ArrayRef<std::string> disabled,
-                       llvm::StringRef layout, std::string &error);
+                       llvm::StringRef layout, llvm::StringRef precision,
+                       std::string &error);
 
 /// import -> graph: graph-level simplification on the tessel dialect.
 void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options);

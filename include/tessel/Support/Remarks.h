@@ -21,6 +21,10 @@
 //    (their element types).
 //  - `float-quantized-product` (analysis), at a product of dequantized
 //    values left in f32, metric `reason`.
+//  - `low-precision-product` (passed), at a product tessel-bf16-products
+//    runs on bf16 operands, metric `precision`.
+//  - `full-precision-product` (analysis), at a product `--precision` left
+//    in f32, metric `reason`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +46,10 @@ inline constexpr llvm::StringLiteral kLayoutConversionsRemark =
 inline constexpr llvm::StringLiteral kIntegerProductRemark = "integer-product";
 inline constexpr llvm::StringLiteral kFloatQuantizedProductRemark =
     "float-quantized-product";
+inline constexpr llvm::StringLiteral kLowPrecisionProductRemark =
+    "low-precision-product";
+inline constexpr llvm::StringLiteral kFullPrecisionProductRemark =
+    "full-precision-product";
 
 /// The remark options of remark `name` about `op`, naming the function
 /// around it (or `op` itself when it is one).

@@ -33,52 +33,66 @@ static bool isMultiplyAccumulate(linalg::GenericOp op) {
   return mulOk && addOk;
 }
 
-/// Whether the body is `out + ext(in0) * ext(in1)` on i32, the inputs
-/// 8-bit and each extended (signed or unsigned) once.
-static bool isNarrowMultiplyAccumulate(linalg::GenericOp op) {
+/// The reduction group of a body `out + ext(in0) * ext(in1)`, each input
+/// extended once: 4 for 8-bit inputs (extended signed or unsigned) into
+/// i32, 2 for bf16 ones into f32; 0 for anything else.
+static int64_t narrowMultiplyAccumulateGroup(linalg::GenericOp op) {
   Block &body = op.getRegion().front();
-  if (body.getOperations().size() != 5 ||
-      !body.getArgument(2).getType().isInteger(32))
-    return false;
+  if (body.getOperations().size() != 5)
+    return 0;
+  Type acc = body.getArgument(2).getType();
+  bool integer = acc.isInteger(32);
+  if (!integer && !acc.isF32())
+    return 0;
   auto extended = [&](Value v, unsigned arg) {
     Operation *ext = v.getDefiningOp();
-    return ext && isa<arith::ExtSIOp, arith::ExtUIOp>(ext) &&
-           ext->getOperand(0) == body.getArgument(arg) &&
-           body.getArgument(arg).getType().isInteger(8);
+    if (!ext || ext->getOperand(0) != body.getArgument(arg))
+      return false;
+    Type narrow = body.getArgument(arg).getType();
+    return integer ? isa<arith::ExtSIOp, arith::ExtUIOp>(ext) &&
+                         narrow.isInteger(8)
+                   : isa<arith::ExtFOp>(ext) && narrow.isBF16();
   };
   Operation *yield = body.getTerminator();
-  auto add = yield->getNumOperands() == 1
-                 ? yield->getOperand(0).getDefiningOp<arith::AddIOp>()
-                 : nullptr;
-  if (!add)
-    return false;
+  Operation *add = yield->getNumOperands() == 1
+                       ? yield->getOperand(0).getDefiningOp()
+                       : nullptr;
+  if (!add || !(integer ? isa<arith::AddIOp>(add) : isa<arith::AddFOp>(add)))
+    return 0;
   Value out = body.getArgument(2);
-  Value product = add.getLhs() == out ? add.getRhs() : add.getLhs();
-  auto mul = product.getDefiningOp<arith::MulIOp>();
-  if (!mul || !llvm::is_contained(add->getOperands(), out))
-    return false;
-  return (extended(mul.getLhs(), 0) && extended(mul.getRhs(), 1)) ||
-         (extended(mul.getLhs(), 1) && extended(mul.getRhs(), 0));
+  Value product = add->getOperand(0) == out ? add->getOperand(1)
+                                            : add->getOperand(0);
+  Operation *mul = product.getDefiningOp();
+  if (!mul || !(integer ? isa<arith::MulIOp>(mul) : isa<arith::MulFOp>(mul)) ||
+      !llvm::is_contained(add->getOperands(), out))
+    return 0;
+  bool ok = (extended(mul->getOperand(0), 0) &&
+             extended(mul->getOperand(1), 1)) ||
+            (extended(mul->getOperand(0), 1) &&
+             extended(mul->getOperand(1), 0));
+  return ok ? (integer ? 4 : 2) : 0;
 }
 
 std::optional<Conv2D> mlir::tessel::cpu::matchConv2D(linalg::GenericOp op,
-                                                     bool allowIntegers) {
+                                                     bool allowNarrow) {
   if (op.getNumLoops() != 7 || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics() ||
       op.hasDynamicShape())
     return std::nullopt;
   Conv2D conv;
-  if (allowIntegers && isNarrowMultiplyAccumulate(op))
-    conv.integer = true;
-  else if (!isMultiplyAccumulate(op))
+  if (int64_t group = allowNarrow ? narrowMultiplyAccumulateGroup(op) : 0) {
+    conv.narrow = true;
+    conv.reductionGroup = group;
+  } else if (!isMultiplyAccumulate(op)) {
     return std::nullopt;
+  }
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (int i = 0; i < 7; ++i)
     if (iterators[i] != (i < 4 ? utils::IteratorType::parallel
                                : utils::IteratorType::reduction))
       return std::nullopt;
   for (Value v : op->getOperands())
-    if (!conv.integer && !getElementTypeOrSelf(v.getType()).isF32())
+    if (!conv.narrow && !getElementTypeOrSelf(v.getType()).isF32())
       return std::nullopt;
   MLIRContext *ctx = op.getContext();
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };

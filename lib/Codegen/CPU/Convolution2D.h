@@ -24,8 +24,11 @@ struct Conv2D {
   int64_t strideH, strideW, dilationH, dilationW;
   /// NHWC input and output (tessel-assign-layouts), not NCHW.
   bool channelsLast = false;
-  /// 8-bit inputs extended in the body, an i32 output (not f32).
-  bool integer = false;
+  /// Narrow inputs extended in the body: 8-bit ones into an i32 output, or
+  /// bf16 ones into an f32 output (not f32 inputs). Their kernels sum
+  /// `reductionGroup` reduction steps per lane (4 bytes, 2 bf16).
+  bool narrow = false;
+  int64_t reductionGroup = 1;
 
   /// The output (and input) tensor dimension of the channels, the rows and
   /// the columns.
@@ -46,12 +49,13 @@ struct Conv2D {
 
 /// Recognizes the NCHW convolution generic, or its NHWC form (input and
 /// output indexed [N, H, W, C]); loops are (n, f, oh, ow, c, kh, kw), f32,
-/// the body `out + in * w`, static shapes. With `allowIntegers`, also the
+/// the body `out + in * w`, static shapes. With `allowNarrow`, also the
 /// i32 convolution of 8-bit values extended in the body
-/// (tessel-narrow-integer-products), `Conv2D::integer`: only the product
-/// rewrite (ConvolutionAsProduct.cpp) takes it.
+/// (tessel-narrow-integer-products) and the f32 one of bf16 values
+/// (--precision=bf16), `Conv2D::narrow`: only the product rewrite
+/// (ConvolutionAsProduct.cpp) takes those.
 std::optional<Conv2D> matchConv2D(linalg::GenericOp op,
-                                  bool allowIntegers = false);
+                                  bool allowNarrow = false);
 
 /// The micro-kernel the convolution's register tiles run on: the options'
 /// one, else the one the target they describe (`describeVectorTarget`) has

@@ -53,7 +53,7 @@ static bool isProduct(linalg::GenericOp op, const Conv2D &conv,
   bool pointwise = isPointwise(op, conv);
   if (conv.channelsLast)
     return pointwise ||
-           (conv.integer && conv.filtersPerGroup == conv.filters &&
+           (conv.narrow && conv.filtersPerGroup == conv.filters &&
             matchPattern(op.getDpsInputs()[1], m_Constant()));
   return pointwise && conv.batch == 1 &&
          (conv.outHeight * conv.outWidth) % (4 * lanes) == 0;
@@ -315,7 +315,7 @@ FailureOr<linalg::GenericOp> mlir::tessel::rewriteConvolutionAsProduct(
     RewriterBase &rewriter, linalg::GenericOp op,
     const ConvolutionTilingOptions &options) {
   std::optional<Conv2D> match =
-      cpu::matchConv2D(op, /*allowIntegers=*/true);
+      cpu::matchConv2D(op, /*allowNarrow=*/true);
   if (!match)
     return rewriter.notifyMatchFailure(op, "not a 2-D convolution");
   const Conv2D &conv = *match;
@@ -344,8 +344,8 @@ FailureOr<linalg::GenericOp> mlir::tessel::rewriteConvolutionAsProduct(
   // step: a 7x7 stem over 3 channels has 147 taps.
   int64_t rowLength =
       conv.kernelHeight * conv.kernelWidth * conv.channelsPerGroup;
-  if (!pointwise && conv.integer)
-    rowLength = llvm::alignTo(rowLength, 4);
+  if (!pointwise && conv.narrow)
+    rowLength = llvm::alignTo(rowLength, conv.reductionGroup);
   Value input =
       pointwise
           ? tensor::CollapseShapeOp::create(b, loc, op.getDpsInputs()[0],
@@ -360,7 +360,7 @@ FailureOr<linalg::GenericOp> mlir::tessel::rewriteConvolutionAsProduct(
   bool reductionMajor = false;
   if (last &&
       matchPattern(op.getDpsInputs()[1], m_Constant(&constantWeights))) {
-    reductionMajor = conv.integer;
+    reductionMajor = conv.narrow;
     weights = reductionMajor
                   ? reductionMajorWeights(b, loc, constantWeights, rowLength)
                   : arith::ConstantOp::create(

@@ -17,6 +17,10 @@
 // on AVX2 without VNNI (i8 madd) the same sums as two `vpmaddwd` of the
 // even and odd bytes widened to 16 bits, and two adds.
 //
+// bf16 (AVX512-BF16): `vdpbf16ps` sums two bf16 x bf16 products into each
+// f32 lane, on the same register tiles (groups of 2: weights packed
+// [K/2, N, 2], each row's pair broadcast as one 32-bit word).
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Codegen/CPU/MicroKernel.h"
@@ -103,20 +107,20 @@ std::optional<std::pair<bool, bool>> int8Signedness(linalg::LinalgOp op) {
   return std::make_pair(*signs[0], *signs[1]);
 }
 
-/// The rows of 4-byte groups that a packed register tile reads, `rhs`
-/// being its slice [K/4, NR, 4] of the constant weights [K/4, N, 4]: read
-/// instead from the same weights stored panel by panel, [N/NR, K/4, NR * 4]
+/// The rows of groups (4 bytes, 2 bf16) that a packed register tile reads,
+/// `rhs` being its slice [K/g, NR, g] of the constant weights [K/g, N, g]:
+/// read instead from the same weights stored panel by panel,
+/// [N/NR, K/g, NR * g]
 /// (one more constant, made here; the first loses its readers), so that
-/// the tile's reduction walks one contiguous run instead of NR * 4 bytes
-/// every N * 4 (with N * 4 of 2 KiB or more, a new page every group or
-/// two: the hardware prefetchers and the TLB fall behind). Null when `rhs`
+/// the tile's reduction walks one contiguous run instead of NR * g values
+/// every N * g (with N * g bytes of 2 KiB or more, a new page every group
+/// or two: the hardware prefetchers and the TLB fall behind). Null when `rhs`
 /// is not such a slice.
 Value panelRuns(RewriterBase &rewriter, Location loc, Value rhs) {
   // Through nested slices (a column block, then the tile in it): whole
   // along the groups and the bytes, their column offsets summed.
   auto sliceType = dyn_cast<RankedTensorType>(rhs.getType());
-  if (!sliceType || sliceType.getRank() != 3 ||
-      !sliceType.getElementType().isInteger(8))
+  if (!sliceType || sliceType.getRank() != 3)
     return Value();
   SmallVector<OpFoldResult> columnOffsets;
   Value source = rhs;
@@ -130,7 +134,7 @@ Value panelRuns(RewriterBase &rewriter, Location loc, Value rhs) {
     columnOffsets.push_back(slice.getMixedOffsets()[1]);
     source = slice.getSource();
   }
-  DenseIntElementsAttr weights;
+  DenseElementsAttr weights;
   if (columnOffsets.empty() || !matchPattern(source, m_Constant(&weights)) ||
       weights.isSplat())
     return Value();
@@ -141,14 +145,15 @@ Value panelRuns(RewriterBase &rewriter, Location loc, Value rhs) {
   if (columns % width != 0 || columns == width)
     return Value();
   int64_t panels = columns / width;
-  ArrayRef<char> bytes = weights.getRawData();
-  std::vector<int8_t> panelled(bytes.size());
+  ArrayRef<char> raw = weights.getRawData();
+  size_t bytes = type.getElementTypeBitWidth() / 8;
+  std::vector<char> panelled(raw.size());
   int64_t run = width * group;
   for (int64_t p = 0; p < panels; ++p)
     for (int64_t g = 0; g < groups; ++g)
-      for (int64_t j = 0; j < run; ++j)
-        panelled[(p * groups + g) * run + j] = static_cast<int8_t>(
-            bytes[(g * columns + p * width) * group + j]);
+      std::copy_n(raw.data() + (g * columns + p * width) * group * bytes,
+                  run * bytes,
+                  panelled.data() + (p * groups + g) * run * bytes);
   auto panelType = RankedTensorType::get({panels, groups, run},
                                          type.getElementType());
   Value constant;
@@ -157,7 +162,7 @@ Value panelRuns(RewriterBase &rewriter, Location loc, Value rhs) {
     rewriter.setInsertionPointAfter(source.getDefiningOp());
     constant = arith::ConstantOp::create(
         rewriter, loc,
-        DenseElementsAttr::get(panelType, ArrayRef<int8_t>(panelled)));
+        DenseElementsAttr::getFromRawBuffer(panelType, panelled));
   }
   // The tile's panel: its first column / NR.
   Value first = getValueOrCreateConstantIndexOp(rewriter, loc,
@@ -195,7 +200,36 @@ Value emitInstruction(OpBuilder &b, Location loc, Type result,
       .getResult(0);
 }
 
-class I8VnniMicroKernel final : public MicroKernel {
+/// A micro-kernel that sums `group` products per accumulator lane, its
+/// right-hand side's `group` values per lane together: each row's `group`
+/// left-hand values (one 32-bit word) are broadcast to every lane. The
+/// register tile is one of two forms: (m, n, k) over [M, K] x [K, N], one
+/// group of reduction steps (the right-hand rows interleaved in registers);
+/// or (m, n, k0, k1) over [M, K/g, g] x [K/g, N, g] (packGroupedWeights), the
+/// whole reduction, whose loop over the groups the kernel emits itself.
+class GroupedDotMicroKernel : public MicroKernel {
+public:
+  GroupedDotMicroKernel(MicroKernelKind kind, int64_t group)
+      : MicroKernel(kind), group(group) {}
+
+  int64_t getReductionGroup() const override { return group; }
+
+  LogicalResult emitProductTile(RewriterBase &rewriter,
+                                linalg::LinalgOp tile) const override;
+
+protected:
+  /// Whether the kernel takes `tile`'s element types and extensions; sets
+  /// `signedLhs` for a left-hand side that must be made unsigned first
+  /// (8-bit: vpdpbusd's u8 operand).
+  virtual bool matchOperands(linalg::LinalgOp tile, bool &signedLhs) const = 0;
+  /// The widest accumulator vector for `columns` (0: none fits).
+  virtual int64_t selectLanes(int64_t columns) const = 0;
+
+private:
+  int64_t group;
+};
+
+class I8VnniMicroKernel final : public GroupedDotMicroKernel {
 public:
   /// How the 4 u8 x s8 products per lane are summed.
   enum class Form {
@@ -209,11 +243,10 @@ public:
   };
 
   explicit I8VnniMicroKernel(Form form)
-      : MicroKernel(form == Form::Madd ? MicroKernelKind::I8Madd
-                                       : MicroKernelKind::I8Vnni),
+      : GroupedDotMicroKernel(form == Form::Madd ? MicroKernelKind::I8Madd
+                                                 : MicroKernelKind::I8Vnni,
+                              4),
         form(form) {}
-
-  int64_t getReductionGroup() const override { return 4; }
 
   /// `acc + lhs . rhs` per i32 lane: `lhs` the u8 and `rhs` the s8 bytes,
   /// 4 per lane (vector<16xi32>, vector<64xi8> with AVX-512; 8 and 32 with
@@ -261,182 +294,264 @@ public:
         b, loc, acc, arith::AddIOp::create(b, loc, even, odd));
   }
 
-  LogicalResult emitProductTile(RewriterBase &rewriter,
-                                linalg::LinalgOp tile) const override {
+protected:
+  bool matchOperands(linalg::LinalgOp tile, bool &signedLhs) const override {
     std::optional<std::pair<bool, bool>> signs = int8Signedness(tile);
     // The right-hand side must be signed (vpdpbusd's s8 operand).
-    if (!signs || !signs->second || !tile.hasPureTensorSemantics() ||
-        tile.hasDynamicShape())
-      return failure();
-    // Two forms: (m, n, k) over [M, K] x [K, N], a tile of one group of 4
-    // reduction steps; or (m, n, k0, k1) over [M, K/4, 4] x [K/4, N, 4]
-    // (packGroupedWeights), a tile of the whole reduction, whose loop over
-    // the groups the kernel emits itself.
-    MLIRContext *ctx = tile.getContext();
-    SmallVector<int64_t> ranges = tile.getStaticLoopRanges();
-    bool packed;
-    if (tile.getNumLoops() == 3) {
-      if (tile.getIndexingMapsArray() !=
-              linalg::MatmulOp::getDefaultIndexingMaps(ctx) ||
-          ranges[2] != 4)
-        return failure();
-      packed = false;
-    } else if (tile.getNumLoops() == 4) {
-      AffineExpr m, n, k0, k1;
-      bindDims(ctx, m, n, k0, k1);
-      SmallVector<AffineMap> grouped = {
-          AffineMap::get(4, 0, {m, k0, k1}, ctx),
-          AffineMap::get(4, 0, {k0, n, k1}, ctx),
-          AffineMap::get(4, 0, {m, n}, ctx)};
-      if (tile.getIndexingMapsArray() != grouped || ranges[3] != 4)
-        return failure();
-      packed = true;
-    } else {
-      return failure();
-    }
-    int64_t rows = ranges[0], columns = ranges[1];
-    int64_t groups = packed ? ranges[2] : 1;
+    if (!signs || !signs->second)
+      return false;
+    signedLhs = signs->first;
+    return true;
+  }
+
+  int64_t selectLanes(int64_t columns) const override {
     // 512-bit vectors only in the EVEX form.
-    int64_t lanes = form == Form::Evex && columns % 16 == 0 ? 16
-                    : columns % 8 == 0                      ? 8
-                                                            : 0;
-    if (lanes == 0)
-      return failure();
-    int64_t vectors = columns / lanes;
-    bool signedLhs = signs->first;
-
-    Location loc = tile.getLoc();
-    rewriter.setInsertionPoint(tile);
-    Value lhs = tile.getDpsInputs()[0], rhs = tile.getDpsInputs()[1];
-    Value out = tile.getDpsInits()[0];
-    Type i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
-    auto index = [&](int64_t v) {
-      return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
-    };
-    auto bytes = VectorType::get({4 * lanes}, i8);
-    auto words = VectorType::get({lanes}, i32);
-    Value zeroByte = arith::ConstantOp::create(rewriter, loc,
-                                               rewriter.getIntegerAttr(i8, 0));
-    Value zeroWord = arith::ConstantOp::create(rewriter, loc,
-                                               rewriter.getIntegerAttr(i32, 0));
-    SmallVector<bool> inBounds = {true};
-    Value flip = arith::ConstantOp::create(
-        rewriter, loc,
-        DenseElementsAttr::get(bytes, rewriter.getIntegerAttr(i8, -128)));
-    Value flip4 = arith::ConstantOp::create(
-        rewriter, loc,
-        DenseElementsAttr::get(VectorType::get({4}, i8),
-                               rewriter.getIntegerAttr(i8, -128)));
-    Value zeros = arith::ConstantOp::create(
-        rewriter, loc,
-        DenseElementsAttr::get(words, rewriter.getI32IntegerAttr(0)));
-    // Packed: each group's [NR, 4] bytes are one contiguous run.
-    Value rhsRuns;
-    if (packed) {
-      rhsRuns = panelRuns(rewriter, loc, rhs);
-      if (!rhsRuns)
-        rhsRuns = tensor::CollapseShapeOp::create(
-            rewriter, loc, rhs,
-            SmallVector<ReassociationIndices>{{0}, {1, 2}});
-    }
-
-    // The accumulators (row major, then column vector) and, for a signed
-    // left-hand side, 128 x the right-hand values summed per column vector:
-    // the left-hand bytes are made unsigned by adding 128 (xor 0x80), and
-    // that sum is subtracted once at the end.
-    SmallVector<Value> accs;
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t v = 0; v < vectors; ++v)
-        accs.push_back(vector::TransferReadOp::create(
-            rewriter, loc, words, out, ValueRange{index(r), index(v * lanes)},
-            zeroWord, inBounds));
-    if (signedLhs)
-      for (int64_t v = 0; v < vectors; ++v)
-        accs.push_back(zeros);
-
-    // One group of 4 reduction steps, at group `g` (packed) or the tile's.
-    auto step = [&](OpBuilder &b, Value g, ValueRange carried) {
-      SmallVector<Value> next(carried.begin(), carried.end());
-      SmallVector<Value> rhsBytes;
-      if (packed) {
-        for (int64_t v = 0; v < vectors; ++v)
-          rhsBytes.push_back(vector::TransferReadOp::create(
-              b, loc, bytes, rhsRuns, ValueRange{g, index(4 * lanes * v)},
-              zeroByte, inBounds));
-      } else {
-        // The 4 rows, interleaved: interleave(interleave(r0, r2),
-        // interleave(r1, r3)) holds each column's r0 r1 r2 r3.
-        SmallVector<Value> rowsOfRhs;
-        for (int64_t r = 0; r < 4; ++r)
-          rowsOfRhs.push_back(vector::TransferReadOp::create(
-              b, loc, VectorType::get({columns}, i8), rhs,
-              ValueRange{index(r), index(0)}, zeroByte, inBounds));
-        for (int64_t v = 0; v < vectors; ++v) {
-          SmallVector<Value> parts;
-          for (Value row : rowsOfRhs)
-            parts.push_back(vector::ExtractStridedSliceOp::create(
-                b, loc, row, ArrayRef<int64_t>{v * lanes},
-                ArrayRef<int64_t>{lanes}, ArrayRef<int64_t>{1}));
-          Value even = vector::InterleaveOp::create(b, loc, parts[0], parts[2]);
-          Value odd = vector::InterleaveOp::create(b, loc, parts[1], parts[3]);
-          rhsBytes.push_back(vector::InterleaveOp::create(b, loc, even, odd));
-        }
-      }
-      if (signedLhs)
-        for (int64_t v = 0; v < vectors; ++v) {
-          Value &corr = next[rows * vectors + v];
-          corr = emitMultiplyAccumulate(b, loc, flip, rhsBytes[v], corr);
-        }
-      for (int64_t r = 0; r < rows; ++r) {
-        SmallVector<Value> at = {index(r)};
-        if (packed)
-          at.push_back(g);
-        at.push_back(index(0));
-        Value four = vector::TransferReadOp::create(
-            b, loc, VectorType::get({4}, i8), lhs, at, zeroByte, inBounds);
-        if (signedLhs)
-          four = arith::XOrIOp::create(b, loc, four, flip4);
-        Value word = vector::ExtractOp::create(
-            b, loc,
-            vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), four),
-            ArrayRef<int64_t>{0});
-        Value lhsBytes = vector::BitCastOp::create(
-            b, loc, bytes, vector::BroadcastOp::create(b, loc, words, word));
-        for (int64_t v = 0; v < vectors; ++v) {
-          Value &acc = next[r * vectors + v];
-          acc = emitMultiplyAccumulate(b, loc, lhsBytes, rhsBytes[v], acc);
-        }
-      }
-      return next;
-    };
-    if (packed) {
-      auto loop = scf::ForOp::create(
-          rewriter, loc, index(0), index(groups), index(1), accs,
-          [&](OpBuilder &b, Location, Value g, ValueRange carried) {
-            scf::YieldOp::create(b, loc, step(b, g, carried));
-          });
-      accs.assign(loop.getResults().begin(), loop.getResults().end());
-    } else {
-      accs = step(rewriter, Value(), accs);
-    }
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t v = 0; v < vectors; ++v) {
-        Value acc = accs[r * vectors + v];
-        if (signedLhs)
-          acc = arith::SubIOp::create(rewriter, loc, acc,
-                                      accs[rows * vectors + v]);
-        out = vector::TransferWriteOp::create(
-                  rewriter, loc, acc, out,
-                  ValueRange{index(r), index(v * lanes)}, inBounds)
-                  .getResult();
-      }
-    rewriter.replaceOp(tile, out);
-    return success();
+    return form == Form::Evex && columns % 16 == 0 ? 16
+           : columns % 8 == 0                      ? 8
+                                                   : 0;
   }
 
 private:
   Form form;
 };
+
+/// Whether `op` is bf16 x bf16 -> f32: `out + extf(a) * extf(b)`.
+bool isBf16Product(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return false;
+  auto elementType = [](Value v) { return getElementTypeOrSelf(v.getType()); };
+  if (!elementType(op.getDpsInputs()[0]).isBF16() ||
+      !elementType(op.getDpsInputs()[1]).isBF16() ||
+      !elementType(op.getDpsInits()[0]).isF32())
+    return false;
+  if (isa<linalg::MatmulOp>(op.getOperation()))
+    return true;
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || !linalg::isaContractionOpInterface(op))
+    return false;
+  Block &body = generic.getRegion().front();
+  int64_t extensions = 0;
+  for (Operation &inner : body.without_terminator()) {
+    if (auto ext = dyn_cast<arith::ExtFOp>(inner)) {
+      auto arg = dyn_cast<BlockArgument>(ext.getIn());
+      if (!arg || arg.getOwner() != &body || arg.getArgNumber() > 1)
+        return false;
+      ++extensions;
+    } else if (!isa<arith::MulFOp, arith::AddFOp>(inner)) {
+      return false;
+    }
+  }
+  return extensions == 2 && body.getOperations().size() == 5;
+}
+
+/// bf16 x bf16 -> f32 with AVX512-BF16 `vdpbf16ps`: each f32 lane adds the
+/// products of its 2 bf16 pairs (512- or 256-bit vectors).
+class Bf16DotMicroKernel final : public GroupedDotMicroKernel {
+public:
+  Bf16DotMicroKernel()
+      : GroupedDotMicroKernel(MicroKernelKind::Bf16Dot, 2) {}
+
+  /// `acc + lhs . rhs` per f32 lane: `lhs` and `rhs` hold 2 bf16 per lane
+  /// (vector<32xbf16> with vector<16xf32>).
+  Value emitMultiplyAccumulate(OpBuilder &b, Location loc, Value lhs,
+                               Value rhs, Value acc) const override {
+    // The pairs as 32-bit words (LLVM's inline assembly takes integer
+    // vectors of any width); AT&T order as vpdpbusd.
+    auto words = VectorType::get(cast<VectorType>(acc.getType()).getShape(),
+                                 b.getI32Type());
+    return emitInstruction(b, loc, acc.getType(),
+                           {vector::BitCastOp::create(b, loc, words, lhs),
+                            vector::BitCastOp::create(b, loc, words, rhs), acc},
+                           "vdpbf16ps $2, $1, $0", "=v,v,v,0");
+  }
+
+protected:
+  bool matchOperands(linalg::LinalgOp tile, bool &signedLhs) const override {
+    signedLhs = false;
+    return isBf16Product(tile);
+  }
+
+  int64_t selectLanes(int64_t columns) const override {
+    return columns % 16 == 0 ? 16 : columns % 8 == 0 ? 8 : 0;
+  }
+};
+
+LogicalResult
+GroupedDotMicroKernel::emitProductTile(RewriterBase &rewriter,
+                                       linalg::LinalgOp tile) const {
+  bool signedLhs = false;
+  if (!matchOperands(tile, signedLhs) || !tile.hasPureTensorSemantics() ||
+      tile.hasDynamicShape())
+    return failure();
+  MLIRContext *ctx = tile.getContext();
+  SmallVector<int64_t> ranges = tile.getStaticLoopRanges();
+  bool packed;
+  if (tile.getNumLoops() == 3) {
+    if (tile.getIndexingMapsArray() !=
+            linalg::MatmulOp::getDefaultIndexingMaps(ctx) ||
+        ranges[2] != group)
+      return failure();
+    packed = false;
+  } else if (tile.getNumLoops() == 4) {
+    AffineExpr m, n, k0, k1;
+    bindDims(ctx, m, n, k0, k1);
+    SmallVector<AffineMap> grouped = {AffineMap::get(4, 0, {m, k0, k1}, ctx),
+                                      AffineMap::get(4, 0, {k0, n, k1}, ctx),
+                                      AffineMap::get(4, 0, {m, n}, ctx)};
+    if (tile.getIndexingMapsArray() != grouped || ranges[3] != group)
+      return failure();
+    packed = true;
+  } else {
+    return failure();
+  }
+  int64_t rows = ranges[0], columns = ranges[1];
+  int64_t groups = packed ? ranges[2] : 1;
+  int64_t lanes = selectLanes(columns);
+  if (lanes == 0)
+    return failure();
+  int64_t vectors = columns / lanes;
+
+  Location loc = tile.getLoc();
+  rewriter.setInsertionPoint(tile);
+  Value lhs = tile.getDpsInputs()[0], rhs = tile.getDpsInputs()[1];
+  Value out = tile.getDpsInits()[0];
+  Type element = getElementTypeOrSelf(lhs.getType());
+  Type accElement = getElementTypeOrSelf(out.getType());
+  Type i32 = rewriter.getI32Type();
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+  };
+  // `group` operand values per accumulator lane.
+  auto operands = VectorType::get({group * lanes}, element);
+  auto accumulators = VectorType::get({lanes}, accElement);
+  Value zeroElement = arith::ConstantOp::create(
+      rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(element)));
+  Value zeroAcc = arith::ConstantOp::create(
+      rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(accElement)));
+  SmallVector<bool> inBounds = {true};
+  // Packed: each group's [NR, g] values are one contiguous run.
+  Value rhsRuns;
+  if (packed) {
+    rhsRuns = panelRuns(rewriter, loc, rhs);
+    if (!rhsRuns)
+      rhsRuns = tensor::CollapseShapeOp::create(
+          rewriter, loc, rhs, SmallVector<ReassociationIndices>{{0}, {1, 2}});
+  }
+
+  // The accumulators (row major, then column vector) and, for a signed
+  // left-hand side, 128 x the right-hand values summed per column vector:
+  // the left-hand bytes are made unsigned by adding 128 (xor 0x80), and
+  // that sum is subtracted once at the end.
+  Value flip, flipGroup;
+  SmallVector<Value> accs;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t v = 0; v < vectors; ++v)
+      accs.push_back(vector::TransferReadOp::create(
+          rewriter, loc, accumulators, out,
+          ValueRange{index(r), index(v * lanes)}, zeroAcc, inBounds));
+  if (signedLhs) {
+    Attribute minus128 = rewriter.getIntegerAttr(element, -128);
+    flip = arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(operands, minus128));
+    flipGroup = arith::ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(VectorType::get({group}, element), minus128));
+    Value zeros = arith::ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(accumulators, rewriter.getZeroAttr(accElement)));
+    for (int64_t v = 0; v < vectors; ++v)
+      accs.push_back(zeros);
+  }
+
+  // One group of reduction steps, at group `g` (packed) or the tile's.
+  auto step = [&](OpBuilder &b, Value g, ValueRange carried) {
+    SmallVector<Value> next(carried.begin(), carried.end());
+    SmallVector<Value> rhsGroups;
+    if (packed) {
+      for (int64_t v = 0; v < vectors; ++v)
+        rhsGroups.push_back(vector::TransferReadOp::create(
+            b, loc, operands, rhsRuns, ValueRange{g, index(group * lanes * v)},
+            zeroElement, inBounds));
+    } else {
+      // The group's rows, interleaved so that each column's values are
+      // together: interleave(r0, r1) for 2; for 4,
+      // interleave(interleave(r0, r2), interleave(r1, r3)).
+      SmallVector<Value> rowsOfRhs;
+      for (int64_t r = 0; r < group; ++r)
+        rowsOfRhs.push_back(vector::TransferReadOp::create(
+            b, loc, VectorType::get({columns}, element), rhs,
+            ValueRange{index(r), index(0)}, zeroElement, inBounds));
+      for (int64_t v = 0; v < vectors; ++v) {
+        SmallVector<Value> parts;
+        for (Value row : rowsOfRhs)
+          parts.push_back(vector::ExtractStridedSliceOp::create(
+              b, loc, row, ArrayRef<int64_t>{v * lanes},
+              ArrayRef<int64_t>{lanes}, ArrayRef<int64_t>{1}));
+        if (group == 2) {
+          rhsGroups.push_back(
+              vector::InterleaveOp::create(b, loc, parts[0], parts[1]));
+          continue;
+        }
+        Value even = vector::InterleaveOp::create(b, loc, parts[0], parts[2]);
+        Value odd = vector::InterleaveOp::create(b, loc, parts[1], parts[3]);
+        rhsGroups.push_back(vector::InterleaveOp::create(b, loc, even, odd));
+      }
+    }
+    if (signedLhs)
+      for (int64_t v = 0; v < vectors; ++v) {
+        Value &corr = next[rows * vectors + v];
+        corr = emitMultiplyAccumulate(b, loc, flip, rhsGroups[v], corr);
+      }
+    for (int64_t r = 0; r < rows; ++r) {
+      SmallVector<Value> at = {index(r)};
+      if (packed)
+        at.push_back(g);
+      at.push_back(index(0));
+      Value values = vector::TransferReadOp::create(
+          b, loc, VectorType::get({group}, element), lhs, at, zeroElement,
+          inBounds);
+      if (signedLhs)
+        values = arith::XOrIOp::create(b, loc, values, flipGroup);
+      // The row's group as one 32-bit word, broadcast to every lane.
+      Value word = vector::ExtractOp::create(
+          b, loc,
+          vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), values),
+          ArrayRef<int64_t>{0});
+      Value lhsGroup = vector::BitCastOp::create(
+          b, loc, operands,
+          vector::BroadcastOp::create(b, loc, VectorType::get({lanes}, i32),
+                                      word));
+      for (int64_t v = 0; v < vectors; ++v) {
+        Value &acc = next[r * vectors + v];
+        acc = emitMultiplyAccumulate(b, loc, lhsGroup, rhsGroups[v], acc);
+      }
+    }
+    return next;
+  };
+  if (packed) {
+    auto loop = scf::ForOp::create(
+        rewriter, loc, index(0), index(groups), index(1), accs,
+        [&](OpBuilder &b, Location, Value g, ValueRange carried) {
+          scf::YieldOp::create(b, loc, step(b, g, carried));
+        });
+    accs.assign(loop.getResults().begin(), loop.getResults().end());
+  } else {
+    accs = step(rewriter, Value(), accs);
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t v = 0; v < vectors; ++v) {
+      Value acc = accs[r * vectors + v];
+      if (signedLhs)
+        acc = arith::SubIOp::create(rewriter, loc, acc,
+                                    accs[rows * vectors + v]);
+      out = vector::TransferWriteOp::create(
+                rewriter, loc, acc, out, ValueRange{index(r), index(v * lanes)},
+                inBounds)
+                .getResult();
+    }
+  rewriter.replaceOp(tile, out);
+  return success();
+}
 
 } // namespace
 
@@ -444,6 +559,7 @@ const MicroKernel *mlir::tessel::getMicroKernel(MicroKernelKind kind) {
   static const F32FmaMicroKernel f32Fma;
   static const I8VnniMicroKernel i8Vnni(I8VnniMicroKernel::Form::Evex);
   static const I8VnniMicroKernel i8Madd(I8VnniMicroKernel::Form::Madd);
+  static const Bf16DotMicroKernel bf16Dot;
   switch (kind) {
   case MicroKernelKind::F32Fma:
     return &f32Fma;
@@ -451,10 +567,10 @@ const MicroKernel *mlir::tessel::getMicroKernel(MicroKernelKind kind) {
     return &i8Vnni;
   case MicroKernelKind::I8Madd:
     return &i8Madd;
-  // The other low-precision kernels are issues of their own (AMX, BF16,
-  // FP16).
-  case MicroKernelKind::None:
   case MicroKernelKind::Bf16Dot:
+    return &bf16Dot;
+  // The other low-precision kernels are issues of their own (AMX, FP16).
+  case MicroKernelKind::None:
   case MicroKernelKind::F16Fma:
   case MicroKernelKind::AmxInt8:
   case MicroKernelKind::AmxBf16:

@@ -33,10 +33,12 @@ mlir::tessel::packGroupedWeights(RewriterBase &rewriter, linalg::LinalgOp op,
   if (generic.getIndexingMapsArray() !=
       linalg::MatmulOp::getDefaultIndexingMaps(ctx))
     return failure();
-  DenseIntElementsAttr weights;
-  if (!matchPattern(generic.getDpsInputs()[1], m_Constant(&weights)) ||
-      !weights.getElementType().isInteger(8))
+  DenseElementsAttr constant;
+  if (!matchPattern(generic.getDpsInputs()[1], m_Constant(&constant)) ||
+      !(constant.getElementType().isInteger(8) ||
+        constant.getElementType().isBF16()))
     return failure();
+  DenseElementsAttr weights = constant;
   auto rhsType = cast<RankedTensorType>(weights.getType());
   int64_t depth = rhsType.getDimSize(0), columns = rhsType.getDimSize(1);
   if (depth % group != 0)
@@ -50,12 +52,15 @@ mlir::tessel::packGroupedWeights(RewriterBase &rewriter, linalg::LinalgOp op,
     packedAttr = weights.resizeSplat(packedType);
   } else {
     ArrayRef<char> values = weights.getRawData();
-    std::vector<int8_t> packed(values.size());
+    size_t bytes = rhsType.getElementTypeBitWidth() / 8;
+    std::vector<char> packed(values.size());
     for (int64_t r = 0; r < depth; ++r)
       for (int64_t c = 0; c < columns; ++c)
-        packed[((r / group) * columns + c) * group + r % group] =
-            static_cast<int8_t>(values[r * columns + c]);
-    packedAttr = DenseElementsAttr::get(packedType, ArrayRef<int8_t>(packed));
+        std::copy_n(values.data() + (r * columns + c) * bytes, bytes,
+                    packed.data() +
+                        (((r / group) * columns + c) * group + r % group) *
+                            bytes);
+    packedAttr = DenseElementsAttr::getFromRawBuffer(packedType, packed);
   }
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);

@@ -9,6 +9,8 @@
 
 #include "tessel/Codegen/CPU/TargetInfo.h"
 
+#include "llvm/Support/Format.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
@@ -40,7 +42,7 @@ llvm::StringRef mlir::tessel::stringifyMicroKernel(MicroKernelKind kind) {
 
 CpuTargetInfo mlir::tessel::describeVectorTarget(int64_t f32Lanes,
                                                 int64_t accumulators,
-                                                bool vnni) {
+                                                bool vnni, bool bf16) {
   CpuTargetInfo target;
   target.vectorBits = 32 * f32Lanes;
   target.vectorRegisters = accumulators > 12 ? 32 : 16;
@@ -49,6 +51,7 @@ CpuTargetInfo mlir::tessel::describeVectorTarget(int64_t f32Lanes,
   target.avx512f = target.vectorBits >= 512;
   target.avx512Vnni = vnni && target.avx512f;
   target.avxVnni = vnni && !target.avx512f;
+  target.avx512Bf16 = bf16 && target.avx512f;
   return target;
 }
 
@@ -83,7 +86,9 @@ MicroKernelChoice mlir::tessel::selectMicroKernel(const CpuTargetInfo &target,
   } else if (lhs.isBF16() && rhs.isBF16() && acc.isF32()) {
     candidates.push_back(
         {MicroKernelKind::AmxBf16, target.amxTile && target.amxBf16, 32});
-    candidates.push_back({MicroKernelKind::Bf16Dot, target.avx512Bf16, 32});
+    // Only where it beats the FP32 FMA (CpuTargetInfo::bf16DotRate).
+    candidates.push_back({MicroKernelKind::Bf16Dot,
+                          target.avx512Bf16 && target.bf16DotRate > 1.0, 32});
   } else if (lhs.isF16() && rhs.isF16() && acc.isF16()) {
     candidates.push_back({MicroKernelKind::F16Fma, target.avx512Fp16, 16});
   }
@@ -131,6 +136,9 @@ void mlir::tessel::printCpuTargetInfo(const CpuTargetInfo &target,
       any = true;
     }
   os << (any ? "\n" : " none\n");
+  if (target.avx512Bf16)
+    os << "vdpbf16ps: " << llvm::format("%g", target.bf16DotRate)
+       << "x the FP32 FMA's multiply-adds per cycle (measured)\n";
   os << "register tiles: " << target.getConvolutionAccumulators()
      << " accumulators (convolutions), " << target.getProductAccumulators()
      << " (products)\n";
@@ -156,6 +164,14 @@ void mlir::tessel::printCpuTargetInfo(const CpuTargetInfo &target,
          << ", not generated yet";
     os << "\n";
   }
+}
+
+bool mlir::tessel::hasBf16ProductKernel(const CpuTargetInfo &target) {
+  MLIRContext context(MLIRContext::Threading::DISABLED);
+  Builder b(&context);
+  return selectMicroKernel(target, b.getBF16Type(), b.getBF16Type(),
+                           b.getF32Type())
+             .emitted != MicroKernelKind::None;
 }
 
 bool mlir::tessel::hasEightBitProductKernel(const CpuTargetInfo &target) {

@@ -15,7 +15,9 @@ bool mlir::tessel::cpu::hasVectorTypes(linalg::LinalgOp op) {
       integers = true;
       return integer.getWidth() >= 8 && integer.getWidth() <= 64;
     }
-    return element.isF32();
+    // bf16: --precision=bf16's activations, converted next to the
+    // products that read or write them.
+    return element.isF32() || element.isBF16();
   };
   if (!llvm::all_of(op->getOperandTypes(), allowed) ||
       !llvm::all_of(op->getResultTypes(), allowed))

@@ -46,7 +46,7 @@ struct VectorizeContractionsPass
     ProductTilingOptions options;
     options.lanes = std::max<int64_t>(1, vectorWidth);
     options.accumulators = accumulators;
-    options.target = describeVectorTarget(options.lanes, accumulators, vnni);
+    options.target = describeVectorTarget(options.lanes, accumulators, vnni, bf16);
 
     // Only contractions: the rewrites below erase the elementwise ops
     // around them.

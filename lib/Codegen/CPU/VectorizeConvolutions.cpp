@@ -44,7 +44,7 @@ struct VectorizeConvolutionsPass
   void runOnOperation() override {
     SmallVector<linalg::GenericOp> convs;
     getOperation().walk([&](linalg::GenericOp op) {
-      if (tessel::cpu::matchConv2D(op, /*allowIntegers=*/true))
+      if (tessel::cpu::matchConv2D(op, /*allowNarrow=*/true))
         convs.push_back(op);
     });
     // The register tiles are sized by the options, which the pipeline

@@ -24,20 +24,42 @@ Value multiplyAccumulate(OpBuilder &b, Location loc, Value lhs, Value rhs,
   return createAdd(b, loc, acc, product);
 }
 
+/// Whether a product of `element` values sums in f32: f16 and bf16 ones
+/// do (as convolutions do), their sums rounded once at the end.
+bool sumsInF32(Type element) { return element.isF16() || element.isBF16(); }
+
 /// Builds a reduction generic over `iterators` with the given maps, `inputs`
-/// read, `init` accumulated.
+/// read, `init` accumulated. With an f32 `init` and narrower inputs (f16,
+/// bf16), each input is extended to f32 first.
 Value buildContraction(OpBuilder &b, Location loc, ValueRange inputs,
                        Value init, ArrayRef<AffineMap> maps,
                        ArrayRef<utils::IteratorType> iterators,
                        std::optional<double> scale) {
+  Type accElement = getElementTypeOrSelf(init.getType());
   auto generic = linalg::GenericOp::create(
       b, loc, init.getType(), inputs, init, maps, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value lhs = args[0], rhs = args[1];
+        if (lhs.getType() != accElement)
+          lhs = arith::ExtFOp::create(nb, nloc, accElement, lhs);
+        if (rhs.getType() != accElement)
+          rhs = arith::ExtFOp::create(nb, nloc, accElement, rhs);
         linalg::YieldOp::create(
-            nb, nloc,
-            multiplyAccumulate(nb, nloc, args[0], args[1], args[2], scale));
+            nb, nloc, multiplyAccumulate(nb, nloc, lhs, rhs, args[2], scale));
       });
   return generic.getResult(0);
+}
+
+/// `acc` (f32) rounded to `resultType`'s element type.
+Value roundTo(OpBuilder &b, Location loc, RankedTensorType resultType,
+              Value acc) {
+  Type element = resultType.getElementType();
+  return buildElementwise(b, loc, resultType, acc,
+                          [element](OpBuilder &nb, Location l,
+                                    ValueRange args) -> Value {
+                            return arith::TruncFOp::create(nb, l, element,
+                                                           args[0]);
+                          });
 }
 
 /// [..., M, K] x [..., K, N] -> [..., M, N]: loops (batch..., m, n, k).
@@ -76,11 +98,17 @@ struct MatMulLowering : OpRewritePattern<MatMulOp> {
                                                utils::IteratorType::parallel);
     iterators.push_back(utils::IteratorType::reduction);
 
-    Value init = buildFilled(rewriter, op.getLoc(), resultType,
-                             rewriter.getZeroAttr(resultType.getElementType()));
-    rewriter.replaceOp(op, buildContraction(rewriter, op.getLoc(),
-                                            {op.getLhs(), op.getRhs()}, init,
-                                            maps, iterators, std::nullopt));
+    bool widen = sumsInF32(resultType.getElementType());
+    RankedTensorType accType =
+        widen ? resultType.clone(rewriter.getF32Type()) : resultType;
+    Value init = buildFilled(rewriter, op.getLoc(), accType,
+                             rewriter.getZeroAttr(accType.getElementType()));
+    Value acc = buildContraction(rewriter, op.getLoc(),
+                                 {op.getLhs(), op.getRhs()}, init, maps,
+                                 iterators, std::nullopt);
+    rewriter.replaceOp(op, widen ? roundTo(rewriter, op.getLoc(), resultType,
+                                           acc)
+                                 : acc);
     return success();
   }
 };
@@ -95,23 +123,29 @@ struct GemmLowering : OpRewritePattern<GemmOp> {
     MLIRContext *ctx = op.getContext();
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
-    Type element = resultType.getElementType();
+    bool widen = sumsInF32(resultType.getElementType());
+    RankedTensorType accType =
+        widen ? resultType.clone(rewriter.getF32Type()) : resultType;
+    Type element = accType.getElementType();
     double alpha = op.getAlpha().convertToDouble();
     double beta = op.getBeta().convertToDouble();
 
     Value init;
     if (op.getC() && beta != 0.0) {
       init = buildElementwise(
-          rewriter, loc, resultType, op.getC(),
+          rewriter, loc, accType, op.getC(),
           [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+            Value c = args[0];
+            if (c.getType() != element)
+              c = arith::ExtFOp::create(b, l, element, c);
             if (beta == 1.0)
-              return args[0];
+              return c;
             Value s = arith::ConstantOp::create(b, l,
                                                 b.getFloatAttr(element, beta));
-            return arith::MulFOp::create(b, l, args[0], s);
+            return arith::MulFOp::create(b, l, c, s);
           });
     } else {
-      init = buildFilled(rewriter, loc, resultType,
+      init = buildFilled(rewriter, loc, accType,
                          rewriter.getZeroAttr(element));
     }
 
@@ -129,8 +163,10 @@ struct GemmLowering : OpRewritePattern<GemmOp> {
     std::optional<double> scale;
     if (alpha != 1.0)
       scale = alpha;
-    rewriter.replaceOp(op, buildContraction(rewriter, loc, {op.getA(), op.getB()},
-                                            init, maps, iterators, scale));
+    Value acc = buildContraction(rewriter, loc, {op.getA(), op.getB()}, init,
+                                 maps, iterators, scale);
+    rewriter.replaceOp(op, widen ? roundTo(rewriter, loc, resultType, acc)
+                                 : acc);
     return success();
   }
 };

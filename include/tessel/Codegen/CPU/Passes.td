@@ -53,6 +53,9 @@ def TesselVectorizeContractionsPass
            "in its register tiles">,
     Option<"vnni", "vnni", "bool", /*default=*/"false",
            "the target has VNNI: i8 x i8 -> i32 products run on vpdpbusd">,
+    Option<"bf16", "bf16", "bool", /*default=*/"false",
+           "the target has AVX512-BF16: bf16 x bf16 -> f32 products run on "
+           "vdpbf16ps">,
   ];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect",

@@ -41,6 +41,13 @@ struct CpuTargetInfo {
   bool amxTile = false;    ///< tile registers (ldtilecfg, tileloadd)
   bool amxInt8 = false;    ///< tdpbusd
   bool amxBf16 = false;    ///< tdpbf16ps
+  /// vdpbf16ps's multiply-adds per cycle over FP32 FMA's, measured: 2 on
+  /// AMD Zen 4 (234 against 117 GFLOP/s, ../shared/reference), 0.5 on
+  /// Intel's Golden Cove server cores (Sapphire, Emerald and Granite
+  /// Rapids: 86 against 176 GFLOP/s on Emerald Rapids, bench/peak.c),
+  /// which issue it at half the rate of their two 512-bit FMA units. Below
+  /// 1, bf16 products run faster as FP32.
+  double bf16DotRate = 2.0;
 
   /// f32 lanes per vector register: what register tiles are sized in.
   int64_t getF32Lanes() const { return vectorBits / 32; }
@@ -57,13 +64,14 @@ struct CpuTargetInfo {
   }
 };
 
-/// The target a pass's `vector-width` (f32 lanes), `accumulators` and `vnni`
-/// options describe when it runs on its own (tessel-opt): FMA on vectors of
-/// that width, 32 registers when more than 12 accumulators are asked for,
-/// and with `vnni` vpdpbusd on them. The pipeline sets those options from
+/// The target a pass's `vector-width` (f32 lanes), `accumulators`, `vnni`
+/// and `bf16` options describe when it runs on its own (tessel-opt): FMA on
+/// vectors of that width, 32 registers when more than 12 accumulators are
+/// asked for, with `vnni` vpdpbusd on them, and with `bf16` (AVX-512 only)
+/// vdpbf16ps. The pipeline sets those options from
 /// the resolved target.
 CpuTargetInfo describeVectorTarget(int64_t f32Lanes, int64_t accumulators,
-                                   bool vnni = false);
+                                   bool vnni = false, bool bf16 = false);
 
 /// The instruction sequence that multiplies and accumulates one register
 /// (or tile-register) block: the unit a code generator emits per ISA. A code
@@ -113,6 +121,10 @@ MicroKernelChoice selectMicroKernel(const CpuTargetInfo &target, Type lhs,
 /// on `target`: where it does not, products of quantized values run faster
 /// on the f32 kernels than on integer loops.
 bool hasEightBitProductKernel(const CpuTargetInfo &target);
+
+/// Whether Tessel emits a bf16 x bf16 -> f32 micro-kernel on `target` that
+/// beats its FP32 FMA (--precision=bf16 runs products on it).
+bool hasBf16ProductKernel(const CpuTargetInfo &target);
 
 /// Whether Tessel has an emitter for `kind` (`getMicroKernel`,
 /// tessel/Codegen/CPU/MicroKernel.h): the code generators can use it.

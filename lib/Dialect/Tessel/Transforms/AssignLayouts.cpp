@@ -72,8 +72,9 @@ bool isWidenedFromEightBits(Value value) {
 /// product, or has constant weights and filters (per group; depthwise: in
 /// all) that fill vectors; pooling whose channels fill vectors; any global
 /// average; an ungrouped i32 convolution of 8-bit values (cast, maybe
-/// centred by a zero point) with constant weights, which runs as a product
-/// on its gathered windows (quantized models). Other ops would become
+/// centred by a zero point) or a bf16 one, with constant weights, which
+/// runs as a product on its gathered windows (quantized models,
+/// --precision=bf16). Other ops would become
 /// scalar loops channels last.
 bool hasChannelsLastKernel(Operation *op, int64_t lanes) {
   auto inputType = cast<RankedTensorType>(op->getOperand(0).getType());
@@ -83,6 +84,11 @@ bool hasChannelsLastKernel(Operation *op, int64_t lanes) {
       conv && inputType.getElementType().isInteger(32))
     return conv.getGroup() == 1 && isConstant(conv.getWeight()) &&
            isWidenedFromEightBits(conv.getInput());
+  // bf16 operands (--precision=bf16): a product of the gathered windows on
+  // the bf16 kernel, as for 8-bit values.
+  if (auto conv = dyn_cast<ConvOp>(op);
+      conv && inputType.getElementType().isBF16())
+    return conv.getGroup() == 1 && isConstant(conv.getWeight());
   if (!inputType.getElementType().isF32())
     return false;
   int64_t channels = inputType.getDimSize(1);
@@ -313,16 +319,17 @@ struct TesselAssignLayoutsPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     // With `integer-only`, only a module holding a convolution of 8-bit
-    // values (whose kernel exists only channels last) goes channels last;
+    // values or bf16 ones (whose kernels exist only channels last) goes
+    // channels last;
     // then every op with a channels-last kernel does, so that the f32 ones
     // between them (a quantized model's depthwise convolutions, pooling)
     // do not sit between transposes.
     if (integerOnly) {
       bool quantized = false;
       module.walk([&](ConvOp conv) {
+        Type element = getElementTypeOrSelf(conv.getInput().getType());
         quantized |= conv.getLayout() == Layout::NCHW &&
-                     getElementTypeOrSelf(conv.getInput().getType())
-                         .isInteger(32) &&
+                     (element.isInteger(32) || element.isBF16()) &&
                      hasChannelsLastKernel(conv, vectorWidth);
       });
       if (!quantized)

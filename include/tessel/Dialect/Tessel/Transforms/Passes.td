@@ -172,6 +172,46 @@ def TesselIntegerProductsPass
   ];
 }
 
+def TesselBf16ProductsPass : Pass<"tessel-bf16-products", "func::FuncOp"> {
+  let summary = "Runs matmuls and convolutions with constant weights on bf16 operands";
+  let description = [{
+    `--precision=bf16`: a product whose right-hand side is constant weights,
+    an ungrouped 2-D `conv`, a `matmul` or a `gemm` (not transposing its
+    left-hand side), multiplies bf16 operands and sums in f32. The weights
+    become a bf16 constant (rounded to nearest even, here, once), the
+    activation is cast to bf16 before the product, and the product's result
+    (bf16: the activations between products are stored in bf16) is cast
+    back to f32, where the bias, a Gemm's alpha and beta * C, and every
+    other op (normalisations, softmax, reductions, elementwise) compute as
+    before. tessel-to-linalg sums bf16 products in f32, and the CPU code
+    generator runs them on AVX512-BF16's `vdpbf16ps`.
+
+    Products of two activations (attention's) and grouped (depthwise)
+    convolutions stay f32, as does every product with
+    `product-kernel=false` (the pipeline's choice on a target without bf16
+    arithmetic, or whose `vdpbf16ps` does fewer multiply-adds per cycle than
+    its FP32 FMA, as on Intel's Sapphire and Emerald Rapids: there bf16
+    operands would only slow the products down): each gets
+    a `full-precision-product` remark with the reason, and each product
+    moved to bf16 a `low-precision-product` remark (the compile report
+    lists both).
+
+    ```mlir
+    %y = tessel.matmul %x, %w : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+    // becomes
+    %xb = tessel.cast %x to bf16 : tensor<4x8xf32> -> tensor<4x8xbf16>
+    %p = tessel.matmul %xb, %wb : (tensor<4x8xbf16>, tensor<8x16xbf16>) -> tensor<4x16xbf16>
+    %y = tessel.cast %p to f32 : tensor<4x16xbf16> -> tensor<4x16xf32>
+    ```
+  }];
+  let options = [
+    Option<"productKernel", "product-kernel", "bool", /*default=*/"true",
+           "The target has a bf16 product kernel faster than its FP32 FMA "
+           "(AVX512-BF16); without one every product stays f32 (with a "
+           "remark)">,
+  ];
+}
+
 def TesselQuantizeProductsPass
     : Pass<"tessel-quantize-products", "func::FuncOp"> {
   let summary = "Quantizes the operands of products to int8 (post-training quantization)";
@@ -379,9 +419,11 @@ def TesselAssignLayoutsPass
     scalar loops. An ungrouped i32 `conv` of 8-bit values (cast, maybe minus
     a zero point; `tessel-integer-products`, ConvInteger, QLinearConv) with
     constant weights goes channels last too, where it runs as a product of
-    its gathered windows on the 8-bit dot-product kernel. With
+    its gathered windows on the 8-bit dot-product kernel, and so does an
+    ungrouped bf16 `conv` with constant weights (`tessel-bf16-products`),
+    on the bf16 kernel. With
     `integer-only` (tessel-compile's default layout), only a module that
-    holds such a convolution goes channels last, all of it then (a
+    holds such a convolution (8-bit or bf16) goes channels last, all of it then (a
     quantized model's f32 depthwise convolutions and pooling would
     otherwise sit between transposes); other modules keep their layout. The
     transposes then sink through what follows: elementwise ops of one

@@ -1,0 +1,212 @@
+//===- Bf16Products.cpp - Products with constant weights on bf16 ----------===//
+//
+// `--precision=bf16`: a product of an activation and constant weights
+// multiplies bf16 operands and sums in f32 (tessel-to-linalg widens bf16
+// products), on AVX512-BF16's `vdpbf16ps`, which does two such
+// multiply-adds per f32 lane where an FMA does one. The weights are rounded
+// to bf16 here, once; the activation is cast before the product and its
+// result cast back to f32, so that everything else (bias, normalisations,
+// softmax, reductions) computes in f32 as before.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "FoldingUtils.h"
+
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Support/Remarks.h"
+
+#include <cstring>
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELBF16PRODUCTSPASS
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+/// `x` rounded to bf16, to nearest even (the bits); NaN stays a quiet NaN.
+uint16_t roundToBf16(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((bits >> 16) | 0x40);
+  bits += 0x7fffu + ((bits >> 16) & 1);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+/// A bf16 constant of `values` (f32, row-major) with `shape`, or of their
+/// transpose when `transpose` (a 2-D [R, C] becomes [C, R]).
+Value createBf16Constant(OpBuilder &builder, Location loc,
+                         ArrayRef<int64_t> shape, ArrayRef<float> values,
+                         bool transpose) {
+  SmallVector<int64_t> outShape(shape);
+  std::vector<uint16_t> bits(values.size());
+  if (transpose) {
+    int64_t rows = shape[0], columns = shape[1];
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < columns; ++c)
+        bits[c * rows + r] = roundToBf16(values[r * columns + c]);
+    std::swap(outShape[0], outShape[1]);
+  } else {
+    for (size_t i = 0; i < values.size(); ++i)
+      bits[i] = roundToBf16(values[i]);
+  }
+  auto type = RankedTensorType::get(outShape, builder.getBF16Type());
+  ArrayRef<char> raw(reinterpret_cast<const char *>(bits.data()),
+                     bits.size() * sizeof(uint16_t));
+  return ConstantOp::create(builder, loc,
+                            DenseElementsAttr::getFromRawBuffer(type, raw));
+}
+
+Value castTo(OpBuilder &builder, Location loc, Value value, Type element) {
+  return CastOp::create(builder, loc, value, TypeAttr::get(element));
+}
+
+struct Bf16ProductsPass
+    : tessel::impl::TesselBf16ProductsPassBase<Bf16ProductsPass> {
+  using TesselBf16ProductsPassBase::TesselBf16ProductsPassBase;
+
+  void runOnOperation() override {
+    SmallVector<Operation *> products;
+    getOperation().walk([&](Operation *op) {
+      if (isa<MatMulOp, GemmOp, ConvOp>(op) && hasOnlyF32Tensors(op))
+        products.push_back(op);
+    });
+    for (Operation *op : products) {
+      std::string reason;
+      if (!productKernel)
+        reason = "the target has no bf16 product kernel faster than its "
+                 "FP32 FMA (AVX512-BF16's vdpbf16ps, where it does more "
+                 "multiply-adds per cycle)";
+      else if (auto matmul = dyn_cast<MatMulOp>(op))
+        reason = rewrite(matmul);
+      else if (auto gemm = dyn_cast<GemmOp>(op))
+        reason = rewrite(gemm);
+      else
+        reason = rewrite(cast<ConvOp>(op));
+      if (!reason.empty())
+        remark::analysis(op->getLoc(),
+                         remarkOptions(kFullPrecisionProductRemark, op))
+            << remark::metric("reason", reason);
+    }
+  }
+
+  static void reportLowered(Location loc, Operation *product) {
+    remark::passed(loc, remarkOptions(kLowPrecisionProductRemark, product))
+        << remark::metric("precision", "bf16");
+  }
+
+  /// `lhs x weights` ([K, N] f32 `values`, transposed from [N, K] when
+  /// `transposed`) in bf16, cast back to f32.
+  static Value bf16MatMul(OpBuilder &builder, Location loc, Value lhs,
+                          ArrayRef<int64_t> weightShape,
+                          ArrayRef<float> values, bool transposed,
+                          RankedTensorType resultType) {
+    Type bf16 = builder.getBF16Type();
+    Value weights =
+        createBf16Constant(builder, loc, weightShape, values, transposed);
+    auto product = MatMulOp::create(builder, loc, resultType.clone(bf16),
+                                    castTo(builder, loc, lhs, bf16), weights);
+    reportLowered(loc, product);
+    return castTo(builder, loc, product.getResult(), builder.getF32Type());
+  }
+
+  std::string rewrite(MatMulOp matmul) {
+    std::optional<std::vector<float>> weights =
+        getConstantF32Values(matmul.getRhs());
+    if (!weights)
+      return "the right-hand side is not constant (a product of two "
+             "activations)";
+    auto rhsType = cast<RankedTensorType>(matmul.getRhs().getType());
+    if (rhsType.getRank() != 2)
+      return "the right-hand side is not a matrix of weights";
+    OpBuilder builder(matmul);
+    Value result = bf16MatMul(builder, matmul.getLoc(), matmul.getLhs(),
+                              rhsType.getShape(), *weights, false,
+                              matmul.getType());
+    matmul.replaceAllUsesWith(result);
+    matmul.erase();
+    return "";
+  }
+
+  std::string rewrite(GemmOp gemm) {
+    if (gemm.getTransA())
+      return "the left-hand side is transposed (trans_a)";
+    std::optional<std::vector<float>> weights =
+        getConstantF32Values(gemm.getB());
+    if (!weights)
+      return "B is not constant (a product of two activations)";
+    OpBuilder builder(gemm);
+    Location loc = gemm.getLoc();
+    auto resultType = cast<RankedTensorType>(gemm.getType());
+    Value result = bf16MatMul(
+        builder, loc, gemm.getA(),
+        cast<RankedTensorType>(gemm.getB().getType()).getShape(), *weights,
+        gemm.getTransB(), resultType);
+    double alpha = gemm.getAlpha().convertToDouble();
+    double beta = gemm.getBeta().convertToDouble();
+    if (alpha != 1.0)
+      result = MulOp::create(builder, loc, resultType, result,
+                             createF32Scalar(builder, loc, alpha));
+    if (Value c = gemm.getC(); c && beta != 0.0) {
+      if (beta != 1.0)
+        c = MulOp::create(builder, loc, c.getType(), c,
+                          createF32Scalar(builder, loc, beta));
+      result = AddOp::create(builder, loc, resultType, result, c);
+    }
+    gemm.replaceAllUsesWith(result);
+    gemm.erase();
+    return "";
+  }
+
+  std::string rewrite(ConvOp conv) {
+    auto inputType = cast<RankedTensorType>(conv.getInput().getType());
+    if (inputType.getRank() != 4)
+      return "not a 2-D convolution (no bf16 kernel)";
+    if (conv.getGroup() != 1)
+      return "a grouped convolution (no bf16 kernel)";
+    std::optional<std::vector<float>> weights =
+        getConstantF32Values(conv.getWeight());
+    if (!weights)
+      return "the weights are not constant";
+    std::optional<std::vector<float>> bias;
+    if (Value b = conv.getBias(); b && !(bias = getConstantF32Values(b)))
+      return "the bias is not constant";
+    OpBuilder builder(conv);
+    Location loc = conv.getLoc();
+    Type bf16 = builder.getBF16Type();
+    auto resultType = cast<RankedTensorType>(conv.getType());
+    auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
+    auto product = ConvOp::create(
+        builder, loc, resultType.clone(bf16),
+        castTo(builder, loc, conv.getInput(), bf16),
+        createBf16Constant(builder, loc, weightType.getShape(), *weights,
+                           false),
+        Value(), conv.getStridesAttr(), conv.getPadsAttr(),
+        conv.getDilationsAttr(), conv.getGroupAttr(), conv.getLayoutAttr());
+    reportLowered(loc, product);
+    Value result = castTo(builder, loc, product.getResult(),
+                          builder.getF32Type());
+    // The bias in f32, after the product: along the channels of the
+    // layout.
+    if (bias) {
+      int64_t filters = weightType.getDimSize(0);
+      SmallVector<int64_t> shape =
+          conv.getLayout() == Layout::NHWC
+              ? SmallVector<int64_t>{filters}
+              : SmallVector<int64_t>{filters, 1, 1};
+      result = AddOp::create(builder, loc, resultType, result,
+                             createF32Constant(builder, loc, shape, *bias));
+    }
+    conv.replaceAllUsesWith(result);
+    conv.erase();
+    return "";
+  }
+};
+
+} // namespace
