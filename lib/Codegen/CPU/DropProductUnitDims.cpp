@@ -91,19 +91,19 @@ linalg::LinalgOp mlir::tessel::dropProductUnitLoops(RewriterBase &rewriter,
                                                     bool withInit) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
   // f32 products, 8-bit ones accumulating in i32 (the VNNI kernel's) and
-  // bf16 ones accumulating in f32 (vdpbf16ps').
+  // bf16 ones accumulating in f32 (vdpbf16ps's).
   auto isF32 = [](Value v) { return getElementTypeOrSelf(v).isF32(); };
   auto isI8 = [](Value v) { return getElementTypeOrSelf(v).isInteger(8); };
   auto isBF16 = [](Value v) { return getElementTypeOrSelf(v).isBF16(); };
-  bool integer = llvm::all_of(op.getDpsInputs(), isI8) &&
-                 llvm::all_of(op.getDpsInits(), [](Value v) {
-                   return getElementTypeOrSelf(v).isInteger(32);
-                 });
-  integer |= llvm::all_of(op.getDpsInputs(), isBF16) &&
-             llvm::all_of(op.getDpsInits(), isF32);
+  bool narrow = llvm::all_of(op.getDpsInputs(), isI8) &&
+                llvm::all_of(op.getDpsInits(), [](Value v) {
+                  return getElementTypeOrSelf(v).isInteger(32);
+                });
+  narrow |= llvm::all_of(op.getDpsInputs(), isBF16) &&
+            llvm::all_of(op.getDpsInits(), isF32);
   if (!generic || !linalg::isaContractionOpInterface(op) ||
       op.hasDynamicShape() ||
-      !(integer || llvm::all_of(op->getOperands(), isF32)) ||
+      !(narrow || llvm::all_of(op->getOperands(), isF32)) ||
       !llvm::is_contained(op.getStaticLoopRanges(), 1))
     return op;
   rewriter.setInsertionPoint(generic);
