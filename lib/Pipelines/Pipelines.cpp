@@ -277,6 +277,9 @@ void mlir::tessel::buildCodegenPipeline(OpPassManager &pm,
     vectorize.accumulators = options.target.getProductAccumulators();
     vectorize.fuseEpilogue = options.enabled("fuse-product-epilogue");
     vectorize.vnni = options.target.avx512Vnni || options.target.avxVnni;
+    // The instruction's presence, not whether it beats the FMA: where it
+    // does not, tessel-bf16-products makes no bf16 products for it to run.
+    // (The products of a model that arrives in bf16 do not reach it yet.)
     vectorize.bf16 = options.target.avx512Bf16;
     pm.addNestedPass<func::FuncOp>(
         createTesselVectorizeContractionsPass(vectorize));

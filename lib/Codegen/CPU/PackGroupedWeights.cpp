@@ -33,12 +33,11 @@ mlir::tessel::packGroupedWeights(RewriterBase &rewriter, linalg::LinalgOp op,
   if (generic.getIndexingMapsArray() !=
       linalg::MatmulOp::getDefaultIndexingMaps(ctx))
     return failure();
-  DenseElementsAttr constant;
-  if (!matchPattern(generic.getDpsInputs()[1], m_Constant(&constant)) ||
-      !(constant.getElementType().isInteger(8) ||
-        constant.getElementType().isBF16()))
+  DenseElementsAttr weights;
+  if (!matchPattern(generic.getDpsInputs()[1], m_Constant(&weights)) ||
+      !(weights.getElementType().isInteger(8) ||
+        weights.getElementType().isBF16()))
     return failure();
-  DenseElementsAttr weights = constant;
   auto rhsType = cast<RankedTensorType>(weights.getType());
   int64_t depth = rhsType.getDimSize(0), columns = rhsType.getDimSize(1);
   if (depth % group != 0)
