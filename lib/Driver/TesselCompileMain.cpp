@@ -149,6 +149,12 @@ cl::opt<std::string> precision(
              "multiply bf16 operands and sum in f32, on AVX512-BF16; a "
              "target without bf16 arithmetic keeps fp32, with a warning)"),
     cl::cat(category));
+cl::opt<bool> debugOutputs(
+    "debug-outputs",
+    cl::desc("The artifact also returns every model node's output, named "
+             "debug:<node>, in program order (for tessel-compare's "
+             "per-layer report; fusion keeps them, so it runs slower)"),
+    cl::cat(category));
 cl::opt<std::string> calibrationData(
     "calibration-data", cl::value_desc("DIR|FILE.npz"),
     cl::desc("--quantize's samples: a directory of one subdirectory per "
@@ -328,6 +334,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   if (failed(resolved))
     return usageError(error);
   PipelineOptions pipelineOptions = *resolved;
+  pipelineOptions.debugOutputs = debugOutputs;
   CalibrationMethod calibration;
   if (!quantizeKind.empty()) {
     if (quantizeKind != "int8")
@@ -431,6 +438,8 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     flags += " --layout=" + activationLayout;
   if (precision != "fp32")
     flags += " --precision=" + precision;
+  if (debugOutputs)
+    flags += " --debug-outputs";
   if (!quantizeKind.empty())
     flags += " --quantize=" + quantizeKind + " --calibration-data=" +
              calibrationData + " --calibration=" + calibrationMethod;
@@ -507,6 +516,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     }
     PipelineOptions options = pipelineOptions;
     options.quantize = "instrument";
+    options.debugOutputs = false;
     auto runPhases = [&](Phase first, Phase last) {
       PassManager pm(&calibrationContext, ModuleOp::getOperationName());
       buildPipeline(pm, first, last, options);

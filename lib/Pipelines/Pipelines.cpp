@@ -194,6 +194,12 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
                                options.quantizeZeroPoints.end());
     pm.addNestedPass<func::FuncOp>(createTesselQuantizeProductsPass(quantize));
   }
+  // After the folds that merge nodes (the nodes compared are those the build
+  // computes) and quantization's fake-quantized products; before integer
+  // products (whose requantized values are no node's output), the dropped
+  // channels (the model's shapes) and layouts (the model's layout).
+  if (options.debugOutputs)
+    pm.addNestedPass<func::FuncOp>(createTesselExposeNodeOutputsPass());
   if (options.enabled("integer-products")) {
     TesselIntegerProductsPassOptions integer;
     integer.integerKernel = hasEightBitProductKernel(options.target);
@@ -399,6 +405,7 @@ static void registerPipeline(llvm::StringRef name, llvm::StringRef summary,
             error);
         if (failed(options))
           return errorHandler(error);
+        options->debugOutputs = cl.debugOutputs;
         buildPipeline(pm, from, to, *options);
         return success();
       },

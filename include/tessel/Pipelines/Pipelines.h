@@ -84,6 +84,9 @@ struct PipelineOptions {
   /// model's), or "bf16" (tessel-bf16-products: products with constant
   /// weights on bf16 operands, where the target has bf16 arithmetic).
   std::string precision = "fp32";
+  /// tessel-compile --debug-outputs: the artifact also returns each model
+  /// node's output (tessel-expose-node-outputs), for tessel-compare.
+  bool debugOutputs = false;
 
   bool enabled(llvm::StringRef name) const {
     return llvm::find(disabled, name) == disabled.end();
@@ -121,6 +124,11 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
       *this, "precision",
       llvm::cl::desc("fp32 or bf16 (as tessel-compile --precision)"),
       llvm::cl::init("fp32")};
+  Option<bool> debugOutputs{
+      *this, "debug-outputs",
+      llvm::cl::desc("Also return every model node's output (as "
+                     "tessel-compile --debug-outputs)"),
+      llvm::cl::init(false)};
 };
 
 /// Checks the options for a resolved `target` and turns them into

@@ -315,6 +315,44 @@ def TesselFoldActivationClipsPass
   }];
 }
 
+def TesselExposeNodeOutputsPass
+    : Pass<"tessel-expose-node-outputs", "func::FuncOp"> {
+  let summary = "Returns every model node's output too (tessel-compile --debug-outputs)";
+  let description = [{
+    For comparing two compilations of one model layer by layer
+    (`tessel-compare`): the entry function (`tessel.entry`) also returns the
+    output of each model node that is still computed at this point, in
+    program order, named `debug:<node>` (`debug:<node>:<i>` for a node's
+    result `i > 0`). A node is known by its ONNX name in the op's location.
+    An op that absorbed others (a conv with its folded batch norm) computes
+    the last one's output and is named after all of them, the last last
+    (`debug:conv1+bn1`). When several ops carry one node's name (a product
+    and the casts around it), the last one's result is the node's output.
+
+    Only floating-point tensors are returned: integer tensors are shapes,
+    indices or quantized values, which a cosine does not compare. Constants,
+    values the function already returns, and ops inside regions are left
+    out.
+
+    The pipeline runs it after the folds that merge nodes (batch norm,
+    clips, scales, quantization), so that the nodes compared are those the
+    normal build computes, and before layouts and fusion: the returned
+    values have the model's layout, and fusion keeps them as kernel outputs.
+
+    ```mlir
+    func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tessel.entry} {
+      %r = tessel.relu %x : tensor<4xf32> loc(fused<"Relu">["r"])
+      %y = tessel.neg %r : tensor<4xf32> loc(fused<"Neg">["n"])
+      return %y : tensor<4xf32>
+    }
+    // becomes
+    func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32> {tessel.name = "debug:r"})
+      ...
+      return %y, %r : tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+}
+
 def TesselFormFusedRegionsPass
     : Pass<"tessel-form-fused-regions", "func::FuncOp"> {
   let summary = "Groups ops that run as one kernel into tessel.fused regions";

@@ -1,0 +1,115 @@
+//===- ExposeNodeOutputs.cpp - Return every node's output too -------------===//
+//
+// tessel-compile --debug-outputs: the entry function also returns each model
+// node's output, named debug:<node>, for tessel-compare's per-layer report.
+// See the pass description in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELEXPOSENODEOUTPUTSPASS
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+/// The model nodes an op at `loc` computes, in order: the importer's
+/// `fused<"OpType">["name"]`, or each of a fusion of such locations (an op
+/// that absorbed others: a conv and its folded batch norm). The op's result
+/// is the last one's output. Empty when `loc` names no node (an
+/// initializer's plain name, an unknown location).
+void collectNodeNames(Location loc, SmallVectorImpl<StringRef> &names) {
+  auto fused = dyn_cast<FusedLoc>(loc);
+  if (!fused)
+    return;
+  if (isa_and_nonnull<StringAttr>(fused.getMetadata())) {
+    for (Location inner : fused.getLocations())
+      if (auto name = dyn_cast<NameLoc>(inner)) {
+        if (!llvm::is_contained(names, name.getName().getValue()))
+          names.push_back(name.getName().getValue());
+        return;
+      }
+    return;
+  }
+  for (Location inner : fused.getLocations())
+    collectNodeNames(inner, names);
+}
+
+bool isComparable(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.hasStaticShape() && type.getNumElements() > 0 &&
+         isa<FloatType>(type.getElementType());
+}
+
+struct TesselExposeNodeOutputsPass
+    : tessel::impl::TesselExposeNodeOutputsPassBase<
+          TesselExposeNodeOutputsPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (!func->hasAttr(kEntryAttrName) || func.getBody().empty())
+      return;
+    Block &body = func.getBody().front();
+    auto ret = dyn_cast<func::ReturnOp>(body.getTerminator());
+    if (!ret)
+      return;
+    // The last op carrying each node's name, in the order nodes first
+    // appear; then sorted into program order.
+    llvm::MapVector<StringRef, Operation *> lastOp;
+    for (Operation &op : body.without_terminator()) {
+      if (isa<ConstantOp>(op) || op.getNumResults() == 0)
+        continue;
+      SmallVector<StringRef> names;
+      collectNodeNames(op.getLoc(), names);
+      if (!names.empty())
+        lastOp[names.back()] = &op;
+    }
+    SmallVector<std::pair<StringRef, Operation *>> nodes(lastOp.begin(),
+                                                         lastOp.end());
+    llvm::stable_sort(nodes, [](const auto &a, const auto &b) {
+      return a.second->isBeforeInBlock(b.second);
+    });
+
+    llvm::SmallPtrSet<Value, 8> returned(ret.getOperands().begin(),
+                                         ret.getOperands().end());
+    SmallVector<Value> results(ret.getOperands());
+    SmallVector<std::string> names;
+    for (auto [name, op] : nodes)
+      for (OpResult result : op->getResults()) {
+        if (!isComparable(result) || returned.contains(result))
+          continue;
+        results.push_back(result);
+        // Every node the op computes, the last (whose output it is) last.
+        SmallVector<StringRef> absorbed;
+        collectNodeNames(op->getLoc(), absorbed);
+        std::string debugName = ("debug:" + llvm::join(absorbed, "+"));
+        if (result.getResultNumber() > 0)
+          debugName += ":" + std::to_string(result.getResultNumber());
+        names.push_back(std::move(debugName));
+      }
+    if (names.empty())
+      return;
+
+    unsigned first = ret.getNumOperands();
+    OpBuilder b(ret);
+    func::ReturnOp::create(b, ret.getLoc(), results);
+    ret.erase();
+    func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                                   ValueRange(results).getTypes()));
+    for (auto [i, name] : llvm::enumerate(names))
+      func.setResultAttr(first + i, kNameAttrName, b.getStringAttr(name));
+  }
+};
+
+} // namespace
