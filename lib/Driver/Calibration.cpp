@@ -52,15 +52,6 @@ bool mlir::tessel::parseCalibrationMethod(const std::string &text,
 
 namespace {
 
-/// One calibration sample: a tensor per model input, in the model's order.
-using Sample = std::vector<HostTensor>;
-
-struct ModelInput {
-  std::string name;
-  int32_t dtype;
-  std::vector<int64_t> shape;
-};
-
 CalibrationError dataError(const std::string &message) {
   return {ErrorCode::CalibrationData, message};
 }
@@ -431,6 +422,25 @@ size_t entropyThreshold(const std::vector<uint64_t> &histogram,
 
 } // namespace
 
+bool mlir::tessel::readSamples(const std::string &path, llvm::StringRef flag,
+                               const std::vector<ModelInput> &inputs,
+                               std::vector<Sample> &samples,
+                               CalibrationError &error) {
+  if (!llvm::sys::fs::exists(path)) {
+    error = dataError(flag.str() + " '" + path + "' does not exist");
+    return false;
+  }
+  if (llvm::sys::fs::is_directory(path)
+          ? !readDirectory(path, inputs, samples, error)
+          : !readNpz(path, inputs, samples, error))
+    return false;
+  if (samples.empty()) {
+    error = dataError(flag.str() + " '" + path + "' holds no samples");
+    return false;
+  }
+  return true;
+}
+
 bool mlir::tessel::calibrate(const std::string &artifactPath, size_t count,
                              const std::string &dataPath,
                              const CalibrationMethod &method,
@@ -451,19 +461,8 @@ bool mlir::tessel::calibrate(const std::string &artifactPath, size_t count,
         {d->name, d->dtype, std::vector<int64_t>(d->shape, d->shape + d->rank)});
   }
   std::vector<Sample> samples;
-  bool isDirectory = llvm::sys::fs::is_directory(dataPath);
-  if (!llvm::sys::fs::exists(dataPath)) {
-    error = dataError("--calibration-data '" + dataPath + "' does not exist");
+  if (!readSamples(dataPath, "--calibration-data", inputs, samples, error))
     return false;
-  }
-  if (isDirectory ? !readDirectory(dataPath, inputs, samples, error)
-                  : !readNpz(dataPath, inputs, samples, error))
-    return false;
-  if (samples.empty()) {
-    error = dataError("--calibration-data '" + dataPath +
-                      "' holds no samples");
-    return false;
-  }
   numSamples = samples.size();
 
   // The outputs: the model's, then calibration_<i>.

@@ -12,6 +12,9 @@
 #define TESSEL_LIB_DRIVER_CALIBRATION_H
 
 #include "tessel/Support/ErrorCodes.h"
+#include "tessel/tensor_io.hpp"
+
+#include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
 #include <string>
@@ -45,6 +48,24 @@ struct CalibrationError {
   ::tessel::ErrorCode code;
   std::string message;
 };
+
+/// One sample: a tensor per model input, in the model's order.
+using Sample = std::vector<::tessel::io::HostTensor>;
+
+/// A model input the samples are checked against.
+struct ModelInput {
+  std::string name;
+  int32_t dtype;
+  std::vector<int64_t> shape;
+};
+
+/// Reads the samples at `path` (`flag` names it in messages): a directory
+/// of one subdirectory per sample holding `<input name>.npy`, or one `.npz`
+/// whose arrays, one per input, carry a leading sample axis. Every tensor
+/// must match its input's type and be finite.
+bool readSamples(const std::string &path, llvm::StringRef flag,
+                 const std::vector<ModelInput> &inputs,
+                 std::vector<Sample> &samples, CalibrationError &error);
 
 /// Runs the instrumented artifact at `artifactPath` (whose outputs named
 /// `calibration_<i>` are the activations, `count` of them) on the samples

@@ -7,6 +7,8 @@
 #include "mlir/IR/Remarks.h"
 #include "llvm/ADT/StringRef.h"
 
+#include "llvm/Support/JSON.h"
+
 #include <map>
 #include <mutex>
 #include <string>
@@ -66,6 +68,8 @@ struct CompileReport {
   std::string calibrationMethod;
   int64_t calibrationSamples = 0;
   std::vector<CalibratedActivation> calibratedActivations;
+  /// --accuracy-budget: the search's choice and figures (null without).
+  llvm::json::Value accuracyBudget = nullptr;
 
   /// The kernels: one per `kernel` remark so far and one per structured
   /// (linalg) op left in `module`, named by their ONNX nodes.

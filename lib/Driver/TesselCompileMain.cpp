@@ -2,8 +2,11 @@
 
 #include "tessel/Driver/TesselCompileMain.h"
 
+#include "AccuracyBudget.h"
+#include "ChooseKeptProducts.h"
 #include "Calibration.h"
 #include "Report.h"
+#include "TemporaryBuild.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Driver/Diagnostics.h"
 #include "tessel/Import/ONNX/ImportONNX.h"
@@ -148,6 +151,26 @@ cl::opt<std::string> precision(
              "(convolutions and matrix products with constant weights "
              "multiply bf16 operands and sum in f32, on AVX512-BF16; a "
              "target without bf16 arithmetic keeps fp32, with a warning)"),
+    cl::cat(category));
+cl::list<std::string> keepFp32(
+    "keep-fp32", cl::value_desc("NODE,..."), cl::CommaSeparated,
+    cl::desc("With --quantize=int8: the model nodes (ONNX names) whose "
+             "convolution or matrix product stays FP32"),
+    cl::cat(category));
+cl::opt<std::string> accuracyBudget(
+    "accuracy-budget", cl::value_desc("cosine:C|max-abs:X|top1:P"),
+    cl::desc("With --quantize=int8: keep the fewest products in FP32 such "
+             "that, on every sample of --accuracy-data (default: the "
+             "calibration data) and every subset, the outputs' cosine "
+             "similarity to FP32 is at least C, no output element differs by "
+             "more than X, or at most P percent of the samples change their "
+             "top-1 class"),
+    cl::cat(category));
+cl::opt<std::string> accuracyData(
+    "accuracy-data", cl::value_desc("DIR|FILE.npz"),
+    cl::desc("--accuracy-budget's samples, as --calibration-data's; a "
+             "directory of .npz files or of sample directories holds named "
+             "subsets, and the budget must hold on each"),
     cl::cat(category));
 cl::opt<bool> debugOutputs(
     "debug-outputs",
@@ -335,6 +358,20 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     return usageError(error);
   PipelineOptions pipelineOptions = *resolved;
   pipelineOptions.debugOutputs = debugOutputs;
+  pipelineOptions.keepFp32.assign(keepFp32.begin(), keepFp32.end());
+  AccuracyBudget budget;
+  if (!accuracyBudget.empty()) {
+    if (quantizeKind.empty())
+      return usageError("--accuracy-budget applies to --quantize=int8 (the "
+                        "products it may keep in FP32)");
+    std::string error;
+    if (!parseAccuracyBudget(accuracyBudget, budget, error))
+      return usageError(error);
+  } else if (!accuracyData.empty()) {
+    return usageError("--accuracy-data applies with --accuracy-budget");
+  }
+  if (!keepFp32.empty() && quantizeKind.empty())
+    return usageError("--keep-fp32 applies with --quantize=int8");
   CalibrationMethod calibration;
   if (!quantizeKind.empty()) {
     if (quantizeKind != "int8")
@@ -440,6 +477,12 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     flags += " --precision=" + precision;
   if (debugOutputs)
     flags += " --debug-outputs";
+  if (!accuracyBudget.empty())
+    flags += " --accuracy-budget=" + accuracyBudget +
+             (accuracyData.empty() ? std::string()
+                                   : " --accuracy-data=" + accuracyData);
+  if (!keepFp32.empty())
+    flags += " --keep-fp32=" + llvm::join(keepFp32, ",");
   if (!quantizeKind.empty())
     flags += " --quantize=" + quantizeKind + " --calibration-data=" +
              calibrationData + " --calibration=" + calibrationMethod;
@@ -497,81 +540,42 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   // remarks stay out of the report.
   if (!quantizeKind.empty()) {
     start = std::chrono::steady_clock::now();
-    MLIRContext calibrationContext(registry);
-    TesselDiagnosticHandler calibrationDiagnostics(&calibrationContext,
-                                                   inputFile);
-    // The model copied into that context (printed, locations kept, and
-    // parsed there: ops cannot move between contexts).
-    OwningOpRef<ModuleOp> instrumented;
-    {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      OpPrintingFlags printing;
-      printing.enableDebugInfo();
-      module->print(os, printing);
-      instrumented = parseSourceString<ModuleOp>(text, &calibrationContext);
-      if (!instrumented)
-        return reportError("tessel-compile", ErrorCode::Internal,
-                           "cannot copy the model for calibration");
-    }
     PipelineOptions options = pipelineOptions;
     options.quantize = "instrument";
     options.debugOutputs = false;
-    auto runPhases = [&](Phase first, Phase last) {
-      PassManager pm(&calibrationContext, ModuleOp::getOperationName());
-      buildPipeline(pm, first, last, options);
-      return pm.run(*instrumented);
-    };
-    if (failed(runPhases(Phase::Import, Phase::Graph)))
-      return reportError(inputFile, ErrorCode::Lowering,
-                         "the calibration build failed");
     size_t count = 0;
-    instrumented->walk([&](func::FuncOp func) {
-      for (unsigned i = 0; i < func.getNumResults(); ++i)
-        if (auto name =
-                func.getResultAttrOfType<StringAttr>(i, "tessel.name"))
-          count += name.getValue().starts_with("calibration_");
-    });
-    if (count == 0)
-      return reportError(inputFile, ErrorCode::NothingToQuantize,
-                         "--quantize=int8: the model has no convolution, "
-                         "MatMul or Gemm with constant weights and an f32 "
-                         "activation to quantize");
-    if (failed(runPhases(Phase::Graph, Phase::LLVM)))
-      return reportError(inputFile, ErrorCode::Lowering,
-                         "the calibration build failed");
-    llvm::LLVMContext calibrationLLVM;
-    ArtifactInfo calibrationInfo{version, flags + " (calibration build)"};
-    std::unique_ptr<llvm::Module> calibrationModule = translateToArtifactModule(
-        *instrumented, calibrationLLVM, **machine, calibrationInfo, nullptr);
-    if (!calibrationModule)
-      return 1;
-    optimizeModule(*calibrationModule, **machine, target.optLevel);
-    llvm::SmallString<128> object, shared;
-    if (llvm::sys::fs::createTemporaryFile("tessel-calibration", "o",
-                                           object) ||
-        llvm::sys::fs::createTemporaryFile("tessel-calibration", "so",
-                                           shared))
-      return reportError("tessel-compile", ErrorCode::OutputFile,
-                         "cannot create a temporary file");
-    std::string error;
-    LogicalResult built =
-        emitObjectFile(*calibrationModule, **machine, object.str().str(),
-                       error);
-    if (succeeded(built))
-      built = linkSharedObject(object.str().str(), shared.str().str(), error);
-    llvm::sys::fs::remove(object);
-    if (failed(built)) {
-      llvm::sys::fs::remove(shared);
-      return reportError(inputFile, ErrorCode::Target, error);
+    bool inspected = false;
+    ErrorCode code;
+    std::string message;
+    FailureOr<TemporaryArtifact> shared = buildTemporaryArtifact(
+        *module, registry, inputFile, options, **machine, target.optLevel,
+        ArtifactInfo{version, flags + " (calibration build)"},
+        [&](ModuleOp graph) {
+          inspected = true;
+          graph.walk([&](func::FuncOp func) {
+            for (unsigned i = 0; i < func.getNumResults(); ++i)
+              if (auto name =
+                      func.getResultAttrOfType<StringAttr>(i, "tessel.name"))
+                count += name.getValue().starts_with("calibration_");
+          });
+          return success(count > 0);
+        },
+        code, message);
+    if (failed(shared)) {
+      if (inspected && count == 0)
+        return reportError(inputFile, ErrorCode::NothingToQuantize,
+                           "--quantize=int8: the model has no convolution, "
+                           "MatMul or Gemm with constant weights and an f32 "
+                           "activation to quantize");
+      return reportError(inputFile, code,
+                         "the calibration build failed: " + message);
     }
     std::vector<ActivationRange> ranges;
     size_t samples = 0;
     CalibrationError failure;
-    bool calibrated = mlir::tessel::calibrate(shared.str().str(), count,
+    bool calibrated = mlir::tessel::calibrate(shared->getPath(), count,
                                               calibrationData, calibration,
                                               ranges, samples, failure);
-    llvm::sys::fs::remove(shared);
     if (!calibrated)
       return reportError(failure.code == ErrorCode::CalibrationData
                              ? calibrationData.getValue()
@@ -587,6 +591,27 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
           {r.low, r.high, r.scale, r.zeroPoint});
     }
     report.phases.push_back({"calibration", secondsSince(start)});
+  }
+
+  // Mixed precision by budget: a simulation build for the search, then the
+  // choice checked on the real build.
+  if (!accuracyBudget.empty()) {
+    start = std::chrono::steady_clock::now();
+    std::string summary, message;
+    ErrorCode code;
+    if (!chooseKeptProducts(
+            *module, registry, inputFile, budget,
+            accuracyData.empty() ? calibrationData.getValue()
+                                 : accuracyData.getValue(),
+            **machine, target.optLevel, ArtifactInfo{version, flags},
+            pipelineOptions, report.accuracyBudget, summary, code, message))
+      return reportError(code == ErrorCode::CalibrationData
+                             ? (accuracyData.empty() ? calibrationData.getValue()
+                                                     : accuracyData.getValue())
+                             : inputFile.getValue(),
+                         code, message);
+    llvm::errs() << summary;
+    report.phases.push_back({"accuracy_budget", secondsSince(start)});
   }
 
   // Phases 2..4: one pass manager per phase, so each is timed on its own.

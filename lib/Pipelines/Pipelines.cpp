@@ -192,6 +192,7 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
                            options.quantizeScales.end());
     quantize.zeroPoints.assign(options.quantizeZeroPoints.begin(),
                                options.quantizeZeroPoints.end());
+    quantize.keep.assign(options.keepFp32.begin(), options.keepFp32.end());
     pm.addNestedPass<func::FuncOp>(createTesselQuantizeProductsPass(quantize));
   }
   // After the folds that merge nodes (the nodes compared are those the build

@@ -87,6 +87,9 @@ struct PipelineOptions {
   /// tessel-compile --debug-outputs: the artifact also returns each model
   /// node's output (tessel-expose-node-outputs), for tessel-compare.
   bool debugOutputs = false;
+  /// With quantize "apply": the model nodes whose products stay f32
+  /// (tessel-compile --keep-fp32, or --accuracy-budget's choice).
+  std::vector<std::string> keepFp32;
 
   bool enabled(llvm::StringRef name) const {
     return llvm::find(disabled, name) == disabled.end();

@@ -67,6 +67,14 @@ static LogicalResult verifyTesselAttribute(Operation *op, NamedAttribute attr,
       return expect(isa<StringAttr>(value), "a string");
     if (name == kFixedValueAttrName)
       return expect(isa<ElementsAttr>(value), "an elements attribute");
+    // tessel-quantize-products mode=simulate: a precision mask's product.
+    if (name == "tessel.nodes")
+      return expect(isa<ArrayAttr>(value) &&
+                        llvm::all_of(cast<ArrayAttr>(value),
+                                     llvm::IsaPred<StringAttr>),
+                    "an array of strings");
+    if (name == "tessel.multiply_adds")
+      return expect(isI64(value), "an i64 integer");
   }
   return op->emitError() << "unknown tessel attribute '" << name << "' "
                          << where;

@@ -8,6 +8,8 @@
 
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
+#include "NodeNames.h"
+
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 
@@ -24,28 +26,6 @@ using namespace mlir;
 using namespace mlir::tessel;
 
 namespace {
-
-/// The model nodes an op at `loc` computes, in order: the importer's
-/// `fused<"OpType">["name"]`, or each of a fusion of such locations (an op
-/// that absorbed others: a conv and its folded batch norm). The op's result
-/// is the last one's output. Empty when `loc` names no node (an
-/// initializer's plain name, an unknown location).
-void collectNodeNames(Location loc, SmallVectorImpl<StringRef> &names) {
-  auto fused = dyn_cast<FusedLoc>(loc);
-  if (!fused)
-    return;
-  if (isa_and_nonnull<StringAttr>(fused.getMetadata())) {
-    for (Location inner : fused.getLocations())
-      if (auto name = dyn_cast<NameLoc>(inner)) {
-        if (!llvm::is_contained(names, name.getName().getValue()))
-          names.push_back(name.getName().getValue());
-        return;
-      }
-    return;
-  }
-  for (Location inner : fused.getLocations())
-    collectNodeNames(inner, names);
-}
 
 bool isComparable(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());

@@ -11,11 +11,15 @@
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "FoldingUtils.h"
+#include "NodeNames.h"
 
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Support/Remarks.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <cmath>
 #include <vector>
@@ -100,41 +104,69 @@ std::pair<Value, Operation *> quantizeDequantize(OpBuilder &b, Location loc,
   return {MulOp::create(b, loc, type, d, s).getResult(), division};
 }
 
-/// The constant f32 weights as symmetric int8 with one scale per entry of
-/// `channelDim` (max |w| / 127; 1 for an all-zero channel), dequantized:
-/// cast<f32>(q) * scale, the scale shaped to broadcast along that
-/// dimension.
+/// Constant f32 weights as symmetric int8 with one scale per entry of
+/// `channelDim` (max |w| / 127; 1 for an all-zero channel).
+struct QuantizedWeights {
+  std::vector<int8_t> values;
+  std::vector<float> scales;
+  /// Elements per step of `channelDim`, and its extent.
+  int64_t inner = 1, channels = 1;
+  int64_t channelOf(int64_t i) const { return (i / inner) % channels; }
+  float dequantized(int64_t i) const {
+    return float(values[i]) * scales[channelOf(i)];
+  }
+};
+
+QuantizedWeights quantizeWeightValues(ArrayRef<float> values,
+                                      ArrayRef<int64_t> shape,
+                                      unsigned channelDim) {
+  QuantizedWeights q;
+  q.channels = shape[channelDim];
+  for (size_t d = channelDim + 1; d < shape.size(); ++d)
+    q.inner *= shape[d];
+  q.scales.assign(q.channels, 0.0f);
+  for (int64_t i = 0, e = values.size(); i < e; ++i)
+    q.scales[q.channelOf(i)] =
+        std::max(q.scales[q.channelOf(i)], std::fabs(values[i]));
+  for (float &s : q.scales)
+    s = s > 0.0f ? s / 127.0f : 1.0f;
+  q.values.resize(values.size());
+  for (int64_t i = 0, e = values.size(); i < e; ++i) {
+    float v = std::nearbyint(values[i] / q.scales[q.channelOf(i)]);
+    q.values[i] = static_cast<int8_t>(std::clamp(v, -127.0f, 127.0f));
+  }
+  return q;
+}
+
+/// The constant f32 weights as symmetric int8 (quantizeWeightValues),
+/// dequantized: cast<f32>(q) * scale, the scale shaped to broadcast along
+/// that dimension.
 Value quantizeWeights(OpBuilder &b, Location loc, Value weights,
                       unsigned channelDim) {
   auto type = cast<RankedTensorType>(weights.getType());
-  std::vector<float> values = *getConstantF32Values(weights);
   ArrayRef<int64_t> shape = type.getShape();
-  int64_t channels = shape[channelDim];
-  int64_t inner = 1;
-  for (size_t d = channelDim + 1; d < shape.size(); ++d)
-    inner *= shape[d];
-  auto channelOf = [&](int64_t i) { return (i / inner) % channels; };
-  std::vector<float> scales(channels, 0.0f);
-  for (int64_t i = 0, e = values.size(); i < e; ++i)
-    scales[channelOf(i)] = std::max(scales[channelOf(i)], std::fabs(values[i]));
-  for (float &s : scales)
-    s = s > 0.0f ? s / 127.0f : 1.0f;
-  std::vector<int8_t> q(values.size());
-  for (int64_t i = 0, e = values.size(); i < e; ++i) {
-    float v = std::nearbyint(values[i] / scales[channelOf(i)]);
-    q[i] = static_cast<int8_t>(std::clamp(v, -127.0f, 127.0f));
-  }
+  QuantizedWeights q =
+      quantizeWeightValues(*getConstantF32Values(weights), shape, channelDim);
   auto qType = RankedTensorType::get(shape, b.getI8Type());
   Value integers = ConstantOp::create(
-      b, loc, DenseElementsAttr::get(qType, ArrayRef<int8_t>(q)));
+      b, loc, DenseElementsAttr::get(qType, ArrayRef<int8_t>(q.values)));
   Value f = CastOp::create(b, loc, integers, TypeAttr::get(b.getF32Type()));
   SmallVector<int64_t> scaleShape(shape.size(), 1);
-  scaleShape[channelDim] = channels;
+  scaleShape[channelDim] = q.channels;
   // A matrix's per-column scale as [N] (the form QDQ models give it).
   if (shape.size() == 2 && channelDim == 1)
-    scaleShape = {channels};
-  Value scale = createF32Constant(b, loc, scaleShape, scales);
+    scaleShape = {q.channels};
+  Value scale = createF32Constant(b, loc, scaleShape, q.scales);
   return MulOp::create(b, loc, type, f, scale);
+}
+
+/// The multiply-adds of a product with weights `weights` whose output
+/// channels are dimension `channelDim`.
+int64_t multiplyAddsOf(Operation *product, unsigned channelDim) {
+  auto result = cast<RankedTensorType>(product->getResult(0).getType());
+  auto weights = cast<RankedTensorType>(product->getOperand(1).getType());
+  return result.getNumElements() *
+         (weights.getNumElements() / weights.getDimSize(channelDim));
 }
 
 struct TesselQuantizeProductsPass
@@ -148,9 +180,9 @@ struct TesselQuantizeProductsPass
     SmallVector<Value> activations = activationsOf(products);
     if (mode == "instrument")
       return instrument(func, activations);
-    if (mode != "apply") {
+    if (mode != "apply" && mode != "simulate") {
       func.emitError() << "tessel-quantize-products: unknown mode '" << mode
-                       << "' (instrument, apply)";
+                       << "' (instrument, apply, simulate)";
       return signalPassFailure();
     }
     if (scales.size() != activations.size() ||
@@ -161,31 +193,159 @@ struct TesselQuantizeProductsPass
                        << " zero points given";
       return signalPassFailure();
     }
+    if (mode == "simulate")
+      return simulate(func, products, activations);
+    llvm::StringSet<> kept;
+    for (const std::string &name : keep)
+      kept.insert(name);
+    auto isKept = [&](Operation *op) {
+      return kept.contains(getNodeName(op->getLoc()));
+    };
     OpBuilder b(func.getContext());
     for (auto [i, x] : llvm::enumerate(activations)) {
-      if (auto arg = dyn_cast<BlockArgument>(x))
-        b.setInsertionPointToStart(arg.getOwner());
-      else
-        b.setInsertionPointAfter(x.getDefiningOp());
+      // The products kept in f32 read `x` itself; with none left to
+      // quantize, nothing does.
+      llvm::SmallPtrSet<Operation *, 4> keptReaders;
+      bool quantizedReader = false;
+      for (const Candidate &c : products)
+        if (c.product->getOperand(0) == x) {
+          if (isKept(c.product))
+            keptReaders.insert(c.product);
+          else
+            quantizedReader = true;
+        }
+      if (!quantizedReader)
+        continue;
+      setInsertionPointAfterValue(b, x);
       // (Lambdas cannot capture structured bindings in C++17.)
       std::pair<Value, Operation *> quantized =
           quantizeDequantize(b, x.getLoc(), x, scales[i], zeroPoints[i]);
       Operation *first = quantized.second;
-      // Every reader but the quantization itself and the function's
-      // results (a graph output stays exact) reads the 8-bit value, as in
-      // an onnxruntime QDQ model: the producer then writes 8 bits (a
-      // residual add reads them too) instead of f32 for the product and
-      // f32 again for its other readers.
+      // Every reader but the quantization itself, the function's results
+      // (a graph output stays exact) and the products kept in f32 reads the
+      // 8-bit value, as in an onnxruntime QDQ model: the producer then
+      // writes 8 bits (a residual add reads them too) instead of f32 for
+      // the product and f32 again for its other readers.
       x.replaceUsesWithIf(quantized.first, [&](OpOperand &use) {
         return use.getOwner() != first &&
-               !isa<func::ReturnOp>(use.getOwner());
+               !isa<func::ReturnOp>(use.getOwner()) &&
+               !keptReaders.contains(use.getOwner());
       });
     }
     for (const Candidate &c : products) {
       Operation *op = c.product;
+      if (isKept(op)) {
+        remark::analysis(op->getLoc(),
+                         remarkOptions(kFullPrecisionProductRemark, op))
+            << remark::metric("reason", "kept in FP32 (--keep-fp32, or the "
+                                        "accuracy budget's choice)");
+        continue;
+      }
       b.setInsertionPoint(op);
       op->setOperand(1, quantizeWeights(b, op->getLoc(), op->getOperand(1),
                                         c.channelDim));
+    }
+  }
+
+  static void setInsertionPointAfterValue(OpBuilder &b, Value x) {
+    if (auto arg = dyn_cast<BlockArgument>(x))
+      b.setInsertionPointToStart(arg.getOwner());
+    else
+      b.setInsertionPointAfter(x.getDefiningOp());
+  }
+
+  /// mode=simulate: each product `k` gets an entry argument
+  /// `precision_mask_<k>` (tensor<1xf32>, 0 or 1) that chooses at run time
+  /// between f32 and its quantization, simulated in f32: it reads
+  /// `x + m * (qdq(x) - x)` and adds `m * product(x', qdq(W) - W)`. The
+  /// activation's other readers read `x + max(m over its products) *
+  /// (qdq(x) - x)`, as with mode=apply. With every mask 0 the model
+  /// computes as in f32, exactly.
+  void simulate(func::FuncOp func, ArrayRef<Candidate> products,
+                ArrayRef<Value> activations) {
+    MLIRContext *ctx = func.getContext();
+    OpBuilder b(ctx);
+    Block &entry = func.getBody().front();
+    auto maskType = RankedTensorType::get({1}, b.getF32Type());
+    SmallVector<Value> masks;
+    for (auto [k, c] : llvm::enumerate(products)) {
+      unsigned index = func.getNumArguments();
+      if (failed(func.insertArgument(index, maskType, {}, func.getLoc())))
+        return signalPassFailure();
+      func.setArgAttr(index, kNameAttrName,
+                      b.getStringAttr("precision_mask_" + std::to_string(k)));
+      SmallVector<StringRef> nodes;
+      collectNodeNames(c.product->getLoc(), nodes);
+      func.setArgAttr(index, "tessel.nodes",
+                      b.getStrArrayAttr(SmallVector<StringRef>(nodes)));
+      func.setArgAttr(index, "tessel.multiply_adds",
+                      b.getI64IntegerAttr(
+                          multiplyAddsOf(c.product, c.channelDim)));
+      masks.push_back(entry.getArgument(index));
+    }
+    for (auto [i, activation] : llvm::enumerate(activations)) {
+      Value x = activation;
+      setInsertionPointAfterValue(b, x);
+      Location loc = x.getLoc();
+      auto type = cast<RankedTensorType>(x.getType());
+      llvm::SmallPtrSet<Operation *, 8> originalUsers;
+      for (Operation *user : x.getUsers())
+        originalUsers.insert(user);
+      Value qdq =
+          quantizeDequantize(b, loc, x, scales[i], zeroPoints[i]).first;
+      Value delta = SubOp::create(b, loc, type, qdq, x);
+      auto blend = [&](Value m) -> Value {
+        Value scaled = MulOp::create(b, loc, type, delta, m);
+        return AddOp::create(b, loc, type, x, scaled);
+      };
+      Value any;
+      SmallVector<std::pair<Operation *, Value>> readers;
+      for (auto [k, c] : llvm::enumerate(products))
+        if (c.product->getOperand(0) == x) {
+          readers.push_back({c.product, blend(masks[k])});
+          any = any ? MaxOp::create(b, loc, maskType, any, masks[k]).getResult()
+                    : masks[k];
+        }
+      Value others = blend(any);
+      x.replaceUsesWithIf(others, [&](OpOperand &use) {
+        Operation *owner = use.getOwner();
+        return originalUsers.contains(owner) && !isa<func::ReturnOp>(owner) &&
+               llvm::none_of(readers, [&](auto &r) { return r.first == owner; });
+      });
+      for (auto [product, value] : readers)
+        product->setOperand(0, value);
+    }
+    for (auto [k, c] : llvm::enumerate(products)) {
+      Operation *op = c.product;
+      Location loc = op->getLoc();
+      Value weights = op->getOperand(1);
+      auto wType = cast<RankedTensorType>(weights.getType());
+      std::vector<float> w = *getConstantF32Values(weights);
+      QuantizedWeights q =
+          quantizeWeightValues(w, wType.getShape(), c.channelDim);
+      std::vector<float> error(w.size());
+      for (size_t e = 0; e < w.size(); ++e)
+        error[e] = q.dequantized(e) - w[e];
+      b.setInsertionPointAfter(op);
+      Value errorWeights = createF32Constant(b, loc, wType.getShape(), error);
+      // No bias (a Gemm's C) in the correction.
+      Value noBias;
+      if (op->getNumOperands() > 2) {
+        auto bias = cast<RankedTensorType>(op->getOperand(2).getType());
+        noBias = createF32Constant(
+            b, loc, bias.getShape(),
+            std::vector<float>(bias.getNumElements(), 0.0f));
+      }
+      Operation *correction = b.clone(*op);
+      correction->setOperand(1, errorWeights);
+      if (noBias)
+        correction->setOperand(2, noBias);
+      Value y = op->getResult(0);
+      auto type = cast<RankedTensorType>(y.getType());
+      Value scaled =
+          MulOp::create(b, loc, type, correction->getResult(0), masks[k]);
+      Value sum = AddOp::create(b, loc, type, y, scaled);
+      y.replaceAllUsesExcept(sum, sum.getDefiningOp());
     }
   }
 

@@ -233,8 +233,25 @@ def TesselQuantizeProductsPass
     add reads too), and the products' weights become symmetric int8, one
     scale per output channel (`max |w| / 127`), dequantized. `tessel-integer-products` then
     runs them as integer products, as it runs a pre-quantized QDQ model.
-    Run it on the same graph in both modes (the driver runs the same passes
+    Run it on the same graph in every mode (the driver runs the same passes
     before it), so that the candidates are the same.
+
+    `keep` names model nodes whose products stay f32 (`--keep-fp32`, or the
+    choice of `--accuracy-budget`): their weights stay f32 and they read
+    their activation unquantized; an activation that no quantized product
+    reads is not quantized at all. Each gets a `full-precision-product`
+    remark.
+
+    `mode=simulate` (the accuracy budget's search) builds one model in
+    which each candidate product `k` is quantized or not at run time: an
+    entry argument `precision_mask_<k>` (`tensor<1xf32>`, 1 quantizes; arg
+    attributes `tessel.nodes`, `tessel.multiply_adds`) blends the
+    activation it reads, `x + m * (qdq(x) - x)`, and adds
+    `m * product(x', dequantized(W) - W)` to its result; the activation's
+    other readers read it blended by the largest mask of its products.
+    Everything computes in f32: with every mask 0 the model is the f32
+    model, and with a mask 1 the product sees the values the quantized one
+    would, up to f32 rounding.
 
     ```mlir
     %y = tessel.matmul %x, %w : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
@@ -246,11 +263,14 @@ def TesselQuantizeProductsPass
   }];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"apply\"",
-           "instrument (return the candidates) or apply (quantize them)">,
+           "instrument (return the candidates), apply (quantize them) or "
+           "simulate (choose at run time, in f32)">,
     ListOption<"scales", "scales", "double",
                "apply: one activation scale per candidate, in walk order">,
     ListOption<"zeroPoints", "zero-points", "int64_t",
                "apply: one uint8 zero point per candidate">,
+    ListOption<"keep", "keep", "std::string",
+               "apply: the model nodes whose products stay f32">,
   ];
 }
 

@@ -1,0 +1,95 @@
+//===- TemporaryBuild.cpp - A build of the model for the driver to run ----===//
+
+#include "TemporaryBuild.h"
+
+#include "tessel/Driver/Diagnostics.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+using ::tessel::ErrorCode;
+
+TemporaryArtifact &
+TemporaryArtifact::operator=(TemporaryArtifact &&other) noexcept {
+  if (this != &other) {
+    if (!path.empty())
+      llvm::sys::fs::remove(path);
+    path = std::move(other.path);
+    other.path.clear();
+  }
+  return *this;
+}
+
+TemporaryArtifact::~TemporaryArtifact() {
+  if (!path.empty())
+    llvm::sys::fs::remove(path);
+}
+
+FailureOr<TemporaryArtifact> mlir::tessel::buildTemporaryArtifact(
+    ModuleOp module, const DialectRegistry &registry,
+    llvm::StringRef diagnosticsFile, const PipelineOptions &options,
+    llvm::TargetMachine &machine, unsigned optLevel, const ArtifactInfo &info,
+    llvm::function_ref<LogicalResult(ModuleOp)> inspectGraph, ErrorCode &code,
+    std::string &message) {
+  MLIRContext context(registry);
+  TesselDiagnosticHandler diagnostics(&context, diagnosticsFile.str());
+  // The model copied into that context (printed, locations kept, and parsed
+  // there: ops cannot move between contexts).
+  OwningOpRef<ModuleOp> copy;
+  {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    OpPrintingFlags printing;
+    printing.enableDebugInfo();
+    module->print(os, printing);
+    copy = parseSourceString<ModuleOp>(text, &context);
+  }
+  auto fail = [&](ErrorCode c, const std::string &m) {
+    code = c;
+    message = m;
+    return failure();
+  };
+  if (!copy)
+    return fail(ErrorCode::Internal, "cannot copy the model");
+  auto runPhases = [&](Phase first, Phase last) {
+    PassManager pm(&context, ModuleOp::getOperationName());
+    buildPipeline(pm, first, last, options);
+    return pm.run(*copy);
+  };
+  if (failed(runPhases(Phase::Import, Phase::Graph)))
+    return fail(ErrorCode::Lowering, "the build failed (graph phase)");
+  if (failed(inspectGraph(*copy))) {
+    code = ErrorCode::Internal;
+    return failure();
+  }
+  if (failed(runPhases(Phase::Graph, Phase::LLVM)))
+    return fail(ErrorCode::Lowering, "the build failed (code generation)");
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateToArtifactModule(*copy, llvmContext, machine, info, nullptr);
+  if (!llvmModule)
+    return fail(ErrorCode::Lowering, "the build failed (LLVM translation)");
+  optimizeModule(*llvmModule, machine, optLevel);
+  llvm::SmallString<128> object, shared;
+  if (llvm::sys::fs::createTemporaryFile("tessel-build", "o", object) ||
+      llvm::sys::fs::createTemporaryFile("tessel-build", "so", shared))
+    return fail(ErrorCode::OutputFile, "cannot create a temporary file");
+  TemporaryArtifact artifact(shared.str().str());
+  std::string error;
+  LogicalResult built =
+      emitObjectFile(*llvmModule, machine, object.str(), error);
+  if (succeeded(built))
+    built = linkSharedObject(object.str(), shared.str(), error);
+  llvm::sys::fs::remove(object);
+  if (failed(built))
+    return fail(ErrorCode::Target, error);
+  return artifact;
+}
