@@ -201,6 +201,16 @@ struct TesselQuantizeProductsPass
     auto isKept = [&](Operation *op) {
       return kept.contains(getNodeName(op->getLoc()));
     };
+    // A name that is no candidate's is a mistake the user must hear of.
+    for (const std::string &name : keep)
+      if (llvm::none_of(products, [&](const Candidate &c) {
+            return getNodeName(c.product->getLoc()) == name;
+          })) {
+        mlir::emitError(func.getLoc()) << "--keep-fp32 names '" << name
+                         << "', which is no quantized product's node (a "
+                            "Conv, MatMul or Gemm with constant weights)";
+        return signalPassFailure();
+      }
     OpBuilder b(func.getContext());
     for (auto [i, x] : llvm::enumerate(activations)) {
       // The products kept in f32 read `x` itself; with none left to
