@@ -27,6 +27,16 @@ using namespace mlir::tessel;
 
 namespace {
 
+/// A QDQ model's QuantizeLinear or DequantizeLinear: plumbing between the
+/// layers, whose value a returned copy would keep unfolded from its product.
+bool isQuantizationNode(Location loc) {
+  auto fused = dyn_cast<FusedLoc>(loc);
+  auto opType =
+      fused ? dyn_cast_or_null<StringAttr>(fused.getMetadata()) : StringAttr();
+  return opType && (opType.getValue() == "QuantizeLinear" ||
+                    opType.getValue() == "DequantizeLinear");
+}
+
 bool isComparable(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   return type && type.hasStaticShape() && type.getNumElements() > 0 &&
@@ -48,7 +58,8 @@ struct TesselExposeNodeOutputsPass
     // appear; then sorted into program order.
     llvm::MapVector<StringRef, Operation *> lastOp;
     for (Operation &op : body.without_terminator()) {
-      if (isa<ConstantOp>(op) || op.getNumResults() == 0)
+      if (isa<ConstantOp>(op) || op.getNumResults() == 0 ||
+          isQuantizationNode(op.getLoc()))
         continue;
       SmallVector<StringRef> names;
       collectNodeNames(op.getLoc(), names);

@@ -41,3 +41,16 @@ func.func @helper(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = tessel.neg %r : tensor<4xf32> loc(fused<"Neg">["n"])
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// A QDQ model's DequantizeLinear (and QuantizeLinear) are plumbing between
+// layers: not returned.
+// CHECK-LABEL: func.func @qdq
+// CHECK-SAME:    -> (tensor<4xf32>, tensor<4xf32> {tessel.name = "debug:r"})
+func.func @qdq(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tessel.entry} {
+  %d = tessel.neg %x : tensor<4xf32> loc(fused<"DequantizeLinear">["dq"])
+  %r = tessel.relu %d : tensor<4xf32> loc(fused<"Relu">["r"])
+  %y = tessel.neg %r : tensor<4xf32> loc(fused<"Neg">["n"])
+  return %y : tensor<4xf32>
+}
