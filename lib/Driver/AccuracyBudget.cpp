@@ -162,12 +162,11 @@ bool BudgetEvaluator::runAll(const std::string &path,
     error = {ErrorCode::Internal, status.message()};
     return false;
   }
-  std::vector<float> maskValues(model.numInputs(), 0.0f);
-  std::vector<::tessel::Tensor> maskViews(model.numInputs());
+  std::vector<::tessel::Tensor> maskTensors(model.numInputs());
   for (size_t i = 0; i < model.numInputs(); ++i)
     if (maskOf[i] >= 0) {
       if (::tessel::Status status =
-              ::tessel::Tensor::alloc(*model.input(i), maskViews[i]);
+              ::tessel::Tensor::alloc(*model.input(i), maskTensors[i]);
           !status.ok()) {
         error = {ErrorCode::Internal, status.message()};
         return false;
@@ -191,9 +190,9 @@ bool BudgetEvaluator::runAll(const std::string &path,
           inputs.push_back(sample[next++].view());
           continue;
         }
-        maskValues[i] = masks ? (*masks)[maskOf[i]] : 0.0f;
-        inputs.push_back(maskViews[i].view());
-        *static_cast<float *>(maskViews[i].data()) = maskValues[i];
+        *static_cast<float *>(maskTensors[i].data()) =
+            masks ? (*masks)[maskOf[i]] : 0.0f;
+        inputs.push_back(maskTensors[i].view());
       }
       // One untimed run first (when timing), then the timed one.
       for (int attempt = 0; attempt < (medianMs ? 2 : 1); ++attempt) {
@@ -355,6 +354,7 @@ bool BudgetEvaluator::measure(const std::string &path,
 
 bool mlir::tessel::searchAccuracyBudget(BudgetEvaluator &evaluator,
                                         std::vector<BudgetProduct> &products,
+                                        std::vector<size_t> &order,
                                         std::vector<size_t> &kept,
                                         std::vector<SubsetFigures> &allLow,
                                         std::vector<SubsetFigures> &chosen,
@@ -372,15 +372,15 @@ bool mlir::tessel::searchAccuracyBudget(BudgetEvaluator &evaluator,
       return false;
     products[k].sensitivity = evaluator.errorOf(figures);
   }
-  if (evaluator.holds(allLow)) {
-    chosen = allLow;
-    return true;
-  }
-  std::vector<size_t> order(n);
+  order.resize(n);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return products[a].sensitivity > products[b].sensitivity;
   });
+  if (evaluator.holds(allLow)) {
+    chosen = allLow;
+    return true;
+  }
   auto keepFirst = [&](size_t count, std::vector<SubsetFigures> &figures) {
     std::vector<bool> low(n, true);
     for (size_t i = 0; i < count; ++i)

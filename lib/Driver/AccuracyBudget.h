@@ -120,11 +120,12 @@ private:
 
 /// The search: each product's sensitivity (only it in low precision), then
 /// the fewest most-sensitive products kept in FP32 that meet the budget on
-/// every subset (none when all low precision meets it). Fills `kept`
-/// (product indices, most sensitive first) and the simulation's figures of
-/// all-low and of the choice.
+/// every subset (none when all low precision meets it). Fills `order` (the
+/// product indices, most sensitive first), `kept` (its first products) and
+/// the simulation's figures of all-low and of the choice.
 bool searchAccuracyBudget(BudgetEvaluator &evaluator,
                           std::vector<BudgetProduct> &products,
+                          std::vector<size_t> &order,
                           std::vector<size_t> &kept,
                           std::vector<SubsetFigures> &allLow,
                           std::vector<SubsetFigures> &chosen,

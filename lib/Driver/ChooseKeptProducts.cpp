@@ -18,7 +18,6 @@
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
-#include <numeric>
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -140,11 +139,11 @@ bool mlir::tessel::chooseKeptProducts(
     return false;
   }
   BudgetEvaluator evaluator(budget, std::move(sets));
-  std::vector<size_t> kept;
+  std::vector<size_t> order, kept;
   std::vector<SubsetFigures> allLow, chosen;
   if (!evaluator.loadSimulation(simulated->getPath(), products.size(),
                                 failure) ||
-      !searchAccuracyBudget(evaluator, products, kept, allLow, chosen,
+      !searchAccuracyBudget(evaluator, products, order, kept, allLow, chosen,
                             failure)) {
     code = failure.code;
     message = failure.message;
@@ -154,11 +153,6 @@ bool mlir::tessel::chooseKeptProducts(
   // The real build of the choice; while it misses the budget (the
   // simulation sums in f32 where the kernels sum integers), keep the next
   // most sensitive product too.
-  std::vector<size_t> order(products.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return products[a].sensitivity > products[b].sensitivity;
-  });
   auto keepList = [&](const std::vector<size_t> &indices) {
     std::vector<std::string> names;
     for (size_t k : indices)
@@ -230,10 +224,14 @@ bool mlir::tessel::chooseKeptProducts(
         {"multiply_adds", products[k].multiplyAdds}});
   }
   // Estimated: the kept multiply-adds at FP32's rate instead of the integer
-  // kernel's (4x on VNNI), relative to the all-low-precision model.
+  // kernel's, relative to the all-low-precision model: VNNI's vpdpbusd does
+  // 4x the FP32 FMA's multiply-adds, AVX2's vpmaddwd 2x.
   double share = totalMacs ? double(keptMacs) / double(totalMacs) : 0.0;
-  constexpr double kIntegerSpeedup = 4.0;
-  double estimated = (1.0 - share) + share * kIntegerSpeedup;
+  const CpuTargetInfo &target = options.target;
+  double integerSpeedup = target.avx512Vnni || target.avxVnni ? 4.0
+                          : hasEightBitProductKernel(target)  ? 2.0
+                                                              : 1.0;
+  double estimated = (1.0 - share) + share * integerSpeedup;
   llvm::json::Array sensitivities;
   for (size_t k : order)
     sensitivities.push_back(llvm::json::Object{

@@ -161,26 +161,31 @@ def load_inputs(args, infos) -> dict[str, np.ndarray]:
     return inputs
 
 
-def run_artifact(path: str, inputs, threads: int):
+def run_artifact(path: str, inputs_for, threads: int):
+    """Loads the artifact at ``path`` once, asks ``inputs_for(its input
+    infos)`` for its inputs, and runs it: returns (inputs, output names,
+    outputs)."""
     import tessel
 
     try:
         with tessel.load(path) as model, model.session(threads) as session:
+            inputs = inputs_for(list(model.inputs))
             outputs = session.run({i.name: inputs[i.name] for i in model.inputs})
-            names = [o.name for o in model.outputs]
-            return names, outputs
+            return inputs, [o.name for o in model.outputs], outputs
     except tessel.TesselError as error:
         raise RunError(f"{path}: {error}") from error
 
 
-def artifact_inputs(path: str):
-    import tessel
-
-    try:
-        with tessel.load(path) as model:
-            return list(model.inputs)
-    except tessel.TesselError as error:
-        raise RunError(f"{path}: {error}") from error
+def same_inputs(inputs, path: str):
+    """``inputs_for`` for a second artifact: the first one's inputs, which
+    must be all it takes."""
+    def inputs_for(infos):
+        missing = [i.name for i in infos if i.name not in inputs]
+        if missing:
+            raise UsageError(f"{path} takes inputs the first artifact does not: "
+                             + ", ".join(missing))
+        return inputs
+    return inputs_for
 
 
 def run_onnxruntime(model, wanted: list[str], inputs, threads: int) -> dict:
@@ -317,9 +322,8 @@ def compare(args, out=sys.stdout) -> int:
             raise UsageError(f"cannot read {model_path}: {error}") from error
         op_types = {name: op for name, (op, _) in onnx_nodes(model).items()}
 
-    infos = artifact_inputs(args.artifact)
-    inputs = load_inputs(args, infos)
-    names_a, outputs_a = run_artifact(args.artifact, inputs, args.threads)
+    inputs, names_a, outputs_a = run_artifact(
+        args.artifact, lambda infos: load_inputs(args, infos), args.threads)
     if not any(n.startswith(DEBUG_PREFIX) for n in names_a):
         print(f"tessel-compare: warning: {args.artifact} has no debug outputs "
               "(compile it with --debug-outputs): only the model's outputs are "
@@ -351,7 +355,8 @@ def compare(args, out=sys.stdout) -> int:
                      if name.startswith(DEBUG_PREFIX) else name)
             reference[name] = stored.get(name, stored.get(plain))
     else:
-        names_b, outputs_b = run_artifact(reference_path, inputs, args.threads)
+        _, _, outputs_b = run_artifact(reference_path,
+                                       same_inputs(inputs, reference_path), args.threads)
         reference = dict(outputs_b)
 
     rows = build_rows(names_a, outputs_a, reference.get, op_types)
