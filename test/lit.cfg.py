@@ -55,6 +55,11 @@ for module in ("onnx", "numpy", "onnxruntime"):
                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
         lit_config.fatal("the Python module '%s' is missing for %s; run scripts/setup.sh"
                          % (module, python))
+# tessel-compare is the Python package's tool: a build without the package
+# (-DTESSEL_BUILD_PYTHON=OFF, as the sanitized build) has none, and the tests
+# that need it say `REQUIRES: python-package`.
+if config.tessel_build_python.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("python-package")
 # Hardware the tests may depend on (artifacts compiled for other CPUs).
 try:
     with open("/proc/cpuinfo") as f:
