@@ -9,6 +9,9 @@
 
 #include <nanobind/stl/string.h>
 
+#include <cstddef>
+#include <cstdint>
+
 namespace tessel::python {
 
 static std::string text(const char *value) { return value ? value : ""; }
@@ -38,6 +41,12 @@ Model::Model(tessel_model *model, std::string path)
   descriptor["abi_version"] = nb::make_tuple(desc->abi_major, desc->abi_minor);
   descriptor["workspace_size"] = desc->workspace_size;
   descriptor["weights_size"] = desc->weights_size;
+  // ABI 1.2's flags; an older artifact has none.
+  constexpr size_t kFlagsEnd =
+      offsetof(tessel_model_desc, flags) + sizeof(uint32_t);
+  descriptor["nondeterministic"] =
+      desc->struct_size >= kFlagsEnd &&
+      (desc->flags & TESSEL_MODEL_NONDETERMINISTIC) != 0;
 }
 
 static Model *load(const std::string &path) {
@@ -52,8 +61,10 @@ static Model *load(const std::string &path) {
   return new Model(model, path);
 }
 
-static Session *createSession(Model &model, int32_t numThreads) {
-  tessel_session_options options{sizeof(tessel_session_options), numThreads};
+static Session *createSession(Model &model, int32_t numThreads,
+                              uint64_t resultCacheBytes) {
+  tessel_session_options options{sizeof(tessel_session_options), numThreads,
+                                 resultCacheBytes};
   tessel_session *session = nullptr;
   tessel_status status = nullptr;
   bool closed = false;
@@ -81,7 +92,8 @@ void bindModel(nb::module_ &module) {
               "[(name, dtype name, shape)] in descriptor order")
       .def_ro("outputs", &Model::outputs)
       .def_ro("descriptor", &Model::descriptor)
-      .def("session", &createSession, nb::arg("num_threads"))
+      .def("session", &createSession, nb::arg("num_threads"),
+           nb::arg("result_cache_bytes") = 0)
       .def("close", [](Model &model) { model.guard.close(); })
       .def_prop_ro("closed", [](Model &model) { return model.guard.closed(); });
 }

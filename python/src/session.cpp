@@ -247,6 +247,32 @@ void PendingRun::wait() {
   check(status);
 }
 
+static nb::dict cacheStats(Session &session) {
+  tessel_cache_stats stats{};
+  stats.struct_size = sizeof(stats);
+  tessel_status status = nullptr;
+  bool closed = false;
+  {
+    nb::gil_scoped_release noGil;
+    auto use = session.guard.use();
+    if (!use.handle)
+      closed = true;
+    else
+      status = tessel_session_get_cache_stats(use.handle, &stats);
+  }
+  if (closed)
+    session.guard.raiseClosed();
+  check(status);
+  nb::dict out;
+  out["hits"] = stats.hits;
+  out["misses"] = stats.misses;
+  out["evictions"] = stats.evictions;
+  out["entries"] = stats.entries;
+  out["bytes"] = stats.bytes;
+  out["capacity_bytes"] = stats.capacity_bytes;
+  return out;
+}
+
 void bindSession(nb::module_ &module) {
   nb::class_<Session>(module, "Session")
       .def_prop_ro("num_threads",
@@ -274,6 +300,9 @@ void bindSession(nb::module_ &module) {
            nb::arg("outputs"),
            "Queues one run on `stream`; the arrays must stay alive until "
            "the returned PendingRun's wait() has returned.")
+      .def("cache_stats", &cacheStats,
+           "The counts of the session's result cache, a dict (all 0 "
+           "without one).")
       .def("close", [](Session &session) { session.guard.close(); })
       .def_prop_ro("closed",
                    [](Session &session) { return session.guard.closed(); });

@@ -63,6 +63,9 @@ class Descriptor:
     abi_version: tuple[int, int]
     workspace_size: int
     weights_size: int
+    # ABI 1.2's TESSEL_MODEL_NONDETERMINISTIC: a session never caches its
+    # results (False for older artifacts).
+    nondeterministic: bool = False
 
 
 def _describe(tensor: TensorInfo) -> str:
@@ -105,14 +108,30 @@ class Model(_Closable):
         self.outputs: list[TensorInfo] = [TensorInfo(*info) for info in ext_model.outputs]
         self.descriptor = Descriptor(**ext_model.descriptor)
 
-    def session(self, num_threads: int = 0) -> Session:
+    def session(self, num_threads: int = 0,
+                result_cache_bytes: int = 0) -> Session:
         """A new session (workspace and threads) for this model.
-        ``num_threads`` 0 means every core the process may use."""
+        ``num_threads`` 0 means every core the process may use.
+
+        ``result_cache_bytes`` > 0 gives the session a result cache of that
+        many bytes: a run whose inputs equal, byte for byte, those of an
+        earlier run still cached returns a copy of that run's outputs without
+        running the model; least recently used entries are evicted, and each
+        counts its inputs' and outputs' bytes. A non-deterministic model
+        (``descriptor.nondeterministic``) gets no cache. See
+        ``Session.cache_stats``."""
         if isinstance(num_threads, bool) or not isinstance(num_threads, int) \
                 or not -2**31 <= num_threads < 2**31:
             raise TesselError(INVALID_ARGUMENT,
                               f"num_threads must be an int >= 0, not {num_threads!r}")
-        return Session(self._ext_object.session(num_threads), self.inputs, self.outputs)
+        if isinstance(result_cache_bytes, bool) \
+                or not isinstance(result_cache_bytes, int) \
+                or not 0 <= result_cache_bytes < 2**64:
+            raise TesselError(
+                INVALID_ARGUMENT, "result_cache_bytes must be an int >= 0 "
+                f"(0: no cache), not {result_cache_bytes!r}")
+        return Session(self._ext_object.session(num_threads, result_cache_bytes),
+                       self.inputs, self.outputs)
 
     def __repr__(self) -> str:
         state = ", closed" if self.closed else ""
@@ -155,6 +174,13 @@ class Session(_Closable):
     @property
     def num_threads(self) -> int:
         return self._ext_object.num_threads
+
+    def cache_stats(self) -> dict[str, int]:
+        """The counts of the session's result cache: ``hits``, ``misses``,
+        ``evictions``, ``entries``, ``bytes`` (held now, never above the
+        bound) and ``capacity_bytes`` (the bound; 0, like every count, when
+        the session has no cache)."""
+        return self._ext_object.cache_stats()
 
     def run(self, inputs: Inputs) -> dict[str, np.ndarray]:
         """Runs the model once and returns its outputs by name, in the

@@ -100,3 +100,17 @@ def failing_model_so(build_dir, tmp_path_factory) -> Path:
     so that its entry returns 7: every run fails with a runtime error."""
     return _build_fixture(tmp_path_factory, "add_fails", "-DFIXTURE_ENTRY_FAILS",
                           source=RUNTIME_FIXTURES / "add_model.c")
+
+
+@pytest.fixture(scope="session")
+def add_model_so(build_dir, tmp_path_factory) -> Path:
+    """The runtime tests' add artifact: float32[2,3] "a" + "b" -> "y"."""
+    return _build_fixture(tmp_path_factory, "add", source=RUNTIME_FIXTURES / "add_model.c")
+
+
+@pytest.fixture(scope="session")
+def nondeterministic_model_so(build_dir, tmp_path_factory) -> Path:
+    """The same, its descriptor flagged TESSEL_MODEL_NONDETERMINISTIC."""
+    return _build_fixture(tmp_path_factory, "add_nondeterministic",
+                          "-DFIXTURE_NONDETERMINISTIC",
+                          source=RUNTIME_FIXTURES / "add_model.c")

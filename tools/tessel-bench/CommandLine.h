@@ -10,6 +10,10 @@ namespace tessel::bench {
 /// returns false (leaving `out` alone) otherwise.
 bool parseLong(const char *text, long minimum, long &out);
 
+/// Parses all of `text` as a decimal number in [`minimum`, `maximum`] into
+/// `out`; returns false (leaving `out` alone) otherwise.
+bool parseDouble(const char *text, double minimum, double maximum, double &out);
+
 } // namespace tessel::bench
 
 #endif // TESSEL_TOOLS_TESSEL_BENCH_COMMANDLINE_H

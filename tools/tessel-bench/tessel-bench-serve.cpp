@@ -5,14 +5,21 @@
 //   tessel-bench-serve scheduler MODEL.so... [--clients C] [--requests R]
 //                      [--max-batch N] [--window-us W] [--queue-limit Q]
 //                      [--concurrent-batches K] [--threads T] [--json]
+//   tessel-bench-serve cache MODEL.so [--requests R] [--repeat-share P]
+//                      [--cache-bytes B] [--threads T] [--repeats K] [--json]
 //
 // `streams` queues R runs of one session round-robin on N streams and
 // reports runs per second (the median of K repeats). `scheduler` serves the
 // requests of C closed-loop clients (each submits one sample, waits for it,
 // submits the next) through a tessel::Scheduler over the given models (one
 // network compiled per batch size), and reports requests per second, the
-// request latency's p50 and p99, and the mean batch. Inputs are seeded
-// random values. Exit codes: 0 ok, 2 bad usage, 3 a load or run failure.
+// request latency's p50 and p99, and the mean batch. `cache` runs one
+// stream of R requests, a share P of which repeat an earlier request's
+// inputs, through a session without and one with a result cache, and reports
+// both throughputs, the cache's hits, misses and evictions, and whether every
+// output of the cached session equals the full run's, byte for byte. Inputs
+// are seeded random values. Exit codes: 0 ok, 1 a cached output differs, 2
+// bad usage, 3 a load or run failure.
 // See docs/runtime.md.
 //
 //===----------------------------------------------------------------------===//
@@ -44,11 +51,17 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 constexpr const char *kToolName = "tessel-bench-serve";
-enum ExitCode : int { kExitOk = 0, kExitUsage = 2, kExitRuntime = 3 };
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitMismatch = 1,
+  kExitUsage = 2,
+  kExitRuntime = 3
+};
 
 const char *const kUsage =
     R"(usage: tessel-bench-serve streams MODEL.so [options]
        tessel-bench-serve scheduler MODEL.so [MODEL.so...] [options]
+       tessel-bench-serve cache MODEL.so [options]
 
 streams: the throughput of runs of one session queued on several streams.
   --streams N             streams (default 2)
@@ -67,7 +80,16 @@ one network compiled for several batch sizes (--input-shape).
   --queue-limit Q         the queue limit (default 1024)
   --concurrent-batches K  batches running at once (default 1)
 
-both:
+cache: one stream of requests through a session without and one with a
+result cache; every output of the cached session must equal the full run's.
+  --requests R            requests in the stream (default 200)
+  --warmup W              untimed runs first (default 10)
+  --repeat-share P        the share of requests that repeat an earlier
+                          request's inputs, in [0, 1] (default 0.5)
+  --cache-bytes B         the cache's bound (default 268435456, 256 MiB)
+  --repeats K             timed repeats; the median is reported (default 3)
+
+all:
   --threads T             threads of each run's parallel loops (default 1;
                           0 = all cores)
   --seed S                seed of the random inputs (default 0)
@@ -79,8 +101,10 @@ struct Options {
   std::string mode;
   std::vector<std::string> models;
   long streams = 2, runs = 200, warmup = 10, repeats = 3;
-  long clients = 16, requests = 2000, maxBatch = 0, windowUs = 2000;
+  long clients = 16, requests = 0, maxBatch = 0, windowUs = 2000;
   long queueLimit = 0, concurrentBatches = 0, threads = 1, seed = 0;
+  long cacheBytes = 256L << 20;
+  double repeatShare = 0.5;
   bool json = false;
 };
 
@@ -109,6 +133,7 @@ int parseArgs(int argc, char **argv, Options &opts) {
       {"--concurrent-batches", {&opts.concurrentBatches, 1}},
       {"--threads", {&opts.threads, 0}},
       {"--seed", {&opts.seed, 0}},
+      {"--cache-bytes", {&opts.cacheBytes, 1}},
   };
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -118,6 +143,10 @@ int parseArgs(int argc, char **argv, Options &opts) {
     }
     if (arg == "--json") {
       opts.json = true;
+    } else if (arg == "--repeat-share") {
+      if (i + 1 >= argc ||
+          !bench::parseDouble(argv[++i], 0.0, 1.0, opts.repeatShare))
+        return usageError(arg + " needs a number in [0, 1]");
     } else if (auto it = integers.find(arg); it != integers.end()) {
       long minimum = it->second.second;
       if (i + 1 >= argc ||
@@ -127,9 +156,9 @@ int parseArgs(int argc, char **argv, Options &opts) {
     } else if (arg.rfind("--", 0) == 0) {
       return usageError("unknown option '" + arg + "'");
     } else if (opts.mode.empty()) {
-      if (arg != "streams" && arg != "scheduler")
-        return usageError("the mode is 'streams' or 'scheduler', not '" + arg +
-                          "'");
+      if (arg != "streams" && arg != "scheduler" && arg != "cache")
+        return usageError(
+            "the mode is 'streams', 'scheduler' or 'cache', not '" + arg + "'");
       opts.mode = arg;
     } else {
       opts.models.push_back(arg);
@@ -137,10 +166,12 @@ int parseArgs(int argc, char **argv, Options &opts) {
   }
   if (opts.mode.empty())
     return usageError("no mode given");
+  if (opts.requests == 0)
+    opts.requests = opts.mode == "cache" ? 200 : 2000;
   if (opts.models.empty())
     return usageError("no model given");
-  if (opts.mode == "streams" && opts.models.size() != 1)
-    return usageError("streams takes one model");
+  if (opts.mode != "scheduler" && opts.models.size() != 1)
+    return usageError(opts.mode + " takes one model");
   return -1;
 }
 
@@ -352,6 +383,133 @@ int runScheduler(const Options &opts, const bench::MachineInfo &machine) {
   return kExitOk;
 }
 
+/// The bytes of `tensors`, one after another.
+std::vector<unsigned char>
+concatenated(const std::vector<io::HostTensor> &tensors) {
+  std::vector<unsigned char> out;
+  for (const io::HostTensor &tensor : tensors)
+    out.insert(out.end(), tensor.bytes.begin(), tensor.bytes.end());
+  return out;
+}
+
+int runCache(const Options &opts, const bench::MachineInfo &machine) {
+  Model model;
+  if (Status status = Model::load(opts.models[0], model); !status.ok())
+    return runtimeError(status);
+  // The stream: a request repeats, with probability P, the inputs of an
+  // earlier request (uniformly among the distinct ones so far), otherwise
+  // it has fresh random inputs.
+  std::mt19937_64 rng(uint64_t(opts.seed));
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+  std::vector<std::vector<io::HostTensor>> distinct;
+  std::vector<size_t> stream(size_t(opts.requests));
+  size_t repeated = 0;
+  for (size_t &request : stream) {
+    if (!distinct.empty() && coin(rng) < opts.repeatShare) {
+      request = size_t(rng() % distinct.size());
+      ++repeated;
+    } else {
+      request = distinct.size();
+      distinct.push_back(randomTensors(model, false, -1, rng));
+    }
+  }
+  std::vector<std::vector<tessel_tensor_view>> inputViews;
+  for (auto &inputs : distinct)
+    inputViews.push_back(views(inputs));
+  std::vector<io::HostTensor> outputs = randomTensors(model, true, -1, rng);
+  std::vector<tessel_tensor_view> outputViews = views(outputs);
+  size_t entryBytes =
+      concatenated(distinct[0]).size() + concatenated(outputs).size();
+
+  // Runs the stream on `session`, keeping every request's outputs in
+  // `results`; returns the requests per second, or < 0 after a failure.
+  auto runStream = [&](Session &session,
+                       std::vector<std::vector<unsigned char>> &results) {
+    results.assign(stream.size(), {});
+    double seconds = 0;
+    for (size_t r = 0; r < stream.size(); ++r) {
+      auto start = Clock::now();
+      Status status = session.run(inputViews[stream[r]], outputViews);
+      seconds += std::chrono::duration<double>(Clock::now() - start).count();
+      if (!status.ok()) {
+        runtimeError(status);
+        return -1.0;
+      }
+      results[r] = concatenated(outputs); // outside the timed run
+    }
+    return double(stream.size()) / seconds;
+  };
+  Session plain;
+  if (Status status = Session::create(model, plain, int32_t(opts.threads));
+      !status.ok())
+    return runtimeError(status);
+  for (long w = 0; w < opts.warmup; ++w)
+    if (Status status = plain.run(inputViews[0], outputViews); !status.ok())
+      return runtimeError(status);
+
+  std::vector<double> plainRates, cachedRates;
+  std::vector<std::vector<unsigned char>> full, fromCache;
+  tessel_cache_stats stats{};
+  size_t mismatches = 0;
+  for (long k = 0; k < opts.repeats; ++k) {
+    double rate = runStream(plain, full);
+    if (rate < 0)
+      return kExitRuntime;
+    plainRates.push_back(rate);
+    // A fresh cache per repeat.
+    Session cached;
+    if (Status status = Session::create(model, cached, int32_t(opts.threads),
+                                        uint64_t(opts.cacheBytes));
+        !status.ok())
+      return runtimeError(status);
+    rate = runStream(cached, fromCache);
+    if (rate < 0)
+      return kExitRuntime;
+    cachedRates.push_back(rate);
+    if (Status status = cached.cacheStats(stats); !status.ok())
+      return runtimeError(status);
+    for (size_t r = 0; r < stream.size(); ++r)
+      mismatches += fromCache[r] != full[r];
+  }
+  double plainRate = median(plainRates), cachedRate = median(cachedRates);
+  if (mismatches)
+    std::fprintf(stderr,
+                 "%s: %zu outputs of the cached session differ from the full "
+                 "runs' (of %zu)\n",
+                 kToolName, mismatches, stream.size() * size_t(opts.repeats));
+  if (!opts.json) {
+    std::printf(
+        "%s: %zu requests, repeat share %.2f (%zu repeat an earlier "
+        "request's inputs), %d thread(s): %.2f requests/s without a cache, "
+        "%.2f with (%.2fx; median of %ld); %llu hits, %llu misses, %llu "
+        "evictions (bound %ld bytes, %zu per entry); %s (load average "
+        "%.2f)\n",
+        opts.models[0].c_str(), stream.size(), opts.repeatShare, repeated,
+        plain.numThreads(), plainRate, cachedRate, cachedRate / plainRate,
+        opts.repeats, (unsigned long long)stats.hits,
+        (unsigned long long)stats.misses, (unsigned long long)stats.evictions,
+        opts.cacheBytes, entryBytes,
+        mismatches ? "SOME OUTPUTS DIFFER"
+                   : "every output equals the full run's",
+        machine.loadAverage);
+  } else {
+    std::printf(
+        "{\"mode\": \"cache\", \"requests\": %zu, \"repeat_share\": %.4f, "
+        "\"repeated_requests\": %zu, \"distinct_inputs\": %zu, "
+        "\"threads\": %d, \"cache_bytes\": %ld, \"entry_bytes\": %zu, "
+        "\"repeats\": %ld, \"plain_requests_per_s\": %.4f, "
+        "\"cached_requests_per_s\": %.4f, \"speedup\": %.4f, \"hits\": "
+        "%llu, \"misses\": %llu, \"evictions\": %llu, \"mismatches\": %zu, "
+        "\"load_average\": %.2f}\n",
+        stream.size(), opts.repeatShare, repeated, distinct.size(),
+        plain.numThreads(), opts.cacheBytes, entryBytes, opts.repeats,
+        plainRate, cachedRate, cachedRate / plainRate,
+        (unsigned long long)stats.hits, (unsigned long long)stats.misses,
+        (unsigned long long)stats.evictions, mismatches, machine.loadAverage);
+  }
+  return mismatches ? kExitMismatch : kExitOk;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -359,6 +517,8 @@ int main(int argc, char **argv) {
   if (int rc = parseArgs(argc, argv, opts); rc >= 0)
     return rc;
   bench::MachineInfo machine = bench::readMachineInfo();
+  if (opts.mode == "cache")
+    return runCache(opts, machine);
   return opts.mode == "streams" ? runStreams(opts, machine)
                                 : runScheduler(opts, machine);
 }

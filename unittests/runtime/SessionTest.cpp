@@ -250,7 +250,7 @@ TEST(SessionTest, Options) {
             TESSEL_OK);
   tessel_session *session = nullptr;
 
-  tessel_session_options options{sizeof(tessel_session_options), 3};
+  tessel_session_options options{sizeof(tessel_session_options), 3, 0};
   ASSERT_EQ(take(tessel_session_create(model, &options, &session)).code,
             TESSEL_OK);
   EXPECT_EQ(tessel_session_num_threads(session), 3);
@@ -269,7 +269,7 @@ TEST(SessionTest, Options) {
   EXPECT_THAT(result.message, HasSubstr("num_threads is -2"));
   EXPECT_EQ(session, nullptr);
 
-  options = {0, 1};
+  options = {0, 1, 0};
   result = take(tessel_session_create(model, &options, &session));
   EXPECT_EQ(result.code, TESSEL_INVALID_ARGUMENT);
   EXPECT_THAT(result.message, HasSubstr("struct_size"));

@@ -45,9 +45,32 @@ expect_rc 0 "scheduler table" "$tool" scheduler "$b1" --max-batch 1 --clients 2 
 grep -q 'max batch 1, window 2000 us, 2 clients: [0-9.]* requests/s' out.txt ||
   fail "scheduler table: $(cat out.txt)"
 
+expect_rc 0 "cache json" "$tool" cache "$b1" --requests 400 --repeat-share 0.5 \
+  --repeats 2 --json
+python3 - out.txt <<'PY' || fail "cache json"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["mode"] == "cache" and r["requests"] == 400, r
+# Seeded: about half the requests repeat; with room for every entry, each
+# repeat is a hit, and every output equals the full run's.
+assert 150 < r["repeated_requests"] < 250, r
+assert r["distinct_inputs"] + r["repeated_requests"] == 400, r
+assert r["hits"] == r["repeated_requests"] and r["misses"] == r["distinct_inputs"], r
+assert r["evictions"] == 0 and r["mismatches"] == 0 and r["entry_bytes"] == 28, r
+assert r["plain_requests_per_s"] > 0 and r["cached_requests_per_s"] > 0, r
+PY
+
+expect_rc 0 "cache table, small bound" "$tool" cache "$b1" --requests 100 \
+  --cache-bytes 100 --repeats 1
+grep -q 'evictions (bound 100 bytes, 28 per entry); every output equals the full run' out.txt ||
+  fail "cache table: $(cat out.txt)"
+expect_rc 2 "bad repeat share" "$tool" cache "$b1" --repeat-share 1.5
+grep -q -- "--repeat-share needs a number in \[0, 1\]" err.txt || fail "repeat share message"
+
 expect_rc 2 "no mode" "$tool"
 expect_rc 2 "bad mode" "$tool" serve "$b1"
-grep -q "the mode is 'streams' or 'scheduler', not 'serve'" err.txt || fail "bad mode message"
+grep -q "the mode is 'streams', 'scheduler' or 'cache', not 'serve'" err.txt ||
+  fail "bad mode message"
 expect_rc 2 "two models for streams" "$tool" streams "$b1" "$b4"
 expect_rc 2 "bad integer" "$tool" streams "$b1" --streams 0
 expect_rc 3 "mismatched models" "$tool" scheduler "$b4" "$wide"

@@ -50,7 +50,7 @@ public:
   llvm::StructType *modelDescType() {
     return llvm::StructType::get(
         ctx, {i32, i16, i16, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, i32, i32,
-              ptrTy, ptrTy, ptrTy, ptrTy, i64, i64, i64, ptrTy});
+              ptrTy, ptrTy, ptrTy, ptrTy, i64, i64, i64, ptrTy, i32});
   }
 
   /// A private array of tessel_tensor_desc.
@@ -133,7 +133,8 @@ LogicalResult checkLayout(const llvm::DataLayout &layout,
       offsetof(tessel_model_desc, workspace_size),
       offsetof(tessel_model_desc, workspace_alignment),
       offsetof(tessel_model_desc, weights_size),
-      offsetof(tessel_model_desc, input_values)};
+      offsetof(tessel_model_desc, input_values),
+      offsetof(tessel_model_desc, flags)};
   auto check = [&](llvm::StructType *ty, llvm::ArrayRef<size_t> offsets,
                    size_t size) {
     const llvm::StructLayout *sl = layout.getStructLayout(ty);
@@ -272,7 +273,10 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
       llvm::ConstantInt::get(b.i64, workspaceSize),
       llvm::ConstantInt::get(b.i64, 64),
       llvm::ConstantInt::get(b.i64, weightsSize),
-      b.fixedValueTable(signature->inputs)};
+      b.fixedValueTable(signature->inputs),
+      // No op Tessel compiles is random, so no artifact is
+      // TESSEL_MODEL_NONDETERMINISTIC (abi.h) yet.
+      llvm::ConstantInt::get(b.i32, 0)};
   auto *desc = new llvm::GlobalVariable(
       *llvmModule, b.modelDescType(), true, llvm::GlobalValue::InternalLinkage,
       llvm::ConstantStruct::get(b.modelDescType(), fields),

@@ -32,7 +32,7 @@ extern "C" {
 #endif
 
 #define TESSEL_ABI_MAJOR 1
-#define TESSEL_ABI_MINOR 1
+#define TESSEL_ABI_MINOR 2
 
 /* The symbol every artifact exports. */
 #define TESSEL_MODEL_SYMBOL "tessel_model_v1"
@@ -114,7 +114,17 @@ typedef struct tessel_model_desc {
    * like the input's buffer. The code computes with that value, so a caller
    * must pass exactly it; the runtime refuses any other. */
   const void *const *input_values;
+  /* ABI 1.2: TESSEL_MODEL_* bits; a reader treats a descriptor whose
+   * struct_size ends before this field as flags 0, and ignores bits it does
+   * not know. */
+  uint32_t flags;
 } tessel_model_desc;
+
+/* `flags`: the outputs may differ between two runs on the same inputs (a
+ * random op, say), so the runtime never serves them from its result cache
+ * (tessel_session_options.result_cache_bytes). No op Tessel compiles today
+ * is random: the compiler writes 0. */
+#define TESSEL_MODEL_NONDETERMINISTIC 1u
 
 typedef const tessel_model_desc *(*tessel_model_fn)(void);
 

@@ -206,6 +206,15 @@ typedef struct tessel_session_options {
    * the thread running the model included; 0: all cores available to the
    * process. Capped at tessel_runtime_num_threads(). */
   int32_t num_threads;
+  /* The bound, in bytes, of the session's result cache; 0: no cache. When
+   * set, a run whose inputs equal, byte for byte, those of an earlier
+   * successful run still cached gets a copy of that run's outputs without
+   * running the model. Entries count their stored inputs and outputs
+   * against the bound and are evicted least recently used first; one
+   * larger than the bound is not stored. A model whose descriptor has
+   * TESSEL_MODEL_NONDETERMINISTIC gets no cache (its stats show capacity
+   * 0). See docs/runtime.md, "Result cache". */
+  uint64_t result_cache_bytes;
 } tessel_session_options;
 
 /* Creates a session for `model` and stores it in `*out_session`. `options`
@@ -217,6 +226,27 @@ typedef struct tessel_session_options {
 TESSEL_API tessel_status tessel_session_create(
     tessel_model *model, const tessel_session_options *options,
     tessel_session **out_session);
+
+/* What a result cache has done since it was created. Set `struct_size` to
+ * sizeof(tessel_cache_stats) before the call; fields are only ever
+ * appended. */
+typedef struct tessel_cache_stats {
+  uint32_t struct_size;
+  uint64_t hits;           /* runs served from the cache */
+  uint64_t misses;         /* runs that looked and ran the model */
+  uint64_t evictions;      /* entries dropped to stay within the bound */
+  uint64_t entries;        /* entries held now */
+  uint64_t bytes;          /* their stored inputs and outputs, <= capacity */
+  uint64_t capacity_bytes; /* the bound; 0 when there is no cache */
+} tessel_cache_stats;
+
+/* Fills `*out_stats` (up to its struct_size) with the counts of the
+ * session's result cache; all zero when the session has none (no
+ * result_cache_bytes, or a non-deterministic model). Errors:
+ * TESSEL_INVALID_ARGUMENT (a NULL argument, a struct_size too small).
+ * Thread-safe. */
+TESSEL_API tessel_status tessel_session_get_cache_stats(
+    const tessel_session *session, tessel_cache_stats *out_stats);
 
 /* Drops the caller's ownership of `session` (NULL is a no-op). Runs already
  * queued on streams keep the session (and its model) alive until they have
@@ -240,6 +270,9 @@ TESSEL_API int32_t tessel_session_num_threads(const tessel_session *session);
  * Errors: TESSEL_INVALID_ARGUMENT (a mismatch; the message names the
  * tensor), TESSEL_RUNTIME_ERROR (the entry returned non-zero; outputs are
  * then unspecified), TESSEL_OUT_OF_MEMORY (no workspace could be allocated).
+ * With a result cache (tessel_session_options.result_cache_bytes), the
+ * checks come first, then a hit copies the cached outputs and runs nothing;
+ * a failed run is never cached.
  *
  * Thread-safe: concurrent runs on one session (from threads or streams) run
  * in parallel, each with a workspace of its own; the session allocates one

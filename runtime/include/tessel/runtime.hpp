@@ -258,10 +258,12 @@ public:
   Session &operator=(const Session &) = delete;
   ~Session() { tessel_session_release(session); }
 
-  /// Creates a session for `model` into `out`; `numThreads` 0 = all cores.
-  static Status create(const Model &model, Session &out,
-                       int32_t numThreads = 0) {
-    tessel_session_options options{sizeof(tessel_session_options), numThreads};
+  /// Creates a session for `model` into `out`; `numThreads` 0 = all cores;
+  /// `resultCacheBytes` 0 = no result cache (see tessel_session_options).
+  static Status create(const Model &model, Session &out, int32_t numThreads = 0,
+                       uint64_t resultCacheBytes = 0) {
+    tessel_session_options options{sizeof(tessel_session_options), numThreads,
+                                   resultCacheBytes};
     tessel_session *created = nullptr;
     Status status(tessel_session_create(model.get(), &options, &created));
     if (status.ok()) {
@@ -274,6 +276,13 @@ public:
   bool valid() const { return session != nullptr; }
   tessel_session *get() const { return session; }
   int32_t numThreads() const { return tessel_session_num_threads(session); }
+
+  /// The counts of the session's result cache (all 0 without one).
+  Status cacheStats(tessel_cache_stats &out) const {
+    out = tessel_cache_stats{};
+    out.struct_size = sizeof(out);
+    return Status(tessel_session_get_cache_stats(session, &out));
+  }
 
   /// Runs once; views in descriptor order (see tessel_session_run).
   Status run(const tessel_tensor_view *inputs, size_t numInputs,

@@ -65,6 +65,13 @@ typedef struct tessel_scheduler_options {
   /* The threads of each batch's parallel loops, as
    * tessel_session_options.num_threads. Default (0): all cores. */
   int32_t num_threads;
+  /* The bound, in bytes, of the scheduler's result cache, as
+   * tessel_session_options.result_cache_bytes but per sample: a request
+   * whose input rows equal, byte for byte, those of an earlier request
+   * still cached gets a copy of its output rows at submission, completed
+   * without being queued. Default (0): no cache. No cache either when any
+   * model is TESSEL_MODEL_NONDETERMINISTIC. */
+  uint64_t result_cache_bytes;
 } tessel_scheduler_options;
 
 /* Creates a scheduler over `models` (`num_models` >= 1 of them, distinct
@@ -116,12 +123,13 @@ typedef struct tessel_request_options {
 } tessel_request_options;
 
 /* Queues a request and returns at once, storing the request in
- * `*out_request`. `inputs` and `outputs` hold one view per model input
- * (output), in descriptor order, each with the models' dtype and shape
- * except for a leading dimension of 1, and exactly the dense size_bytes;
- * their data need no particular alignment (they are copied). The views are
- * borrowed for the call only, but their buffers must stay valid, and the
- * inputs unchanged, until the request completes. `options` may be NULL
+ * `*out_request` (with a result cache, a hit is a request already
+ * completed, its outputs written before this returns). `inputs` and `outputs`
+ * hold one view per model input (output), in descriptor order, each with the
+ * models' dtype and shape except for a leading dimension of 1, and exactly the
+ * dense size_bytes; their data need no particular alignment (they are copied).
+ * The views are borrowed for the call only, but their buffers must stay valid,
+ * and the inputs unchanged, until the request completes. `options` may be NULL
  * (defaults). The caller owns the request and releases it with
  * tessel_request_release(). Errors: TESSEL_INVALID_ARGUMENT (a NULL
  * argument, bad options, a view that does not match: the message names the
@@ -159,11 +167,17 @@ typedef struct tessel_scheduler_stats {
   uint32_t struct_size;
   uint64_t submitted;         /* requests accepted */
   uint64_t rejected;          /* submissions refused: the queue was full */
-  uint64_t completed;         /* requests that ran (successfully or not) */
+  uint64_t completed;         /* requests that ran (successfully or not),
+                                 cache hits included */
   uint64_t deadline_exceeded; /* requests expired in the queue */
   uint64_t batches;           /* batches formed */
   uint64_t model_runs;        /* model runs (>= batches) */
   uint64_t padded_rows;       /* zero rows run to fill a model's batch */
+  /* The result cache (result_cache_bytes), all 0 without one. A hit counts
+   * as submitted and completed, never as queued or batched. */
+  uint64_t cache_hits;      /* requests served from the cache */
+  uint64_t cache_misses;    /* submissions that looked, found nothing */
+  uint64_t cache_evictions; /* entries dropped to stay within the bound */
 } tessel_scheduler_stats;
 
 /* Fills `*out_stats` (up to its struct_size). Errors:

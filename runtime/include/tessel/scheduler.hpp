@@ -75,6 +75,7 @@ public:
     int32_t queue_limit = 0;
     int32_t max_concurrent_batches = 0;
     int32_t num_threads = 0;
+    uint64_t result_cache_bytes = 0;
   };
 
   Scheduler() = default;
@@ -105,6 +106,7 @@ public:
     c.queue_limit = options.queue_limit;
     c.max_concurrent_batches = options.max_concurrent_batches;
     c.num_threads = options.num_threads;
+    c.result_cache_bytes = options.result_cache_bytes;
     tessel_scheduler *created = nullptr;
     Status status(
         tessel_scheduler_create(handles.data(), handles.size(), &c, &created));

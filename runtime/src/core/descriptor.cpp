@@ -29,6 +29,10 @@ constexpr size_t kDescSizeV1_0 =
 constexpr size_t kDescSizeV1_1 =
     offsetof(tessel_model_desc, input_values) + sizeof(const void *);
 
+/// The size of an ABI 1.2 descriptor: every field up to `flags`.
+constexpr size_t kDescSizeV1_2 =
+    offsetof(tessel_model_desc, flags) + sizeof(uint32_t);
+
 /// More tensors than this means the descriptor is garbage.
 constexpr uint32_t kMaxTensors = 1u << 16;
 
@@ -78,6 +82,10 @@ const void *fixedInputValue(const tessel_model_desc *desc, uint32_t index) {
       index >= desc->num_inputs)
     return nullptr;
   return desc->input_values[index];
+}
+
+uint32_t modelFlags(const tessel_model_desc *desc) {
+  return desc->struct_size < kDescSizeV1_2 ? 0 : desc->flags;
 }
 
 tessel_status validateDescriptor(const tessel_model_desc *desc,

@@ -43,6 +43,10 @@ tessel_status validateDescriptor(const tessel_model_desc *desc,
 /// the field.
 const void *fixedInputValue(const tessel_model_desc *desc, uint32_t index);
 
+/// The descriptor's TESSEL_MODEL_* flags (ABI 1.2), 0 when the artifact
+/// predates the field.
+uint32_t modelFlags(const tessel_model_desc *desc);
+
 } // namespace tessel::runtime
 
 #endif // TESSEL_RUNTIME_CORE_MODEL_H

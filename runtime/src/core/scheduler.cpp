@@ -10,6 +10,8 @@
 
 #include "tessel/scheduler.h"
 
+#include "model.h"
+#include "result_cache.h"
 #include "session.h"
 #include "shape.h"
 #include "status.h"
@@ -37,6 +39,7 @@ struct tessel_request {
     uint64_t sequence = 0;
     Clock::time_point submitted;
     Clock::time_point deadline = Clock::time_point::max();
+    uint64_t cacheKey = 0; // ResultCache::key of the rows, with a cache
 
     std::mutex mutex;
     std::condition_variable completed;
@@ -174,11 +177,19 @@ struct tessel_scheduler {
   bool stopping = false;
   tessel_scheduler_stats stats{};
   std::thread batcher;
+  /// Per-sample results (options.result_cache_bytes), NULL without.
+  std::unique_ptr<ResultCache> cache;
 
   ~tessel_scheduler();
   tessel_status checkRequest(const tessel_tensor_view *inputs, size_t numInputs,
                              const tessel_tensor_view *outputs,
                              size_t numOutputs) const;
+  /// The buffers of one request's rows, as the result cache sees them;
+  /// `inputData` and `outputData` hold the pointers.
+  RunBuffers rowBuffers(const tessel_tensor_view *inputs,
+                        const tessel_tensor_view *outputs,
+                        std::vector<const void *> &inputData,
+                        std::vector<void *> &outputData) const;
   void batchLoop();
   /// Completes the queued requests whose deadline has passed; with `mutex`.
   void expire(Clock::time_point now);
@@ -257,6 +268,22 @@ tessel_status tessel_scheduler::checkRequest(const tessel_tensor_view *inputs,
     return status;
   return check("output", outputs, numOutputs, tessel_model_num_outputs(model),
                tessel_model_output, signature.outputRowBytes);
+}
+
+RunBuffers tessel_scheduler::rowBuffers(const tessel_tensor_view *inputs,
+                                        const tessel_tensor_view *outputs,
+                                        std::vector<const void *> &inputData,
+                                        std::vector<void *> &outputData) const {
+  const std::vector<size_t> &inputRows = signature.inputRowBytes;
+  const std::vector<size_t> &outputRows = signature.outputRowBytes;
+  inputData.resize(inputRows.size());
+  outputData.resize(outputRows.size());
+  for (size_t i = 0; i < inputRows.size(); ++i)
+    inputData[i] = inputs[i].data;
+  for (size_t o = 0; o < outputRows.size(); ++o)
+    outputData[o] = outputs[o].data;
+  return RunBuffers{inputData.data(),  inputRows.data(),  inputRows.size(),
+                    outputData.data(), outputRows.data(), outputRows.size()};
 }
 
 void tessel_scheduler::expire(Clock::time_point now) {
@@ -370,6 +397,8 @@ void tessel_scheduler::runChunk(BatchModel &model,
     return fail(status, /*ran=*/true);
   }
   account(/*ran=*/true);
+  std::vector<const void *> inputData;
+  std::vector<void *> outputData;
   for (size_t r = 0; r < rows; ++r) {
     const RequestPtr &request = batch[first + r];
     for (size_t o = 0; o < staging->outputs.size(); ++o) {
@@ -379,6 +408,11 @@ void tessel_scheduler::runChunk(BatchModel &model,
                       r * row,
                   row);
     }
+    // Before it completes: then the caller may reuse the buffers.
+    if (cache)
+      cache->insert(request->cacheKey,
+                    rowBuffers(request->inputs.data(), request->outputs.data(),
+                               inputData, outputData));
     request->complete(TESSEL_OK, "");
   }
   model.giveBack(std::move(staging));
@@ -572,13 +606,25 @@ tessel_status tessel_scheduler_create(tessel_model *const *models,
       resolved.max_batch = int32_t(std::min<int64_t>(
           scheduler->models.back()->batch, resolved.queue_limit));
 
-    // The destructor releases the sessions created so far.
+    // The destructor releases the sessions created so far. They cache
+    // nothing: batches are not requests (the scheduler caches rows).
     tessel_session_options sessionOptions{sizeof(tessel_session_options),
-                                          resolved.num_threads};
+                                          resolved.num_threads,
+                                          /*result_cache_bytes=*/0};
     for (auto &entry : scheduler->models)
       if (tessel_status status = tessel_session_create(
               entry->model, &sessionOptions, &entry->session))
         return status;
+    // Outputs that may differ between runs on the same inputs are never
+    // served from a cache.
+    bool deterministic = true;
+    for (auto &entry : scheduler->models)
+      if (modelFlags(tessel_model_descriptor(entry->model)) &
+          TESSEL_MODEL_NONDETERMINISTIC)
+        deterministic = false;
+    if (resolved.result_cache_bytes > 0 && deterministic)
+      scheduler->cache =
+          std::make_unique<ResultCache>(resolved.result_cache_bytes);
     scheduler->options = resolved;
     scheduler->stats.struct_size = sizeof(tessel_scheduler_stats);
     try {
@@ -669,6 +715,23 @@ tessel_status tessel_scheduler_submit(
           state->submitted + std::chrono::microseconds(resolved.deadline_us);
     auto handle = std::make_unique<tessel_request>();
     handle->state = state;
+    if (scheduler->cache) {
+      std::vector<const void *> inputData;
+      std::vector<void *> outputData;
+      RunBuffers rows =
+          scheduler->rowBuffers(inputs, outputs, inputData, outputData);
+      state->cacheKey = ResultCache::key(rows);
+      if (scheduler->cache->lookup(state->cacheKey, rows)) {
+        state->done = true; // not shared yet: no lock needed
+        {
+          std::lock_guard<std::mutex> lock(scheduler->mutex);
+          ++scheduler->stats.submitted;
+          ++scheduler->stats.completed;
+        }
+        *out_request = handle.release();
+        return nullptr;
+      }
+    }
     {
       std::lock_guard<std::mutex> lock(scheduler->mutex);
       if (scheduler->stopping)
@@ -727,9 +790,19 @@ tessel_status tessel_scheduler_get_stats(const tessel_scheduler *scheduler,
     return makeStatus(TESSEL_INVALID_ARGUMENT,
                       "tessel_scheduler_get_stats: struct_size is too small");
   auto *mutableScheduler = const_cast<tessel_scheduler *>(scheduler);
-  std::lock_guard<std::mutex> lock(mutableScheduler->mutex);
+  tessel_scheduler_stats stats{};
+  {
+    std::lock_guard<std::mutex> lock(mutableScheduler->mutex);
+    stats = scheduler->stats;
+  }
+  if (scheduler->cache) {
+    tessel_cache_stats cache = scheduler->cache->stats();
+    stats.cache_hits = cache.hits;
+    stats.cache_misses = cache.misses;
+    stats.cache_evictions = cache.evictions;
+  }
   uint32_t size = out_stats->struct_size;
-  std::memcpy(out_stats, &scheduler->stats,
+  std::memcpy(out_stats, &stats,
               std::min<size_t>(size, sizeof(tessel_scheduler_stats)));
   out_stats->struct_size = size;
   return nullptr;

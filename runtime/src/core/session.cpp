@@ -7,6 +7,7 @@
 #include "shape.h"
 #include "status.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -258,7 +259,41 @@ tessel_status runEntry(tessel_session *session,
   return nullptr;
 }
 
+tessel_status runModel(tessel_session *session,
+                       const std::vector<void *> &pointers) {
+  ResultCache *cache = session->cache.get();
+  if (!cache)
+    return runEntry(session, pointers);
+  size_t numInputs = session->inputBytes.size();
+  RunBuffers run{pointers.data(),
+                 session->inputBytes.data(),
+                 numInputs,
+                 pointers.data() + numInputs,
+                 session->outputBytes.data(),
+                 session->outputBytes.size()};
+  uint64_t key = ResultCache::key(run);
+  if (cache->lookup(key, run))
+    return nullptr;
+  if (tessel_status status = runEntry(session, pointers))
+    return status;
+  cache->insert(key, run);
+  return nullptr;
+}
+
 } // namespace tessel::runtime
+
+namespace {
+
+/// The dense byte size of every tensor of `descs`.
+std::vector<size_t> denseSizes(const tessel_tensor_desc *descs,
+                               uint32_t count) {
+  std::vector<size_t> sizes(count);
+  for (uint32_t i = 0; i < count; ++i)
+    denseByteSize(descs[i].dtype, descs[i].rank, descs[i].shape, sizes[i]);
+  return sizes;
+}
+
+} // namespace
 
 extern "C" {
 
@@ -273,6 +308,7 @@ tessel_status tessel_session_create(tessel_model *model,
       return makeStatus(TESSEL_INVALID_ARGUMENT,
                         "tessel_session_create: out_session is NULL");
     int32_t numThreads = 0;
+    uint64_t cacheBytes = 0;
     if (options) {
       constexpr size_t kOptionsSizeV1 =
           offsetof(tessel_session_options, num_threads) + sizeof(int32_t);
@@ -282,6 +318,11 @@ tessel_status tessel_session_create(tessel_model *model,
                               std::to_string(options->struct_size) +
                               "; set it to sizeof(tessel_session_options)");
       numThreads = options->num_threads;
+      constexpr size_t kOptionsSizeV2 =
+          offsetof(tessel_session_options, result_cache_bytes) +
+          sizeof(uint64_t);
+      if (options->struct_size >= kOptionsSizeV2)
+        cacheBytes = options->result_cache_bytes;
     }
     if (numThreads < 0)
       return makeStatus(TESSEL_INVALID_ARGUMENT,
@@ -307,6 +348,13 @@ tessel_status tessel_session_create(tessel_model *model,
               allocateWorkspace(session.get(), model, workspace))
         return status;
       session->freeWorkspaces.push_back(workspace);
+    }
+    // Outputs that may differ between runs on the same inputs are never
+    // served from a cache.
+    if (cacheBytes > 0 && !(modelFlags(desc) & TESSEL_MODEL_NONDETERMINISTIC)) {
+      session->cache = std::make_unique<ResultCache>(cacheBytes);
+      session->inputBytes = denseSizes(desc->inputs, desc->num_inputs);
+      session->outputBytes = denseSizes(desc->outputs, desc->num_outputs);
     }
     session->services.struct_size = sizeof(tessel_runtime_services);
     session->parallel.numThreads = parallelForConcurrency(session->numThreads);
@@ -343,7 +391,31 @@ tessel_status tessel_session_run(tessel_session *session,
       return status;
     std::vector<void *> pointers =
         collectDataPointers(inputs, num_inputs, outputs, num_outputs);
-    return runEntry(session, pointers);
+    return runModel(session, pointers);
+  });
+}
+
+tessel_status tessel_session_get_cache_stats(const tessel_session *session,
+                                             tessel_cache_stats *out_stats) {
+  return guard([&]() -> tessel_status {
+    if (!session || !out_stats)
+      return makeStatus(TESSEL_INVALID_ARGUMENT,
+                        "tessel_session_get_cache_stats: a NULL argument");
+    if (out_stats->struct_size <
+        offsetof(tessel_cache_stats, hits) + sizeof(uint64_t))
+      return makeStatus(TESSEL_INVALID_ARGUMENT,
+                        "tessel_session_get_cache_stats: struct_size is " +
+                            std::to_string(out_stats->struct_size) +
+                            "; set it to sizeof(tessel_cache_stats)");
+    tessel_cache_stats stats{};
+    stats.struct_size = sizeof(stats);
+    if (session->cache)
+      stats = session->cache->stats();
+    uint32_t size = out_stats->struct_size;
+    std::memcpy(out_stats, &stats,
+                std::min<size_t>(size, sizeof(tessel_cache_stats)));
+    out_stats->struct_size = size;
+    return nullptr;
   });
 }
 

@@ -8,10 +8,12 @@
 #define TESSEL_RUNTIME_CORE_SESSION_H
 
 #include "parallel.h"
+#include "result_cache.h"
 
 #include "tessel/runtime.h"
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -31,6 +33,11 @@ struct tessel_session {
   std::vector<void *> freeWorkspaces;
   size_t workspaceBytes = 0; // rounded up to `workspaceAlignment`
   size_t workspaceAlignment = 0;
+
+  /// The result cache (tessel_session_options.result_cache_bytes), NULL
+  /// without one; with one, the dense byte size of every input and output.
+  std::unique_ptr<tessel::runtime::ResultCache> cache;
+  std::vector<size_t> inputBytes, outputBytes;
 
   ~tessel_session();
 };
@@ -60,6 +67,13 @@ std::vector<void *> collectDataPointers(const tessel_tensor_view *inputs,
 /// data pointers followed by the output data pointers. Takes a workspace
 /// for the duration of the call. Thread-safe.
 tessel_status runEntry(tessel_session *session,
+                       const std::vector<void *> &pointers);
+
+/// A run of the session (tessel_session_run, tessel_run_async): serves it
+/// from the session's result cache when it holds the inputs, otherwise
+/// calls runEntry and caches the outputs of a successful run. `pointers`
+/// as runEntry's. Thread-safe.
+tessel_status runModel(tessel_session *session,
                        const std::vector<void *> &pointers);
 
 } // namespace tessel::runtime

@@ -155,7 +155,7 @@ void Stream::step() {
     tessel_status error = nullptr;
     switch (item.kind) {
     case Item::Kind::Run:
-      error = guard([&] { return runEntry(item.session, item.pointers); });
+      error = guard([&] { return runModel(item.session, item.pointers); });
       break;
     case Item::Kind::Record:
       item.marker->complete();
