@@ -86,6 +86,13 @@ cl::list<std::string> inputValues(
              "model is compiled for it, e.g. for a shape input, and the "
              "artifact refuses other values"),
     cl::cat(category));
+cl::opt<std::string> preprocess(
+    "preprocess", cl::value_desc("SPEC"),
+    cl::desc("Compile an image's preprocessing into the model, e.g. "
+             "input=uint8,hwc,resize=256,crop=224,scale=1/255,"
+             "mean=0.485:0.456:0.406,std=0.229:0.224:0.225: the artifact "
+             "takes raw pixels (docs/compiler.md, Preprocessing)"),
+    cl::cat(category));
 cl::opt<std::string>
     compileTo("compile-to", cl::value_desc("phase"),
               cl::desc("Stop after a phase and print its IR: import, graph, "
@@ -422,9 +429,12 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     importOptions.inputValues[text.take_front(eq)] =
         text.drop_front(eq + 1).str();
   }
+  importOptions.preprocess = preprocess;
   bool isMLIR = llvm::StringRef(inputFile).ends_with(".mlir") || startAt;
   if (isMLIR && !inputValues.empty())
     return usageError("--input-value applies to ONNX models, not .mlir input");
+  if (isMLIR && !preprocess.empty())
+    return usageError("--preprocess applies to ONNX models, not .mlir input");
   if (startAt && !llvm::StringRef(inputFile).ends_with(".mlir"))
     return usageError("--compile-from needs an .mlir input");
   Phase from = startAt.value_or(Phase::Import);
@@ -465,6 +475,8 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     flags += " --input-shape=" + spec;
   for (const std::string &spec : inputValues)
     flags += " --input-value=" + spec;
+  if (!preprocess.empty())
+    flags += " --preprocess=" + preprocess;
   for (const std::string &name : disabledOptimizations)
     flags += " --disable=" + name;
   for (const std::string &path : passPlugins)

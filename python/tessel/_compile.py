@@ -14,6 +14,7 @@ def compile_model(model_path: str | os.PathLike, output_path: str | os.PathLike,
                   *, target: str | None = None, target_cpu: str | None = None,
                   opt_level: int = 2,
                   input_shapes: Mapping[str, Sequence[int]] | None = None,
+                  preprocess: str | None = None,
                   report: str | os.PathLike | None = None) -> str:
     """Compiles the ONNX model at ``model_path`` into the artifact
     ``output_path`` and returns ``output_path``.
@@ -22,7 +23,11 @@ def compile_model(model_path: str | os.PathLike, output_path: str | os.PathLike,
     only one); ``target_cpu`` is an LLVM CPU name (default: the host's);
     ``opt_level`` 0 to 3; ``input_shapes`` fixes the shapes of graph inputs
     (``{"x": (1, 3, 224, 224)}``), which a model with dynamic dimensions
-    needs; ``report`` is a path for the compiler's JSON report.
+    needs; ``preprocess`` is a ``--preprocess`` SPEC that compiles an image's
+    preprocessing into the model, so that the artifact takes raw pixels
+    (``"input=uint8,hwc,resize=256,crop=224,scale=1/255,mean=0.485:0.456:0.406,
+    std=0.229:0.224:0.225"``; docs/compiler.md, "Preprocessing"); ``report``
+    is a path for the compiler's JSON report.
 
     Runs ``$TESSEL_COMPILE``, else ``bin/tessel-compile`` of the build tree
     (``$TESSEL_BUILD_DIR``), else the ``tessel-compile`` on PATH. Raises
@@ -42,6 +47,8 @@ def compile_model(model_path: str | os.PathLike, output_path: str | os.PathLike,
     for name, shape in (input_shapes or {}).items():
         extents = "x".join(str(int(extent)) for extent in shape)
         command.append(f"--input-shape={name}={extents}")
+    if preprocess is not None:
+        command.append(f"--preprocess={preprocess}")
     if report is not None:
         command.append(f"--report={os.fspath(report)}")
 

@@ -31,6 +31,7 @@ enum class ErrorCode : int {
   InputShape = 12,          ///< dynamic or invalid input shapes, --input-shape
   UnsupportedType = 13,     ///< an element type Tessel does not handle
   NonConstantInput = 14,    ///< a shape-deciding input is not a constant
+  Preprocess = 15,          ///< a --preprocess SPEC is invalid or misfits
   // Compiling it.
   Lowering = 20,   ///< an op cannot be compiled for the target
   Target = 21,     ///< target machine, code generation or linking failed

@@ -89,6 +89,31 @@ struct TransposeLowering : OpRewritePattern<TransposeOp> {
     Value init =
         tensor::EmptyOp::create(rewriter, op.getLoc(), resultType.getShape(),
                                 resultType.getElementType());
+    // In a `layout` group (a transpose of elementwise ops), a generic: the
+    // elementwise producers fuse into its loop nest (a named transpose
+    // takes no producer).
+    auto fused = op->getParentOfType<FusedOp>();
+    if (fused && fused.getKind() == "layout") {
+      int64_t rank = resultType.getRank();
+      // result[i] = input[j] with perm[i] = j: the input is read at the
+      // inverse permutation of the loop indices.
+      SmallVector<AffineExpr> reads(rank);
+      for (auto [i, j] : llvm::enumerate(op.getPerm()))
+        reads[j] = rewriter.getAffineDimExpr(i);
+      SmallVector<AffineMap> maps = {
+          AffineMap::get(rank, 0, reads, rewriter.getContext()),
+          rewriter.getMultiDimIdentityMap(rank)};
+      SmallVector<utils::IteratorType> iterators(rank,
+                                                 utils::IteratorType::parallel);
+      auto generic = linalg::GenericOp::create(
+          rewriter, op.getLoc(), TypeRange{resultType}, ValueRange{op.getInput()},
+          ValueRange{init}, maps, iterators,
+          [](OpBuilder &b, Location loc, ValueRange args) {
+            linalg::YieldOp::create(b, loc, args[0]);
+          });
+      rewriter.replaceOp(op, generic->getResults());
+      return success();
+    }
     rewriter.replaceOp(op, linalg::TransposeOp::create(rewriter, op.getLoc(),
                                                        op.getInput(), init,
                                                        op.getPerm())

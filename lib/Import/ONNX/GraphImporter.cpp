@@ -12,6 +12,7 @@
 
 #include "GraphImporter.h"
 #include "ModelChecker.h"
+#include "Preprocess.h"
 
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
@@ -247,7 +248,23 @@ mlir::tessel::importOnnxBytes(llvm::StringRef bytes, MLIRContext *ctx,
                     "the file may be truncated or not ONNX)";
     return nullptr;
   }
-  return GraphImporter(ctx, options, error).run(model);
+  if (options.preprocess.empty())
+    return GraphImporter(ctx, options, error).run(model);
+  // The preprocessing's nodes join the graph before the import, which then
+  // checks and imports them as the model's own.
+  std::string why;
+  ImportOptions withPreprocessing = options;
+  std::optional<onnx_import::PreprocessSpec> spec =
+      onnx_import::parsePreprocessSpec(options.preprocess, why);
+  if (!spec || !model.has_graph() ||
+      !onnx_import::prependPreprocessing(model, *spec,
+                                         withPreprocessing.inputShapes, why)) {
+    error.code = ErrorCode::Preprocess;
+    error.message = "--preprocess='" + options.preprocess + "': " +
+                    (why.empty() ? std::string("the model has no graph") : why);
+    return nullptr;
+  }
+  return GraphImporter(ctx, withPreprocessing, error).run(model);
 }
 
 OwningOpRef<ModuleOp> mlir::tessel::importOnnxFile(llvm::StringRef path,

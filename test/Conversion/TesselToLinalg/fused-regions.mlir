@@ -27,3 +27,27 @@ func.func @groups(%x: tensor<4x8xf32>, %w: tensor<8x4xf32>) -> tensor<4x4xf32> {
   %m = tessel.matmul %y, %w : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
   return %m : tensor<4x4xf32>
 }
+
+// -----
+
+// In a `layout` region the transpose lowers to a generic reading its input
+// at the inverse permutation (result[c, h, w] = input[h, w, c]), which the
+// cast's generic can fuse into; elsewhere it stays linalg.transpose.
+// CHECK-DAG:   #[[$READ:.*]] = affine_map<(d0, d1, d2) -> (d1, d2, d0)>
+// CHECK-DAG:   #[[$ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @layout_region
+// CHECK:         %[[C:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<4x5x3xi8>) {{.*}} attrs = {tessel.fusion_group = [[G:[0-9]+]] : i64}
+// CHECK:           arith.uitofp
+// CHECK:         linalg.generic {indexing_maps = [#[[$READ]], #[[$ID]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[C]] : tensor<4x5x3xf32>) outs({{.*}} : tensor<3x4x5xf32>) attrs = {tessel.fusion_group = [[G]] : i64}
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      linalg.yield %[[IN]] : f32
+// CHECK:         linalg.transpose ins(%arg1 : tensor<4x5x3xf32>) {{.*}} permutation = [2, 0, 1]
+func.func @layout_region(%x: tensor<4x5x3xui8>, %z: tensor<4x5x3xf32>) -> (tensor<3x4x5xf32>, tensor<3x4x5xf32>) {
+  %y = tessel.fused "layout" -> tensor<3x4x5xf32> {
+    %f = tessel.cast %x to f32 : tensor<4x5x3xui8> -> tensor<4x5x3xf32>
+    %t = tessel.transpose %f {perm = array<i64: 2, 0, 1>} : (tensor<4x5x3xf32>) -> tensor<3x4x5xf32>
+    tessel.yield %t : tensor<3x4x5xf32>
+  }
+  %u = tessel.transpose %z {perm = array<i64: 2, 0, 1>} : (tensor<4x5x3xf32>) -> tensor<3x4x5xf32>
+  return %y, %u : tensor<3x4x5xf32>, tensor<3x4x5xf32>
+}

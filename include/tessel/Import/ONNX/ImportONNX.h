@@ -30,6 +30,9 @@ struct ImportOptions {
   /// like Reshape's, can be compiled); the input stays in the signature and
   /// the artifact refuses any other value at run time.
   llvm::StringMap<std::string> inputValues;
+  /// --preprocess SPEC (docs/compiler.md, "Preprocessing"): the image
+  /// preprocessing prepended to the graph; empty: none.
+  std::string preprocess;
   /// Name for the model when the graph has none.
   std::string defaultModelName = "model";
 };

@@ -1,7 +1,8 @@
 //===- FoldInputNormalization.cpp - Fold x * a + b into the first layer ---===//
 //
-// A chain of add/sub/mul/div by per-channel constants on a graph input is
-// the affine map a[c] * x + b[c]; its scale moves into the weights of the
+// A chain of add/sub/mul/div by per-channel constants on a graph input (or
+// on its cast, transposed, reshaped, resized or cropped value) is the
+// affine map a[c] * x + b[c]; its scale moves into the weights of the
 // conv or gemm it feeds, and its shift into the bias (or, in front of a
 // padded conv, stays as one add on the input).
 //
@@ -275,7 +276,21 @@ struct TesselFoldInputNormalizationPass
     if (func.isExternal())
       return;
     for (BlockArgument input : func.getArguments()) {
-      std::optional<Normalizer> norm = normalizerOf(input);
+      // The input itself, or what its conversion to the model's tensor
+      // made of it (a cast, a layout change, a resize or a crop: what
+      // --preprocess prepends, and what exporters write before a
+      // normaliser), each link with one user.
+      Value start = input;
+      while (start.hasOneUse()) {
+        Operation *user = *start.getUsers().begin();
+        if (!isa<CastOp, TransposeOp, ReshapeOp, SliceOp, ResizeOp, RoundOp>(
+                user) ||
+            user->getNumResults() != 1 || user->getOperand(0) != start ||
+            normalizerOf(start))
+          break;
+        start = user->getResult(0);
+      }
+      std::optional<Normalizer> norm = normalizerOf(start);
       if (!norm || !norm->output().hasOneUse())
         continue;
       Operation *consumer = *norm->output().getUsers().begin();

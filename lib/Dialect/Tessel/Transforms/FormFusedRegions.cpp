@@ -140,6 +140,7 @@ public:
 
   void run() {
     formAttention();
+    formLayoutChanges();
     formChains();
     attachAnchors();
     attachShifts();
@@ -210,6 +211,29 @@ private:
       bool softmax = llvm::any_of(block, llvm::IsaPred<SoftmaxOp>);
       if (scores && softmax)
         add(std::move(block), "attention");
+    }
+  }
+
+  /// A transpose and the elementwise ops it reads (a cast of an image's
+  /// pixels, --preprocess's u8 -> f32 before HWC -> CHW): every producer of
+  /// that kind whose users are all in the group, read whole. One loop nest
+  /// reads the source and writes the permuted result.
+  void formLayoutChanges() {
+    for (Operation *op : topLevelOps()) {
+      if (!isa<TransposeOp>(op) || grouped(op))
+        continue;
+      Group group;
+      group.insert(op);
+      grow(
+          group,
+          [&](Operation *member, Value operand, Operation *producer) {
+            // A transpose reads each element once, permuted.
+            return !grouped(producer) && isElementwise(producer) &&
+                   (isa<TransposeOp>(member) || readsWhole(member, operand));
+          },
+          [&](Operation *producer) { group.insert(producer); });
+      if (group.size() > 1)
+        add(std::move(group), "layout");
     }
   }
 

@@ -263,3 +263,53 @@ func.func @not_on_an_input(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32> {
 func.func @returned_input(%x: tensor<1x2x3x3xf32>, %y: tensor<1x2x3x3xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) {
   return %x, %y : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>
 }
+
+// -----
+
+// --preprocess's chain: the normaliser starts after the input's cast,
+// transpose, reshape and crop (each with one user); it folds as on the
+// input itself. Unpadded, so the shift goes into the bias as well.
+// CHECK-LABEL: func.func @after_image_conversion
+// CHECK:         %[[F:.*]] = tessel.cast %arg0
+// CHECK:         %[[T:.*]] = tessel.transpose %[[F]]
+// CHECK:         %[[R:.*]] = tessel.reshape %[[T]]
+// CHECK:         %[[S:.*]] = tessel.slice %[[R]]
+// CHECK:         %[[Y:.*]] = tessel.conv %[[S]]
+// CHECK-NOT:     tessel.sub
+// CHECK-NOT:     tessel.div
+// CHECK:         return %[[Y]]
+func.func @after_image_conversion(%x: tensor<4x4x2xui8>) -> tensor<1x2x3x3xf32> {
+  %mean = tessel.constant dense<[[[[1.0]], [[2.0]]]]> : tensor<1x2x1x1xf32>
+  %std = tessel.constant dense<[[[2.0]], [[4.0]]]> : tensor<2x1x1xf32>
+  %w = tessel.constant dense<1.0> : tensor<2x2x1x1xf32>
+  %b = tessel.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %f = tessel.cast %x to f32 : tensor<4x4x2xui8> -> tensor<4x4x2xf32>
+  %t = tessel.transpose %f {perm = array<i64: 2, 0, 1>} : (tensor<4x4x2xf32>) -> tensor<2x4x4xf32>
+  %r = tessel.reshape %t {shape = array<i64: 1, 2, 4, 4>} : (tensor<2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %s = tessel.slice %r {sizes = array<i64: 1, 2, 3, 3>, starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x3x3xf32>
+  %0 = tessel.sub %s, %mean : (tensor<1x2x3x3xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %1 = tessel.div %0, %std : (tensor<1x2x3x3xf32>, tensor<2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %y = tessel.conv %1, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}
+      : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+  return %y : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// A conversion whose value has a second user is not the input's own: the
+// normaliser after it stays.
+// CHECK-LABEL: func.func @conversion_with_two_users
+// CHECK:         tessel.sub
+// CHECK:         tessel.div
+func.func @conversion_with_two_users(%x: tensor<1x2x3x3xui8>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) {
+  %mean = tessel.constant dense<[[[[1.0]], [[2.0]]]]> : tensor<1x2x1x1xf32>
+  %std = tessel.constant dense<[[[2.0]], [[4.0]]]> : tensor<2x1x1xf32>
+  %w = tessel.constant dense<1.0> : tensor<2x2x1x1xf32>
+  %b = tessel.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %f = tessel.cast %x to f32 : tensor<1x2x3x3xui8> -> tensor<1x2x3x3xf32>
+  %0 = tessel.sub %f, %mean : (tensor<1x2x3x3xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %1 = tessel.div %0, %std : (tensor<1x2x3x3xf32>, tensor<2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %y = tessel.conv %1, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}
+      : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+  return %y, %f : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>
+}

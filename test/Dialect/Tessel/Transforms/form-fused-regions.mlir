@@ -342,3 +342,23 @@ func.func @narrow_boundary(%a: tensor<4x8xi32>, %w: tensor<8x8xi32>, %s: tensor<
   %y = tessel.matmul %c, %w : (tensor<4x8xi32>, tensor<8x8xi32>) -> tensor<4x8xi32>
   return %y : tensor<4x8xi32>
 }
+
+// -----
+
+// A transpose and the cast it reads (an image's u8 HWC pixels to f32 CHW):
+// one `layout` region. The cast of a transpose's second user stays out.
+// CHECK-LABEL: func.func @cast_then_transpose
+// CHECK:         %[[Y:.*]] = tessel.fused "layout" -> tensor<3x4x5xf32> {
+// CHECK-NEXT:      %[[C:.*]] = tessel.cast %arg0
+// CHECK-NEXT:      %[[T:.*]] = tessel.transpose %[[C]] {perm = array<i64: 2, 0, 1>}
+// CHECK-NEXT:      tessel.yield %[[T]]
+// CHECK:         %[[C2:.*]] = tessel.cast %arg1
+// CHECK-NEXT:    tessel.transpose %[[C2]]
+// CHECK-NEXT:    return
+func.func @cast_then_transpose(%x: tensor<4x5x3xui8>, %z: tensor<4x5x3xui8>) -> (tensor<3x4x5xf32>, tensor<3x4x5xf32>, tensor<4x5x3xf32>) {
+  %f = tessel.cast %x to f32 : tensor<4x5x3xui8> -> tensor<4x5x3xf32>
+  %t = tessel.transpose %f {perm = array<i64: 2, 0, 1>} : (tensor<4x5x3xf32>) -> tensor<3x4x5xf32>
+  %g = tessel.cast %z to f32 : tensor<4x5x3xui8> -> tensor<4x5x3xf32>
+  %u = tessel.transpose %g {perm = array<i64: 2, 0, 1>} : (tensor<4x5x3xf32>) -> tensor<3x4x5xf32>
+  return %t, %u, %g : tensor<3x4x5xf32>, tensor<3x4x5xf32>, tensor<4x5x3xf32>
+}

@@ -29,9 +29,10 @@ def Tessel_FusedOp : Tessel_Op<"fused", [
     ops of one group only. An op outside any region is a group of its own.
 
     `kind` names the rule that formed the region, for reading: `conv`,
-    `product`, `elementwise`, `attention` or `rows` (see
+    `product`, `elementwise`, `attention`, `layout` or `rows` (see
     `tessel-form-fused-regions`); lowering wraps each op in no region in one
-    of kind `single` first.
+    of kind `single` first. A `layout` region's transpose lowers to a
+    `linalg.generic` (not `linalg.transpose`), which its producers fuse into.
 
     ```mlir
     %y = tessel.fused "conv" -> tensor<1x64x56x56xf32> {

@@ -63,6 +63,11 @@ def TesselFoldInputNormalizationPass
     only the scale moves into the weights; a zero `a` leaves the chain as
     it is.
 
+    The chain may start on the graph input or on what a chain of casts,
+    transposes, reshapes, slices, resizes and rounds (each with one user)
+    made of it: the conversion `--preprocess` prepends, or an exporter's
+    cast of the input.
+
     It folds only what is the same computation: each op of the chain has one
     user and keeps the input's shape, the constants broadcast per channel,
     and everything is f32. The folded op keeps the locations of the chain's
@@ -393,6 +398,10 @@ def TesselFormFusedRegionsPass
       after the value product: from the value product, every transpose,
       elementwise op, softmax and product it reads whose users are all in
       the block (reshapes and slices end it).
+    - `layout`: a transpose and the elementwise ops it reads, through
+      producers used only in the group and read whole (the cast of an
+      image's pixels in front of its HWC -> CHW transpose): one loop nest
+      reads the source and writes the permuted result.
     - `elementwise`: chains of elementwise ops (and gathers) from a
       consumer, through producers used only in the chain and read whole
       (a producer read broadcast would run once per broadcast element).
