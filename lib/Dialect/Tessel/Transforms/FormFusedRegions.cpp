@@ -140,10 +140,12 @@ public:
 
   void run() {
     formAttention();
-    formLayoutChanges();
     formChains();
     attachAnchors();
     attachShifts();
+    // After the anchors: a convolution's epilogue stays its own, even when
+    // a layout conversion reads it.
+    formLayoutChanges();
     formRows();
     for (auto &[group, kind] : groups)
       if (group.size() > 1)

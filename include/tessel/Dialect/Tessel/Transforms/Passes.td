@@ -398,10 +398,6 @@ def TesselFormFusedRegionsPass
       after the value product: from the value product, every transpose,
       elementwise op, softmax and product it reads whose users are all in
       the block (reshapes and slices end it).
-    - `layout`: a transpose and the elementwise ops it reads, through
-      producers used only in the group and read whole (the cast of an
-      image's pixels in front of its HWC -> CHW transpose): one loop nest
-      reads the source and writes the permuted result.
     - `elementwise`: chains of elementwise ops (and gathers) from a
       consumer, through producers used only in the chain and read whole
       (a producer read broadcast would run once per broadcast element).
@@ -416,6 +412,12 @@ def TesselFormFusedRegionsPass
       the add of a constant that only it reads (the shift a folded input
       normaliser leaves before a padded convolution, which its kernel adds
       as it reads).
+    - `layout`: a transpose and the elementwise ops it reads that no group
+      above took, through producers used only in the group (the cast of an
+      image's pixels in front of its HWC -> CHW transpose): one loop nest
+      reads the source and writes the permuted result. It comes after
+      `conv` and `product`, so that an epilogue a layout conversion reads
+      stays the convolution's.
     - `rows`: from a row op (a softmax, layer norm or keep-dims reduction
       over the innermost dimension), an elementwise op or a chain no product
       took, every row op, elementwise op and untaken chain used only in the
