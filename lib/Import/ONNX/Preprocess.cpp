@@ -432,24 +432,45 @@ bool mlir::tessel::onnx_import::prependPreprocessing(
                 "is opset " +
                 llvm::Twine(opset));
 
+  // torchvision's CenterCrop: int(round((size - crop) / 2.0)), ties to even.
+  auto offset = [](int64_t size, int64_t crop) {
+    return static_cast<int64_t>(
+        std::nearbyint(static_cast<double>(size - crop) / 2.0));
+  };
+  int64_t top = offset(resized.first, cropped.first);
+  int64_t left = offset(resized.second, cropped.second);
   Prepender p(graph, name);
-  if (spec.uint8)
-    setInt(p.apply("to_float", "Cast"), "to", onnx::TensorProto::FLOAT);
-  switch (spec.layout) {
-  case Layout::HWC:
-    setInts(p.apply("to_chw", "Transpose"), "perm", {2, 0, 1});
-    [[fallthrough]];
-  case Layout::CHW:
+  auto crop = [&](int64_t rowAxis) {
+    p.apply("crop", "Slice",
+            {p.int64Constant("crop_starts", {top, left}),
+             p.int64Constant("crop_ends",
+                             {top + cropped.first, left + cropped.second}),
+             p.int64Constant("crop_axes", {rowAxis, rowAxis + 1})});
+  };
+  // Without a resize the crop comes first, on the raw pixels: the
+  // conversion kernel then reads the cropped window and writes a dense
+  // image, which the first convolution reads faster than a window of a
+  // larger one.
+  if (crops && !resizes)
+    crop(spec.layout == Layout::HWC    ? 0
+         : spec.layout == Layout::NCHW ? 2
+                                       : 1);
+  Extent converted = resizes || !crops ? image : cropped;
+  // One image becomes a batch of one first (a view), so that the layout
+  // change writes the rank-4 tensor the model reads.
+  // The cast sits right before the transpose, which it fuses into.
+  if (spec.layout == Layout::HWC)
     p.apply("to_batch", "Reshape",
             {p.int64Constant("batch_shape",
-                             {1, c, image.first, image.second})});
-    break;
-  case Layout::NHWC:
+                             {1, converted.first, converted.second, c})});
+  if (spec.layout == Layout::CHW)
+    p.apply("to_batch", "Reshape",
+            {p.int64Constant("batch_shape",
+                             {1, c, converted.first, converted.second})});
+  if (spec.uint8)
+    setInt(p.apply("to_float", "Cast"), "to", onnx::TensorProto::FLOAT);
+  if (spec.layout == Layout::HWC || spec.layout == Layout::NHWC)
     setInts(p.apply("to_nchw", "Transpose"), "perm", {0, 3, 1, 2});
-    break;
-  case Layout::NCHW:
-    break;
-  }
   if (resizes) {
     bool bilinear =
         spec.interpolation == PreprocessSpec::Interpolation::Bilinear;
@@ -466,20 +487,8 @@ bool mlir::tessel::onnx_import::prependPreprocessing(
     if (spec.uint8 && bilinear)
       p.apply("round", "Round");
   }
-  if (crops) {
-    // torchvision's CenterCrop: int(round((size - crop) / 2.0)), ties to even.
-    auto offset = [](int64_t size, int64_t crop) {
-      return static_cast<int64_t>(
-          std::nearbyint(static_cast<double>(size - crop) / 2.0));
-    };
-    int64_t top = offset(resized.first, cropped.first);
-    int64_t left = offset(resized.second, cropped.second);
-    p.apply("crop", "Slice",
-            {p.int64Constant("crop_starts", {top, left}),
-             p.int64Constant("crop_ends",
-                             {top + cropped.first, left + cropped.second}),
-             p.int64Constant("crop_axes", {2, 3})});
-  }
+  if (crops && resizes)
+    crop(2);
   auto perChannel = [&](StringRef stem, const std::vector<float> &values) {
     llvm::SmallVector<int64_t> dims = {1, 1, 1, 1};
     if (values.size() > 1)
