@@ -11,19 +11,25 @@
         outputs = future.result()
         with tessel.Stream() as stream:  # an in-order queue of runs
             futures = [session.run_async([image], stream) for _ in range(4)]
+        # Preprocess request n+1 on a worker thread while request n runs.
+        with tessel.Pipeline(session, lambda path: {"image": decode(path)}) as pipeline:
+            for outputs in pipeline.map(paths):  # in order
+                ...
 
 Errors raise ``tessel.TesselError`` (``code_name``, ``message``).
 """
 
 from ._compile import compile_model as compile  # noqa: A001 (tessel.compile)
 from ._errors import TesselError
+from ._pipeline import Pipeline, PipelineError
 from ._runtime import Descriptor, Model, Session, TensorInfo, load
 from ._streams import Event, Stream
 
 __version__ = "0.1.0"
 
-__all__ = ["Descriptor", "Event", "Model", "Session", "Stream", "TensorInfo",
-           "TesselError", "compile", "load", "runtime_version"]
+__all__ = ["Descriptor", "Event", "Model", "Pipeline", "PipelineError", "Session",
+           "Stream", "TensorInfo", "TesselError", "compile", "load",
+           "runtime_version"]
 
 
 def runtime_version() -> str:

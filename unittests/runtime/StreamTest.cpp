@@ -19,6 +19,7 @@
 #include <chrono>
 #include <deque>
 #include <dlfcn.h>
+#include <functional>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -541,6 +542,89 @@ TEST_F(BlockTest, ATimedOutRunIsReportedByItsStream) {
   EXPECT_EQ(status.code(), TESSEL_RUNTIME_ERROR);
   EXPECT_THAT(status.message(),
               HasSubstr("entry 'block_entry' failed with code 3"));
+}
+
+//===----------------------------------------------------------------------===//
+// Pipelining requests: docs/runtime.md's pattern
+//===----------------------------------------------------------------------===//
+
+/// The buffers of one request in flight and the event recorded after its
+/// run, as in docs/runtime.md, "Pipelining requests" (there in C).
+struct PipelineSlot {
+  BlockRun run{-1};
+  tessel_event *done = nullptr;
+};
+
+/// docs/runtime.md's serving loop: the caller prepares request n in slot
+/// n % slots.size() while the stream runs request n - 1, and consumes a
+/// request's outputs when the event after its run has completed.
+tessel_status
+serveInSlots(tessel_session *session, tessel_stream *stream,
+             std::vector<PipelineSlot> &slots, int count,
+             const std::function<void(int, PipelineSlot &)> &prepare,
+             const std::function<void(int, PipelineSlot &)> &consume) {
+  int depth = int(slots.size());
+  for (int n = 0; n < count + depth; ++n) {
+    PipelineSlot &slot = slots[size_t(n % depth)];
+    tessel_status status = tessel_event_synchronize(slot.done);
+    if (status)
+      return status;
+    if (n >= depth)
+      consume(n - depth, slot);
+    if (n >= count)
+      continue;
+    prepare(n, slot);
+    tessel_tensor_view in = slot.run.input(), out = slot.run.output();
+    status = tessel_run_async(session, stream, &in, 1, &out, 1);
+    if (status)
+      return status;
+    status = tessel_event_record(slot.done, stream);
+    if (status)
+      return status;
+  }
+  return tessel_stream_synchronize(stream);
+}
+
+TEST_F(BlockTest, ASlotRingPreparesTheNextRequestWhileTheStreamRuns) {
+  constexpr int kCount = 6;
+  Stream stream = newStream();
+  std::vector<PipelineSlot> slots(2);
+  for (PipelineSlot &slot : slots)
+    ASSERT_EQ(tessel_event_create(&slot.done), nullptr);
+  hooks.setGate(0);
+  OpenGateAtExit opener{hooks};
+  std::vector<std::vector<int>> logWhenPrepared;
+  std::vector<int> consumed;
+  std::vector<int32_t> seqs;
+  Status status(serveInSlots(
+      session.get(), stream.get(), slots, kCount,
+      [&](int n, PipelineSlot &slot) {
+        if (n == 1) { // request 0 is in the model, held by the gate
+          EXPECT_TRUE(hooks.waitStarted(1, kTimeoutMs));
+        }
+        logWhenPrepared.push_back(hooks.log());
+        if (n == 1)
+          hooks.setGate(1);
+        slot.run.tag = n;
+      },
+      [&](int n, PipelineSlot &slot) {
+        consumed.push_back(n);
+        seqs.push_back(slot.run.seq);
+      }));
+  for (PipelineSlot &slot : slots)
+    tessel_event_release(slot.done);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_THAT(consumed, ElementsAre(0, 1, 2, 3, 4, 5));
+  EXPECT_THAT(seqs, ElementsAre(0, 2, 4, 6, 8, 10)); // one after another
+  ASSERT_EQ(logWhenPrepared.size(), size_t(kCount));
+  EXPECT_THAT(logWhenPrepared[0], ElementsAre());
+  // Request 1 was prepared while request 0 ran (started, not ended) ...
+  EXPECT_THAT(logWhenPrepared[1], ElementsAre(0));
+  // ... and request n only once request n - 2, the slot's last, had ended.
+  for (int n = 2; n < kCount; ++n)
+    EXPECT_THAT(logWhenPrepared[size_t(n)],
+                ::testing::Contains(2 * (n - 2) + 1))
+        << "request " << n;
 }
 
 //===----------------------------------------------------------------------===//
