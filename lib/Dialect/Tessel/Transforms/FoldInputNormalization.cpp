@@ -193,6 +193,7 @@ LogicalResult foldIntoConv(Normalizer &norm, ConvOp conv) {
   OpBuilder builder(conv);
   Location loc = fusedLoc(builder, norm, conv);
   Value input = norm.input;
+  Operation *replacedTranspose = nullptr;
   if (keepShift) {
     // (W * a) applied to x + b / a is W applied to a * x + b.
     auto inputType = cast<RankedTensorType>(input.getType());
@@ -205,8 +206,30 @@ LogicalResult foldIntoConv(Normalizer &norm, ConvOp conv) {
     for (Operation *link : norm.chain)
       chainLocs.push_back(link->getLoc());
     Location shiftLoc = builder.getFusedLoc(chainLocs);
-    input = AddOp::create(builder, shiftLoc, input,
-                          createF32Constant(builder, shiftLoc, shape, shift));
+    auto transpose = input.getDefiningOp<TransposeOp>();
+    if (transpose && transpose->hasOneUse() &&
+        llvm::is_contained(norm.chain, *input.getUsers().begin())) {
+      // The input is a transposed value (an image's HWC pixels made NCHW):
+      // the shift goes in front of the transpose, with the channels on the
+      // axis they come from, so that the conversion kernel adds it as it
+      // writes and the convolution reads a plain tensor.
+      ArrayRef<int64_t> perm = transpose.getPerm();
+      SmallVector<int64_t> sourceShape(shape.size(), 1);
+      sourceShape[perm[1]] = shape[1];
+      Value source = transpose.getInput();
+      builder.setInsertionPoint(transpose);
+      Value shifted = AddOp::create(
+          builder, shiftLoc, source,
+          createF32Constant(builder, shiftLoc, sourceShape, shift));
+      input = TransposeOp::create(builder, transpose.getLoc(),
+                                  transpose.getType(), shifted,
+                                  transpose.getPermAttr());
+      builder.setInsertionPoint(conv);
+      replacedTranspose = transpose;
+    } else {
+      input = AddOp::create(builder, shiftLoc, input,
+                            createF32Constant(builder, shiftLoc, shape, shift));
+    }
   }
   Value w = createF32Constant(builder, loc, weightType.getShape(), *weight);
   Value b = createF32Constant(builder, loc, {filters}, bias);
@@ -216,6 +239,8 @@ LogicalResult foldIntoConv(Normalizer &norm, ConvOp conv) {
   conv.replaceAllUsesWith(folded.getResult());
   conv.erase();
   eraseChain(norm);
+  if (replacedTranspose)
+    replacedTranspose->erase();
   return success();
 }
 

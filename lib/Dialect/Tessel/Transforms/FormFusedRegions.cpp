@@ -226,16 +226,36 @@ private:
         continue;
       Group group;
       group.insert(op);
+      // An elementwise chain no anchor took joins whole (the cast and the
+      // shift a folded input normaliser leaves in front of the transpose).
+      SmallVector<size_t> merged;
       grow(
           group,
           [&](Operation *member, Value operand, Operation *producer) {
             // A transpose reads each element once, permuted.
-            return !grouped(producer) && isElementwise(producer) &&
-                   (isa<TransposeOp>(member) || readsWhole(member, operand));
+            if (!isa<TransposeOp>(member) && !readsWhole(member, operand))
+              return false;
+            if (!grouped(producer))
+              return isElementwise(producer);
+            size_t index = groupOf.lookup(producer);
+            return groups[index].second == "elementwise";
           },
-          [&](Operation *producer) { group.insert(producer); });
-      if (group.size() > 1)
+          [&](Operation *producer) {
+            if (!grouped(producer)) {
+              group.insert(producer);
+              return;
+            }
+            size_t index = groupOf.lookup(producer);
+            for (Operation *member : groups[index].first)
+              group.insert(member);
+            merged.push_back(index);
+          });
+      if (group.size() > 1) {
+        // The merged chains' groups are left empty (never wrapped).
+        for (size_t index : merged)
+          groups[index].first.clear();
         add(std::move(group), "layout");
+      }
     }
   }
 

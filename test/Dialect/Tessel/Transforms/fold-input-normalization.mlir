@@ -313,3 +313,31 @@ func.func @conversion_with_two_users(%x: tensor<1x2x3x3xui8>) -> (tensor<1x2x3x3
       : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
   return %y, %f : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>
 }
+
+// -----
+
+// Padded, on a transposed input (an image's NHWC pixels made NCHW): the
+// shift goes in front of the transpose, per channel on the axis the channels
+// come from (-mean = [-1, -2] along the last axis), so that the conversion
+// adds it and the conv reads the transpose.
+// CHECK-LABEL: func.func @shift_before_transpose
+// CHECK-DAG:     %[[SHIFT:.*]] = tessel.constant dense<{{\[}}{{\[}}{{\[}}[-1.000000e+00, -2.000000e+00]]]]> : tensor<1x1x1x2xf32>
+// CHECK:         %[[F:.*]] = tessel.cast %arg0
+// CHECK:         %[[A:.*]] = tessel.add %[[F]], %[[SHIFT]] : (tensor<1x3x3x2xf32>, tensor<1x1x1x2xf32>)
+// CHECK:         %[[T:.*]] = tessel.transpose %[[A]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK:         %[[Y:.*]] = tessel.conv %[[T]]
+// CHECK-NOT:     tessel.transpose
+// CHECK:         return %[[Y]]
+func.func @shift_before_transpose(%x: tensor<1x3x3x2xui8>) -> tensor<1x1x3x3xf32> {
+  %mean = tessel.constant dense<[[[[1.0]], [[2.0]]]]> : tensor<1x2x1x1xf32>
+  %std = tessel.constant dense<[[[2.0]], [[4.0]]]> : tensor<2x1x1xf32>
+  %w = tessel.constant dense<1.0> : tensor<1x2x3x3xf32>
+  %b = tessel.constant dense<3.0> : tensor<1xf32>
+  %f = tessel.cast %x to f32 : tensor<1x3x3x2xui8> -> tensor<1x3x3x2xf32>
+  %t = tessel.transpose %f {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x3x3x2xf32>) -> tensor<1x2x3x3xf32>
+  %0 = tessel.sub %t, %mean : (tensor<1x2x3x3xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %1 = tessel.div %0, %std : (tensor<1x2x3x3xf32>, tensor<2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %y = tessel.conv %1, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+      : (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1xf32>) -> tensor<1x1x3x3xf32>
+  return %y : tensor<1x1x3x3xf32>
+}

@@ -362,3 +362,23 @@ func.func @cast_then_transpose(%x: tensor<4x5x3xui8>, %z: tensor<4x5x3xui8>) -> 
   %u = tessel.transpose %g {perm = array<i64: 2, 0, 1>} : (tensor<4x5x3xf32>) -> tensor<3x4x5xf32>
   return %t, %u, %g : tensor<3x4x5xf32>, tensor<3x4x5xf32>, tensor<4x5x3xf32>
 }
+
+// -----
+
+// An elementwise chain that feeds only a transpose (the cast and the shift
+// in front of an image's layout change) joins the transpose's region whole.
+// CHECK-LABEL: func.func @chain_then_transpose
+// CHECK:         %[[Y:.*]] = tessel.fused "layout" -> tensor<1x3x4x5xf32> {
+// CHECK-NEXT:      %[[C:.*]] = tessel.cast %arg0
+// CHECK-NEXT:      %[[A:.*]] = tessel.add %[[C]]
+// CHECK-NEXT:      %[[T:.*]] = tessel.transpose %[[A]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK-NEXT:      tessel.yield %[[T]]
+// CHECK-NEXT:    }
+// CHECK-NOT:     tessel.fused
+func.func @chain_then_transpose(%x: tensor<1x4x5x3xui8>) -> tensor<1x3x4x5xf32> {
+  %k = tessel.constant dense<[[[[1.0, 2.0, 3.0]]]]> : tensor<1x1x1x3xf32>
+  %f = tessel.cast %x to f32 : tensor<1x4x5x3xui8> -> tensor<1x4x5x3xf32>
+  %a = tessel.add %f, %k : (tensor<1x4x5x3xf32>, tensor<1x1x1x3xf32>) -> tensor<1x4x5x3xf32>
+  %t = tessel.transpose %a {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x4x5x3xf32>) -> tensor<1x3x4x5xf32>
+  return %t : tensor<1x3x4x5xf32>
+}

@@ -63,6 +63,12 @@ def TesselFoldInputNormalizationPass
     only the scale moves into the weights; a zero `a` leaves the chain as
     it is.
 
+    When the padded conv's input is a transpose used only by the chain (an
+    image's NHWC pixels made NCHW), the shift goes in front of the
+    transpose instead, its constant on the axis the channels come from, so
+    that the kernel computing the transpose adds it and the conv reads a
+    plain tensor.
+
     The chain may start on the graph input or on what a chain of casts,
     transposes, reshapes, slices, resizes and rounds (each with one user)
     made of it: the conversion `--preprocess` prepends, or an exporter's
@@ -412,10 +418,11 @@ def TesselFormFusedRegionsPass
       the add of a constant that only it reads (the shift a folded input
       normaliser leaves before a padded convolution, which its kernel adds
       as it reads).
-    - `layout`: a transpose and the elementwise ops it reads that no group
-      above took, through producers used only in the group (the cast of an
-      image's pixels in front of its HWC -> CHW transpose): one loop nest
-      reads the source and writes the permuted result. It comes after
+    - `layout`: a transpose and the elementwise ops it reads that no anchor
+      took (loose ops, and whole `elementwise` chains), through producers
+      used only in the group (the cast of an image's pixels and the shift
+      of a folded normaliser in front of its HWC -> CHW transpose): one
+      loop nest reads the source and writes the permuted result. It comes after
       `conv` and `product`, so that an epilogue a layout conversion reads
       stays the convolution's.
     - `rows`: from a row op (a softmax, layer norm or keep-dims reduction
