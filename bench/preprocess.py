@@ -126,8 +126,8 @@ def main():
     lines += [
         "",
         f"Kernels: {kernels[0]} without preprocessing, {kernels[1]} with it "
-        f"(the normalisation folds into the first convolution; the cast and the HWC -> CHW "
-        f"transpose are one kernel).",
+        f"(the normalisation's scale folds into the first convolution; the cast, the mean's "
+        f"shift and the HWC -> CHW transpose are one kernel).",
         "",
         f"Accuracy against torchvision's transforms followed by torch's model, on all "
         f"{len(pixels)} images: max abs difference {max_abs:.2e} (largest |logit| {scale:.2f}); "
