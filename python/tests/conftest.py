@@ -7,6 +7,7 @@ $TESSEL_COMPILE, when set, names the compiler instead (a build tree without
 the compiler: -DTESSEL_BUILD_COMPILER=OFF, or only the Python targets built).
 """
 
+import ctypes
 import os
 import shutil
 import subprocess
@@ -85,6 +86,8 @@ def bfloat16_model_so(build_dir, tmp_path_factory) -> Path:
     return _build_fixture(tmp_path_factory, "copy_bf16", "-DCOPY_MODEL_BFLOAT16")
 
 
+# How long a gate artifact's run waits for its gate before failing.
+DEADLINE_MS = 10000
 @pytest.fixture(scope="session")
 def block_model_so(build_dir, tmp_path_factory) -> Path:
     """The runtime tests' gate artifact (unittests/runtime/fixtures/
@@ -114,3 +117,19 @@ def nondeterministic_model_so(build_dir, tmp_path_factory) -> Path:
     return _build_fixture(tmp_path_factory, "add_nondeterministic",
                           "-DFIXTURE_NONDETERMINISTIC",
                           source=RUNTIME_FIXTURES / "add_model.c")
+
+
+@pytest.fixture
+def gate(block_model_so):
+    """The gate artifact's hooks: closed at the start, open at the end."""
+    hooks = ctypes.CDLL(str(block_model_so))  # the same copy the runtime loads
+    hooks.block_fixture_reset(0, DEADLINE_MS)
+    hooks.block_fixture_set_gate(0)
+    yield hooks
+    hooks.block_fixture_set_gate(1)
+
+
+def log(hooks):
+    """The gate artifact's log: 2*tag when a run starts, 2*tag+1 when it ends."""
+    entries = (ctypes.c_int * 64)()
+    return list(entries[:hooks.block_fixture_log(entries, 64)])

@@ -15,9 +15,8 @@ import pytest
 
 import tessel
 from tessel import _ext
-from conftest import TINY_CNN
+from conftest import DEADLINE_MS, TINY_CNN, gate, log  # noqa: F401 (gate: a fixture)
 
-DEADLINE_MS = 10000
 
 
 @pytest.fixture
@@ -132,22 +131,6 @@ def test_a_failed_run_names_its_request(failing_model_so):
             list(pipeline.map(range(3)))
     assert (raised.value.index, raised.value.stage) == (0, "run")
     assert raised.value.__cause__.code_name == "runtime error"
-
-
-@pytest.fixture
-def gate(block_model_so):
-    """The gate artifact's hooks: closed at the start, open at the end."""
-    hooks = ctypes.CDLL(str(block_model_so))  # the same copy the runtime loads
-    hooks.block_fixture_reset(0, DEADLINE_MS)
-    hooks.block_fixture_set_gate(0)
-    yield hooks
-    hooks.block_fixture_set_gate(1)
-
-
-def log(hooks):
-    """The gate artifact's log: 2*tag when a run starts, 2*tag+1 when it ends."""
-    entries = (ctypes.c_int * 64)()
-    return list(entries[:hooks.block_fixture_log(entries, 64)])
 
 
 @pytest.mark.parametrize("depth", [1, 2])
