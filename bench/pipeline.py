@@ -41,21 +41,12 @@ from PIL import Image
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import tessel  # noqa: E402
-
-SPEC = ("input=uint8,hwc,size=256x256,resize=256,crop=224,scale=1/255,"
-        "mean=0.485:0.456:0.406,std=0.229:0.224:0.225")
-MEAN = np.float32([0.485, 0.456, 0.406])
-STD = np.float32([0.229, 0.224, 0.225])
+# The same SPEC and numpy path as the single-image benchmark.
+from preprocess import SPEC, cpu_name, numpy_preprocess  # noqa: E402
 
 
 def log(*args):
     print("pipeline:", *args, file=sys.stderr, flush=True)
-
-
-def cpu_name():
-    out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-    return next((line.split(":", 1)[1].strip() for line in out.splitlines()
-                 if line.startswith("Model name")), "unknown")
 
 
 def write_jpegs(directory, count, seed):
@@ -79,15 +70,6 @@ def decode(path):
     """The JPEG's pixels, uint8 [256, 256, 3] (the compiled artifact's input)."""
     with Image.open(path) as image:
         return np.asarray(image.convert("RGB"))
-
-
-def numpy_preprocess(pixels):
-    """What the artifact compiled with --preprocess does, in NumPy: center
-    crop 224 (Resize(256) leaves a 256x256 image as it is), /255,
-    normalise, HWC -> NCHW."""
-    x = pixels[16:240, 16:240].astype(np.float32) / 255
-    x = (x - MEAN) / STD
-    return np.ascontiguousarray(x.transpose(2, 0, 1)[None])
 
 
 def compile_artifacts(build, onnx_path, model_name, work, recompile):

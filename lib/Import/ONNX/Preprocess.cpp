@@ -115,7 +115,9 @@ mlir::tessel::onnx_import::parsePreprocessSpec(StringRef text,
     }
     if (!seen.insert(key).second)
       return bad("'" + key + "' is given twice");
-    if (key == "layout" && (isLayout || layouts.contains(value))) {
+    if (key == "layout" && !layouts.contains(value))
+      return bad("the layout is hwc, nhwc, chw or nchw");
+    if (key == "layout") {
       spec.layout = llvm::StringSwitch<PreprocessSpec::Layout>(value)
                         .Case("hwc", PreprocessSpec::Layout::HWC)
                         .Case("nhwc", PreprocessSpec::Layout::NHWC)

@@ -306,16 +306,16 @@ struct TesselFoldInputNormalizationPass
       // --preprocess prepends, and what exporters write before a
       // normaliser), each link with one user.
       Value start = input;
-      while (start.hasOneUse()) {
+      std::optional<Normalizer> norm = normalizerOf(start);
+      while (!norm && start.hasOneUse()) {
         Operation *user = *start.getUsers().begin();
         if (!isa<CastOp, TransposeOp, ReshapeOp, SliceOp, ResizeOp, RoundOp>(
                 user) ||
-            user->getNumResults() != 1 || user->getOperand(0) != start ||
-            normalizerOf(start))
+            user->getNumResults() != 1 || user->getOperand(0) != start)
           break;
         start = user->getResult(0);
+        norm = normalizerOf(start);
       }
-      std::optional<Normalizer> norm = normalizerOf(start);
       if (!norm || !norm->output().hasOneUse())
         continue;
       Operation *consumer = *norm->output().getUsers().begin();
