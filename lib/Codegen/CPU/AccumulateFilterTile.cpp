@@ -4,7 +4,7 @@
 // one tile's accumulators carried through a loop over the group's input
 // channels, in which every tap is unrolled (per tap, the tile's packed
 // weight vectors times one broadcast input value per position). Taps that
-// read the padding are left out, ranged over or masked.
+// read the padding are left out.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,13 +18,17 @@
 using namespace mlir;
 using namespace mlir::tessel::cpu;
 
-/// Whether a tile's j-th column reads the padding at tap column kw in
-/// every tile of its row, in none or in some.
-static Reach colReach(const FilterKernel &k, int64_t j, int64_t kw) {
-  if (!k.tile.rowSegment)
-    return Reach::Always;
-  return reachOf(k.conv.outWidth, k.tile.positions, j, kw, k.conv.strideW,
-                 k.conv.dilationW, k.left, k.inWidth);
+/// Whether a tile's j-th column reads inside the input at tap column kw:
+/// always in an inner tile; an edge tile, emitted on its own, leaves out
+/// the taps in the padding.
+static bool readsInside(const FilterKernel &k, const FilterTileSite &site,
+                        int64_t j, int64_t kw) {
+  if (!k.tile.rowSegment || site.colsInside)
+    return true;
+  assert(site.firstCol && "a row segment is an inner or an edge tile");
+  int64_t iw =
+      (*site.firstCol + j) * k.conv.strideW + kw * k.conv.dilationW - k.left;
+  return iw >= 0 && iw < k.inWidth;
 }
 
 SmallVector<Value> mlir::tessel::cpu::accumulateFilterTile(
@@ -40,31 +44,14 @@ SmallVector<Value> mlir::tessel::cpu::accumulateFilterTile(
   Value n = site.n, f0 = site.f0;
   ArrayRef<Value> oh = site.oh, ow = site.ow;
 
-  bool dynamicRows = k.rowsReadPadding && !site.khRange;
   int64_t count = tile.positions;
   SmallVector<Value> accs;
   for (int64_t j = 0; j < count; ++j)
     for (int64_t v = 0; v < tile.filterVectors; ++v)
       accs.push_back(start.empty() ? readAlongFilters(e, k, site, out, j, v)
                                    : start[v]);
-  Value zero = e.pad();
-  // The range of tap rows [khBegin, khEnd) that read inside the input
-  // for the tile's row: input row oh * strideH - top + kh * dilationH.
-  Value khBegin, khEnd;
-  if (dynamicRows) {
-    Value base = e.add(e.mul(oh[0], conv.strideH), -k.top);
-    Value zeroIdx = e.idx(0);
-    Value negBase = arith::SubIOp::create(b, loc, zeroIdx, base);
-    Value last = arith::SubIOp::create(b, loc, e.idx(k.inHeight - 1), base);
-    if (conv.dilationH != 1) {
-      negBase =
-          arith::CeilDivSIOp::create(b, loc, negBase, e.idx(conv.dilationH));
-      last = arith::FloorDivSIOp::create(b, loc, last, e.idx(conv.dilationH));
-    }
-    khBegin = arith::MaxSIOp::create(b, loc, negBase, zeroIdx);
-    khEnd = arith::MinSIOp::create(b, loc, e.add(last, 1),
-                                   e.idx(conv.kernelHeight));
-  }
+  auto [khFirst, khLast] =
+      site.khRange.value_or(std::make_pair(int64_t(0), conv.kernelHeight));
   return e.loop(conv.channelsPerGroup, 1, accs, [&](Value c, ValueRange acc) {
     Value ic = arith::AddIOp::create(b, loc, site.channelBase, c);
     Value shift =
@@ -78,10 +65,9 @@ SmallVector<Value> mlir::tessel::cpu::accumulateFilterTile(
                         : conv.at(n, ic, ih, iw));
       return shift ? arith::AddFOp::create(b, loc, x, shift).getResult() : x;
     };
-    // The FMAs of tap row kh (its index value, and kh itself when it is a
-    // constant).
-    auto tapRow = [&](Value khIdx, std::optional<int64_t> khAt,
-                      SmallVector<Value> next) {
+    // The FMAs of tap row kh.
+    auto tapRow = [&](int64_t kh, SmallVector<Value> next) {
+      Value khIdx = e.idx(kh);
       for (int64_t kw = 0; kw < conv.kernelWidth; ++kw) {
         SmallVector<Value> w;
         for (int64_t v = 0; v < tile.filterVectors; ++v)
@@ -90,48 +76,24 @@ SmallVector<Value> mlir::tessel::cpu::accumulateFilterTile(
               ValueRange{site.fBlock, c, khIdx, e.idx(kw), e.idx(v * lanes)},
               e.pad(), inBounds));
         for (int64_t j = 0; j < count; ++j) {
-          Reach along = colReach(k, j, kw);
-          if (along == Reach::Never)
+          if (!readsInside(k, site, j, kw))
             continue;
           Value ih =
-              khAt ? e.add(e.mul(oh[j], conv.strideH),
-                           *khAt * conv.dilationH - k.top)
-                   : arith::AddIOp::create(
-                         b, loc, e.add(e.mul(oh[j], conv.strideH), -k.top),
-                         e.mul(khIdx, conv.dilationH))
-                         .getResult();
+              e.add(e.mul(oh[j], conv.strideH), kh * conv.dilationH - k.top);
           Value iw =
               e.add(e.mul(ow[j], conv.strideW), kw * conv.dilationW - k.left);
           // The tile's input at (ih, iw): one value broadcast to every
           // filter vector, or (vectorInputs) one vector per filter vector.
-          // Off the row (some tiles), a clamped read and a select of 0.
-          Value clamped, inside;
-          if (along != Reach::Always) {
-            clamped = arith::MinSIOp::create(
-                b, loc, arith::MaxSIOp::create(b, loc, iw, e.idx(0)),
-                e.idx(k.inWidth - 1));
-            inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, iw,
-                                           clamped);
-          }
           SmallVector<Value> xv;
           if (k.vectorInputs) {
-            for (int64_t v = 0; v < tile.filterVectors; ++v) {
-              Value x = vector::TransferReadOp::create(
+            for (int64_t v = 0; v < tile.filterVectors; ++v)
+              xv.push_back(vector::TransferReadOp::create(
                   b, loc, vecType, k.input,
-                  conv.at(n, e.add(f0, v * lanes), ih, clamped ? clamped : iw),
-                  k.alongFilters, e.pad(), /*mask=*/Value(),
-                  b.getBoolArrayAttr(inBounds));
-              if (inside)
-                x = arith::SelectOp::create(b, loc, inside, x,
-                                            e.zeroVector(vecType));
-              xv.push_back(x);
-            }
+                  conv.at(n, e.add(f0, v * lanes), ih, iw), k.alongFilters,
+                  e.pad(), /*mask=*/Value(), b.getBoolArrayAttr(inBounds)));
           } else {
-            Value x = inside ? arith::SelectOp::create(
-                                   b, loc, inside, readInput(ih, clamped), zero)
-                                   .getResult()
-                             : readInput(ih, iw);
-            xv.push_back(vector::BroadcastOp::create(b, loc, vecType, x));
+            xv.push_back(
+                vector::BroadcastOp::create(b, loc, vecType, readInput(ih, iw)));
           }
           for (int64_t v = 0; v < tile.filterVectors; ++v) {
             Value &a = next[j * tile.filterVectors + v];
@@ -143,15 +105,8 @@ SmallVector<Value> mlir::tessel::cpu::accumulateFilterTile(
       return next;
     };
     SmallVector<Value> next(acc.begin(), acc.end());
-    if (!dynamicRows) {
-      auto [first, last] =
-          site.khRange.value_or(std::make_pair(int64_t(0), conv.kernelHeight));
-      for (int64_t kh = first; kh < last; ++kh)
-        next = tapRow(e.idx(kh), kh, next);
-      return next;
-    }
-    return e.loopOver(khBegin, khEnd, 1, next, [&](Value kh, ValueRange a) {
-      return tapRow(kh, std::nullopt, SmallVector<Value>(a));
-    });
+    for (int64_t kh = khFirst; kh < khLast; ++kh)
+      next = tapRow(kh, next);
+    return next;
   });
 }

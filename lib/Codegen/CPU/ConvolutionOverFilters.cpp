@@ -19,9 +19,49 @@
 using namespace mlir;
 using namespace mlir::tessel::cpu;
 
-/// Output heights up to this emit their padded rows on their own (unrolled
-/// tap rows) instead of looping over a computed range of tap rows.
-static constexpr int64_t kStaticRows = 14;
+/// The range [first, last) of the `size` taps at `pos` + tap * `dilation`
+/// - `offset` that fall inside [0, `inSize`) (first == last: none).
+static std::pair<int64_t, int64_t> insideRange(int64_t size, int64_t pos,
+                                               int64_t dilation,
+                                               int64_t offset, int64_t inSize) {
+  int64_t first = size, last = 0;
+  for (int64_t t = 0; t < size; ++t) {
+    int64_t i = pos + t * dilation - offset;
+    if (i >= 0 && i < inSize) {
+      first = std::min(first, t);
+      last = t + 1;
+    }
+  }
+  return {std::min(first, last), last};
+}
+
+/// `value` carried over the tiles of `step` along [0, `size`): the tiles
+/// before the first and after the last for which `inner(start)` holds are
+/// emitted one by one (`edge(start, value)`), the others in one loop
+/// (`loop(iv, value)`, marked parallel for `parallelWork`).
+static Value splitEdges(ConvLoopEmitter &e, int64_t size, int64_t step,
+                        function_ref<bool(int64_t)> inner, Value value,
+                        function_ref<Value(int64_t, Value)> edge,
+                        function_ref<Value(Value, Value)> loop,
+                        int64_t parallelWork = 0) {
+  int64_t begin = 0, end = size;
+  while (begin < end && !inner(begin))
+    begin += step;
+  while (end > begin && !inner(end - step))
+    end -= step;
+  for (int64_t at = 0; at < begin; at += step)
+    value = edge(at, value);
+  if (begin < end)
+    value = e.loopOver(
+        e.idx(begin), e.idx(end), step, value,
+        [&](Value iv, ValueRange a) {
+          return SmallVector<Value>{loop(iv, a[0])};
+        },
+        parallelWork)[0];
+  for (int64_t at = end; at < size; at += step)
+    value = edge(at, value);
+  return value;
+}
 
 /// The kernel's loop nest over `init`: per image and block of filters, the
 /// tiles of positions (`positionWork`: the multiply-adds that mark the
@@ -58,15 +98,15 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
                   start.push_back(e.zeroVector(k.vecType));
               }
               // One tile at positions (oh[j], ow[j]), written into `out`.
-              auto emitTile =
-                  [&](ArrayRef<Value> oh, ArrayRef<Value> ow, Value out,
-                      std::optional<std::pair<int64_t, int64_t>> khRange) {
-                    FilterTileSite site{n,  f0, fBlock, channelBase,
-                                        oh, ow, khRange};
-                    SmallVector<Value> summed =
-                        accumulateFilterTile(e, k, site, start, out);
-                    return storeFilterTile(e, k, site, summed, out);
-                  };
+              auto emitTile = [&](FilterTileSite site, Value out) {
+                site.n = n;
+                site.f0 = f0;
+                site.fBlock = fBlock;
+                site.channelBase = channelBase;
+                SmallVector<Value> summed =
+                    accumulateFilterTile(e, k, site, start, out);
+                return storeFilterTile(e, k, site, summed, out);
+              };
               if (!tile.rowSegment) {
                 // Consecutive positions, row-major over (oh, ow).
                 return e.loop(
@@ -80,68 +120,66 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
                         ow.push_back(arith::RemUIOp::create(
                             b, loc, p, e.idx(conv.outWidth)));
                       }
-                      return SmallVector<Value>{
-                          emitTile(oh, ow, a2[0], std::nullopt)};
+                      FilterTileSite site;
+                      site.oh = oh;
+                      site.ow = ow;
+                      return SmallVector<Value>{emitTile(site, a2[0])};
                     },
                     // One block of filters: the positions are split
                     // instead.
                     positionWork);
               }
-              // Columns of one output row at a time.
-              auto rowAt =
-                  [&](Value oh0, ValueRange a2,
-                      std::optional<std::pair<int64_t, int64_t>> khRange) {
-                    return e.loop(conv.outWidth, tile.positions, a2,
-                                  [&](Value ow0, ValueRange a3) {
-                                    SmallVector<Value> oh(tile.positions, oh0),
-                                        ow;
-                                    for (int64_t j = 0; j < tile.positions; ++j)
-                                      ow.push_back(e.add(ow0, j));
-                                    return SmallVector<Value>{
-                                        emitTile(oh, ow, a3[0], khRange)};
-                                  });
-                  };
-              if (!k.rowsReadPadding || conv.outHeight > kStaticRows)
-                return e.loop(
-                    conv.outHeight, 1, a1,
-                    [&](Value oh0, ValueRange a2) {
-                      return rowAt(oh0, a2, std::nullopt);
-                    },
-                    positionWork);
-              // Few rows (7x7, 14x14): the rows whose tap rows read the
-              // padding are emitted on their own, each with its range of
-              // tap rows unrolled; the others in a loop, all unrolled
-              // (measurements: bench/notes/vectorize-convolutions.md).
-              auto rangeAt = [&](int64_t row) {
-                int64_t first = conv.kernelHeight, last = 0;
-                for (int64_t kh = 0; kh < conv.kernelHeight; ++kh) {
-                  int64_t ih = row * conv.strideH + kh * conv.dilationH - k.top;
-                  if (ih >= 0 && ih < k.inHeight) {
-                    first = std::min(first, kh);
-                    last = kh + 1;
-                  }
-                }
-                return std::make_pair(std::min(first, last), last);
-              };
+              // Rows (and the columns of a row) whose taps read the padding
+              // are emitted on their own, without those taps; the inner
+              // ones in a loop, every tap unrolled
+              // (bench/notes/vectorize-convolutions.md).
               auto full = std::make_pair(int64_t(0), conv.kernelHeight);
-              int64_t innerBegin = 0, innerEnd = conv.outHeight;
-              while (innerBegin < innerEnd && rangeAt(innerBegin) != full)
-                ++innerBegin;
-              while (innerEnd > innerBegin && rangeAt(innerEnd - 1) != full)
-                --innerEnd;
-              SmallVector<Value> carried(a1.begin(), a1.end());
-              for (int64_t row = 0; row < conv.outHeight; ++row) {
-                if (row == innerBegin && innerBegin < innerEnd) {
-                  carried = e.loopOver(e.idx(innerBegin), e.idx(innerEnd), 1,
-                                       carried, [&](Value oh0, ValueRange a2) {
-                                         return rowAt(oh0, a2, full);
-                                       });
-                  row = innerEnd - 1;
-                  continue;
-                }
-                carried = rowAt(e.idx(row), carried, rangeAt(row));
-              }
-              return carried;
+              auto rowRange = [&](int64_t row) {
+                return insideRange(conv.kernelHeight, row * conv.strideH,
+                                   conv.dilationH, k.top, k.inHeight);
+              };
+              auto colsInside = [&](int64_t col0) {
+                for (int64_t j = 0; j < tile.positions; ++j)
+                  if (insideRange(conv.kernelWidth, (col0 + j) * conv.strideW,
+                                  conv.dilationW, k.left, k.inWidth) !=
+                      std::make_pair(int64_t(0), conv.kernelWidth))
+                    return false;
+                return true;
+              };
+              // One output row: its edge tiles, and its inner tiles in a
+              // loop.
+              auto rowAt = [&](Value oh0, Value a2,
+                               std::pair<int64_t, int64_t> khRange) {
+                auto tileAt = [&](Value ow0, std::optional<int64_t> firstCol,
+                                  Value out) {
+                  SmallVector<Value> oh(tile.positions, oh0), ow;
+                  for (int64_t j = 0; j < tile.positions; ++j)
+                    ow.push_back(e.add(ow0, j));
+                  FilterTileSite site;
+                  site.oh = oh;
+                  site.ow = ow;
+                  site.khRange = khRange;
+                  site.colsInside = !firstCol;
+                  site.firstCol = firstCol;
+                  return emitTile(site, out);
+                };
+                return splitEdges(
+                    e, conv.outWidth, tile.positions, colsInside, a2,
+                    [&](int64_t col0, Value out) {
+                      return tileAt(e.idx(col0), col0, out);
+                    },
+                    [&](Value ow0, Value out) {
+                      return tileAt(ow0, std::nullopt, out);
+                    });
+              };
+              return SmallVector<Value>{splitEdges(
+                  e, conv.outHeight, 1,
+                  [&](int64_t row) { return rowRange(row) == full; }, a1[0],
+                  [&](int64_t row, Value out) {
+                    return rowAt(e.idx(row), out, rowRange(row));
+                  },
+                  [&](Value oh0, Value out) { return rowAt(oh0, out, full); },
+                  positionWork)};
             },
             filterWork);
       });

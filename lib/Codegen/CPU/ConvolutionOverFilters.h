@@ -72,8 +72,6 @@ struct FilterKernel {
   /// its row (`rowStores`), or along the output viewed as [N, F, H*W]
   /// (`planeStores`), rather than along the filters.
   bool rowStores = false, planeStores = false;
-  /// Some output rows have tap rows in the padding.
-  bool rowsReadPadding = false;
   /// The packed weights and the per-channel shift (or null): constants at
   /// the function's entry.
   Value packed, shifts;
@@ -92,13 +90,17 @@ DenseElementsAttr packWeights(DenseElementsAttr weights, int64_t block);
 
 /// Where one tile of the kernel sits: image `n`, filters from `f0` (their
 /// packed block `fBlock`, input channels from `channelBase`), positions
-/// (`oh[j]`, `ow[j]`). `khRange`: the tap rows that read inside the input,
-/// when known (a row emitted on its own, or an inner row); else, when some
-/// rows read the padding, a loop over the range computed from `oh`.
+/// (`oh[j]`, `ow[j]`). `khRange`: the tap rows that read inside the input
+/// (all of them when not given). Along a row segment, `colsInside`: every
+/// column of the tile reads inside the input at every tap column (an
+/// inner tile); else `firstCol`: the first column of a tile emitted on its
+/// own at the row's edge, whose taps in the padding are left out.
 struct FilterTileSite {
   Value n, f0, fBlock, channelBase;
   ArrayRef<Value> oh, ow;
   std::optional<std::pair<int64_t, int64_t>> khRange;
+  bool colsInside = false;
+  std::optional<int64_t> firstCol;
 };
 
 /// The tile's output vector `v` (of filters) at position `j` in `tensor`

@@ -112,11 +112,5 @@ FilterKernel mlir::tessel::cpu::planFilterKernel(
   k.planeStores =
       transposable && !k.rowStores && (k.prologue.bias || k.prologue.zero);
 
-  // Whether some output rows have tap rows in the padding.
-  if (tile.rowSegment)
-    for (int64_t kh = 0; kh < conv.kernelHeight; ++kh)
-      k.rowsReadPadding |=
-          reachOf(conv.outHeight, 1, 0, kh, conv.strideH, conv.dilationH, k.top,
-                  k.inHeight) != Reach::Always;
   return k;
 }

@@ -224,89 +224,109 @@ func.func @half_vectors(%x: tensor<1x2x3x3xf32>, %init: tensor<1x24x3x3xf32>) ->
 // -----
 
 // A zero-padded 3x3 convolution over filters (constant weights): the kernel
-// reads the unpadded 16x16 input and the pad goes away. Tiles are 8 columns
-// of one output row; the tap rows that read inside the input for that row
-// are the range of a loop (the bounds clamped to [0, 3)), and the two tap
-// columns that read the padding in some tiles (the first column's left tap,
-// the last column's right tap) read a clamped column and select 0 outside:
-// 24 FMAs per tap row, 2 of them on a select. (16 rows: more than emit
-// their padded rows on their own.)
+// reads the unpadded 16x32 input and the pad goes away. Tiles are 8 columns
+// of one output row. The rows and the column tiles whose taps read the
+// padding are emitted on their own without those taps, so that no tap is
+// masked: row 0 (tap rows 1..2), rows 1..14 in a loop (all 3), row 15 (tap
+// rows 0..1); in each row, the tile at column 0 (its first column's left
+// tap left out), the tiles at 8 and 16 in a loop, the tile at 24 (its last
+// column's right tap left out). Per channel: 2 x 23 FMAs at an edge tile
+// of an edge row, 3 x 23 at an edge tile, 3 x 24 inside.
 
 #in = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
 #w = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
 #out = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
 // CHECK-LABEL: func.func @padded_over_filters
-// CHECK-SAME:    (%[[X:[a-z0-9]+]]: tensor<1x2x16x16xf32>
+// CHECK-SAME:    (%[[X:[a-z0-9]+]]: tensor<1x2x16x32xf32>
 // CHECK-NOT:     tensor.pad
+// CHECK-NOT:     arith.select
 // CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
-// CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG:     %[[C15:.*]] = arith.constant 15 : index
+// CHECK-DAG:     %[[C24:.*]] = arith.constant 24 : index
 // CHECK:         scf.for
 // CHECK:           scf.for
-// CHECK:             scf.for %[[OH:.*]] = %{{.*}} to %[[C16]] step %[[C1]]
-// CHECK:               scf.for %[[OW:.*]] = %{{.*}} to %[[C16]] step %[[C8]]
-// CHECK:                 %[[LO:.*]] = arith.maxsi
-// CHECK:                 %[[HI:.*]] = arith.minsi
-// CHECK:                 scf.for %{{.*}} = %{{.*}} to %[[C2:.*]] step %[[C1]] iter_args
-// CHECK:                   scf.for %[[KH:.*]] = %[[LO]] to %[[HI]] step %[[C1]] iter_args
-// CHECK:                     arith.maxsi
-// CHECK:                     arith.minsi
-// CHECK:                     tensor.extract %[[X]]
-// CHECK:                     arith.select
-// CHECK-COUNT-23:            vector.fma
-// CHECK:                     arith.select
-// CHECK:                     vector.fma
-// CHECK-NOT:                 vector.fma
-// CHECK:                     scf.yield
+// CHECK:             scf.for {{.*}} iter_args
+// CHECK-COUNT-46:      vector.fma
+// CHECK-NOT:           vector.fma
+// CHECK:               scf.yield
+// CHECK:             scf.for %{{.*}} = %[[C8]] to %[[C24]] step %[[C8]]
+// CHECK:               scf.for {{.*}} iter_args
+// CHECK-COUNT-48:        vector.fma
+// CHECK-NOT:             vector.fma
+// CHECK:                 scf.yield
+// CHECK:             scf.for {{.*}} iter_args
+// CHECK-COUNT-46:      vector.fma
+// CHECK-NOT:           vector.fma
+// CHECK:               scf.yield
+// CHECK:             scf.for %[[OH:.*]] = %[[C1]] to %[[C15]] step %[[C1]]
+// CHECK:               scf.for {{.*}} iter_args
+// CHECK:                 tensor.extract %[[X]]
+// CHECK-COUNT-69:        vector.fma
+// CHECK-NOT:             vector.fma
+// CHECK:                 scf.yield
+// CHECK:               scf.for %{{.*}} = %[[C8]] to %[[C24]] step %[[C8]]
+// CHECK:                 scf.for {{.*}} iter_args
+// CHECK-COUNT-72:          vector.fma
+// CHECK-NOT:               vector.fma
+// CHECK:                   scf.yield
+// CHECK:               scf.for {{.*}} iter_args
+// CHECK-COUNT-69:        vector.fma
+// CHECK-NOT:             vector.fma
+// CHECK:                 scf.yield
+// CHECK:             scf.for {{.*}} iter_args
+// CHECK-COUNT-46:      vector.fma
 // CHECK-NOT:     linalg.generic
-func.func @padded_over_filters(%x: tensor<1x2x16x16xf32>,
-                               %init: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32> {
+func.func @padded_over_filters(%x: tensor<1x2x16x32xf32>,
+                               %init: tensor<1x8x16x32xf32>) -> tensor<1x8x16x32xf32> {
   %w = arith.constant dense<0.5> : tensor<8x2x3x3xf32>
   %zero = arith.constant 0.0 : f32
   %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
   ^bb0(%i: index, %j: index, %k: index, %l: index):
     tensor.yield %zero : f32
-  } : tensor<1x2x16x16xf32> to tensor<1x2x18x18xf32>
+  } : tensor<1x2x16x32xf32> to tensor<1x2x18x34xf32>
   %0 = linalg.generic {indexing_maps = [#in, #w, #out],
       iterator_types = ["parallel", "parallel", "parallel", "parallel",
                         "reduction", "reduction", "reduction"]}
-      ins(%padded, %w : tensor<1x2x18x18xf32>, tensor<8x2x3x3xf32>)
-      outs(%init : tensor<1x8x16x16xf32>) {
+      ins(%padded, %w : tensor<1x2x18x34xf32>, tensor<8x2x3x3xf32>)
+      outs(%init : tensor<1x8x16x32xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):
     %p = arith.mulf %a, %b : f32
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
-  } -> tensor<1x8x16x16xf32>
-  return %0 : tensor<1x8x16x16xf32>
+  } -> tensor<1x8x16x32xf32>
+  return %0 : tensor<1x8x16x32xf32>
 }
 
 // -----
 
 // Few output rows (5): the first and last rows, whose top and bottom tap
-// rows read the padding, are emitted on their own with 2 tap rows unrolled
-// (48 FMAs); rows 1..3 run in a loop with all 3 unrolled (72 FMAs).
+// rows read the padding, are emitted on their own with 2 tap rows unrolled;
+// rows 1..3 run in a loop with all 3 unrolled. Both column tiles (0 and 8)
+// are edge tiles, each without one tap column of one position: 2 x 23 FMAs
+// per channel in an edge row, 3 x 23 inside.
 
 #in = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
 #w = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
 #out = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
 // CHECK-LABEL: func.func @padded_few_rows
 // CHECK-NOT:     tensor.pad
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %c16{{.*}} step %c8
-// CHECK:           scf.for {{.*}} iter_args
-// CHECK-COUNT-48:    vector.fma
-// CHECK-NOT:         vector.fma
-// CHECK:             scf.yield
+// CHECK-NOT:     arith.select
+// CHECK:         scf.for {{.*}} iter_args
+// CHECK-COUNT-46:  vector.fma
+// CHECK-NOT:       vector.fma
+// CHECK:           scf.yield
+// CHECK:         scf.for {{.*}} iter_args
+// CHECK-COUNT-46:  vector.fma
+// CHECK-NOT:       vector.fma
+// CHECK:           scf.yield
 // CHECK:         scf.for %{{.*}} = %c1{{.*}} to %c4{{.*}} step %c1
-// CHECK:           scf.for %{{.*}} = %{{.*}} to %c16{{.*}} step %c8
-// CHECK:             scf.for {{.*}} iter_args
-// CHECK-COUNT-72:      vector.fma
-// CHECK-NOT:           vector.fma
-// CHECK:               scf.yield
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %c16{{.*}} step %c8
 // CHECK:           scf.for {{.*}} iter_args
-// CHECK-COUNT-48:    vector.fma
+// CHECK-COUNT-69:    vector.fma
 // CHECK-NOT:         vector.fma
 // CHECK:             scf.yield
+// CHECK:         scf.for {{.*}} iter_args
+// CHECK-COUNT-46:  vector.fma
 // CHECK-NOT:     linalg.generic
 func.func @padded_few_rows(%x: tensor<1x2x5x16xf32>,
                            %init: tensor<1x8x5x16xf32>) -> tensor<1x8x5x16xf32> {
@@ -409,7 +429,7 @@ func.func @depthwise_padded(%x: tensor<1x4x24x40xf32>, %w: tensor<4x1x3x3xf32>,
 // A zero padding of x + shift[c] (the shift a folded input normaliser
 // leaves, read at (n, c, 0, 0) as tessel-convert-tessel-to-linalg writes
 // it): the filter tiles read x unpadded and add the channel's shift to each
-// value they read, before the select that zeroes the padded taps; the
+// value they read (the taps in the padding are left out, not zeroed); the
 // shift's loop nest goes away with the padding.
 
 #id = affine_map<(n, c, h, w) -> (n, c, h, w)>
@@ -427,7 +447,7 @@ func.func @depthwise_padded(%x: tensor<1x4x24x40xf32>, %w: tensor<4x1x3x3xf32>,
 // CHECK:           scf.for
 // CHECK:             %[[V:.*]] = tensor.extract %[[X]]
 // CHECK:             %[[S:.*]] = arith.addf %[[V]], %[[SHIFT]]
-// CHECK:             arith.select %{{.*}}, %[[S]], %{{.*}} : f32
+// CHECK:             vector.broadcast %[[S]]
 // CHECK-NOT:     linalg.generic
 func.func @shifted_padded_over_filters(%x: tensor<1x2x16x16xf32>,
                                        %init: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32> {
