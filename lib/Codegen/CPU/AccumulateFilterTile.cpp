@@ -3,8 +3,9 @@
 // The accumulator loop of the convolution kernel vectorized over filters:
 // one tile's accumulators carried through a loop over the group's input
 // channels, in which every tap is unrolled (per tap, the tile's packed
-// weight vectors times one broadcast input value per position). Taps that
-// read the padding are left out.
+// weight vectors times one broadcast input value per position). Tap
+// columns that read the padding are left out; in the rows whose tap rows
+// do, the tap rows are a loop over the range that reads inside.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,8 +51,24 @@ SmallVector<Value> mlir::tessel::cpu::accumulateFilterTile(
     for (int64_t v = 0; v < tile.filterVectors; ++v)
       accs.push_back(start.empty() ? readAlongFilters(e, k, site, out, j, v)
                                    : start[v]);
-  auto [khFirst, khLast] =
-      site.khRange.value_or(std::make_pair(int64_t(0), conv.kernelHeight));
+  // Without a static range, the tap rows [khBegin, khEnd) that read inside
+  // the input for the tile's row (input row oh * strideH - top + kh *
+  // dilationH), computed at run time.
+  Value khBegin, khEnd;
+  if (!site.khRange) {
+    Value base = e.add(e.mul(oh[0], conv.strideH), -k.top);
+    Value zeroIdx = e.idx(0);
+    Value negBase = arith::SubIOp::create(b, loc, zeroIdx, base);
+    Value last = arith::SubIOp::create(b, loc, e.idx(k.inHeight - 1), base);
+    if (conv.dilationH != 1) {
+      negBase =
+          arith::CeilDivSIOp::create(b, loc, negBase, e.idx(conv.dilationH));
+      last = arith::FloorDivSIOp::create(b, loc, last, e.idx(conv.dilationH));
+    }
+    khBegin = arith::MaxSIOp::create(b, loc, negBase, zeroIdx);
+    khEnd = arith::MinSIOp::create(b, loc, e.add(last, 1),
+                                   e.idx(conv.kernelHeight));
+  }
   return e.loop(conv.channelsPerGroup, 1, accs, [&](Value c, ValueRange acc) {
     Value ic = arith::AddIOp::create(b, loc, site.channelBase, c);
     Value shift =
@@ -65,9 +82,10 @@ SmallVector<Value> mlir::tessel::cpu::accumulateFilterTile(
                         : conv.at(n, ic, ih, iw));
       return shift ? arith::AddFOp::create(b, loc, x, shift).getResult() : x;
     };
-    // The FMAs of tap row kh.
-    auto tapRow = [&](int64_t kh, SmallVector<Value> next) {
-      Value khIdx = e.idx(kh);
+    // The FMAs of tap row kh (its index value, and kh itself when it is a
+    // constant).
+    auto tapRow = [&](Value khIdx, std::optional<int64_t> khAt,
+                      SmallVector<Value> next) {
       for (int64_t kw = 0; kw < conv.kernelWidth; ++kw) {
         SmallVector<Value> w;
         for (int64_t v = 0; v < tile.filterVectors; ++v)
@@ -79,7 +97,12 @@ SmallVector<Value> mlir::tessel::cpu::accumulateFilterTile(
           if (!readsInside(k, site, j, kw))
             continue;
           Value ih =
-              e.add(e.mul(oh[j], conv.strideH), kh * conv.dilationH - k.top);
+              khAt ? e.add(e.mul(oh[j], conv.strideH),
+                           *khAt * conv.dilationH - k.top)
+                   : arith::AddIOp::create(
+                         b, loc, e.add(e.mul(oh[j], conv.strideH), -k.top),
+                         e.mul(khIdx, conv.dilationH))
+                         .getResult();
           Value iw =
               e.add(e.mul(ow[j], conv.strideW), kw * conv.dilationW - k.left);
           // The tile's input at (ih, iw): one value broadcast to every
@@ -105,8 +128,13 @@ SmallVector<Value> mlir::tessel::cpu::accumulateFilterTile(
       return next;
     };
     SmallVector<Value> next(acc.begin(), acc.end());
-    for (int64_t kh = khFirst; kh < khLast; ++kh)
-      next = tapRow(kh, next);
-    return next;
+    if (site.khRange) {
+      for (int64_t kh = site.khRange->first; kh < site.khRange->second; ++kh)
+        next = tapRow(e.idx(kh), kh, next);
+      return next;
+    }
+    return e.loopOver(khBegin, khEnd, 1, next, [&](Value kh, ValueRange a) {
+      return tapRow(kh, std::nullopt, SmallVector<Value>(a));
+    });
   });
 }

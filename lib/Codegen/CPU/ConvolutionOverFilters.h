@@ -91,8 +91,9 @@ DenseElementsAttr packWeights(DenseElementsAttr weights, int64_t block);
 /// Where one tile of the kernel sits: image `n`, filters from `f0` (their
 /// packed block `fBlock`, input channels from `channelBase`), positions
 /// (`oh[j]`, `ow[j]`). `khRange`: the tap rows that read inside the input
-/// (all of them when not given). Along a row segment, `colsInside`: every
-/// column of the tile reads inside the input at every tap column (an
+/// (unrolled); when not given, a loop over the range computed from `oh`
+/// (the output rows whose tap rows read the padding, which share one
+/// compact loop). Along a row segment, `colsInside`: every column of the tile reads inside the input at every tap column (an
 /// inner tile); else `firstCol`: the first column of a tile emitted on its
 /// own at the row's edge, whose taps in the padding are left out.
 struct FilterTileSite {

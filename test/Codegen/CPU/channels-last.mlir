@@ -11,14 +11,15 @@
 // A padded 3x3 convolution over filters: each input element is read at
 // [n, h, w, c] and broadcast; the accumulators (vectors of 8 filters, the
 // bias first) are stored straight into [n, oh, ow, f:f+8] (contiguous: no
-// transposes), after the fused ReLU.
+// transposes), after the fused ReLU: a tile's 8 columns x 8 filters are one
+// write.
 // CHECK-LABEL: func.func @conv_nhwc
 // CHECK:         tensor.extract %arg0[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : tensor<1x6x8x2xf32>
 // CHECK:         vector.broadcast %{{.*}} : f32 to vector<8xf32>
 // CHECK:         vector.fma
 // CHECK:         arith.maximumf %{{.*}} : vector<8xf32>
 // CHECK-NOT:     vector.shuffle
-// CHECK:         vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {in_bounds = [true]} : vector<8xf32>, tensor<1x6x8x8xf32>
+// CHECK:         vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {in_bounds = [true, true]} : vector<8x8xf32>, tensor<1x6x8x8xf32>
 // CHECK-NOT:     linalg.generic
 func.func @conv_nhwc(%x: tensor<1x6x8x2xf32>) -> tensor<1x6x8x8xf32> {
   %w = tessel.constant dense<0.5> : tensor<8x2x3x3xf32>
@@ -41,7 +42,7 @@ func.func @conv_nhwc(%x: tensor<1x6x8x2xf32>) -> tensor<1x6x8x8xf32> {
 // CHECK:         vector.transfer_read %arg0[%{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<1x24x24x16xf32>, vector<8xf32>
 // CHECK:         vector.fma
 // CHECK:         scf.for %{{.*}} = %c6{{.*}} to %c12{{.*}} step %c6
-// CHECK:         vector.transfer_write %{{.*}} {in_bounds = [true]} : vector<8xf32>, tensor<1x12x12x16xf32>
+// CHECK:         vector.transfer_write %{{.*}} {in_bounds = [true, true]} : vector<6x16xf32>, tensor<1x12x12x16xf32>
 // CHECK-NOT:     linalg.generic
 func.func @depthwise_nhwc(%x: tensor<1x24x24x16xf32>) -> tensor<1x12x12x16xf32> {
   %w = tessel.constant dense<0.5> : tensor<16x1x3x3xf32>

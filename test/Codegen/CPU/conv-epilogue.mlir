@@ -80,14 +80,17 @@ func.func @depthwise_overlap(%x: tensor<1x4x9x25xf32>, %w: tensor<4x1x3x3xf32>, 
 // columns of a row. The 8 accumulators (vectors along the filters) go
 // through the relu, are transposed in registers (3 rounds of 4 pairs of
 // shuffles) and stored as one vector of 8 columns per filter, not lane by
-// lane along the filters.
+// lane along the filters: the tile's 8 rows are one write of [filters x
+// columns] into the output's (f, ow) plane at the tile's row.
+// CHECK-DAG:   #[[$ROWS:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
 // CHECK-LABEL: func.func @row_stores
 // CHECK:         scf.for
 // CHECK-COUNT-8:   arith.maximumf {{.*}} : vector<8xf32>
 // CHECK-COUNT-24:  vector.shuffle {{.*}} : vector<8xf32>, vector<8xf32>
 // CHECK-NOT:       vector.shuffle
-// CHECK-COUNT-8:   vector.transfer_write {{.*}} {in_bounds = [true]} : vector<8xf32>, tensor<1x8x6x8xf32>
-// CHECK-NOT:     permutation_map
+// CHECK-COUNT-8:   vector.insert {{.*}} : vector<8xf32> into vector<8x8xf32>
+// CHECK:           vector.transfer_write {{.*}} {in_bounds = [true, true], permutation_map = #[[$ROWS]]} : vector<8x8xf32>, tensor<1x8x6x8xf32>
+// CHECK-NOT:       vector<8xf32>, tensor<1x8x6x8xf32>
 func.func @row_stores(%x: tensor<1x2x6x8xf32>) -> tensor<1x8x6x8xf32> {
   %w = arith.constant dense<0.5> : tensor<8x2x3x3xf32>
   %b = arith.constant dense<1.0> : tensor<8xf32>
@@ -103,15 +106,16 @@ func.func @row_stores(%x: tensor<1x2x6x8xf32>) -> tensor<1x8x6x8xf32> {
 // are 6 consecutive positions (12 accumulators), row-major, crossing rows
 // (4 columns). With the bias in the accumulators the output is only
 // written, so it is carried as [1, 16, 12], where a tile's positions are
-// contiguous: per filter vector, a transpose (6 rows padded to 8) and 8
-// stores of 6 positions at oh * 4 + ow; the result is expanded back.
+// contiguous: per filter vector, a transpose (6 rows padded to 8); the
+// tile's 16 rows of 6 positions are one write at oh * 4 + ow; the result is
+// expanded back.
 // CHECK-LABEL: func.func @plane_stores
 // CHECK:         tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : tensor<1x16x3x4xf32> into tensor<1x16x12xf32>
 // CHECK:         scf.for
-// CHECK-COUNT-24:  vector.shuffle {{.*}} : vector<8xf32>, vector<8xf32>
-// CHECK-COUNT-8:   vector.transfer_write {{.*}} {in_bounds = [true]} : vector<6xf32>, tensor<1x16x12xf32>
-// CHECK-COUNT-24:  vector.shuffle {{.*}} : vector<8xf32>, vector<8xf32>
-// CHECK-COUNT-8:   vector.transfer_write {{.*}} {in_bounds = [true]} : vector<6xf32>, tensor<1x16x12xf32>
+// CHECK-COUNT-48:  vector.shuffle {{.*}} : vector<8xf32>, vector<8xf32>
+// CHECK-COUNT-16:  vector.insert {{.*}} : vector<6xf32> into vector<16x6xf32>
+// CHECK:           vector.transfer_write {{.*}} {in_bounds = [true, true]} : vector<16x6xf32>, tensor<1x16x12xf32>
+// CHECK-NOT:       vector.transfer_write
 // CHECK:         tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] {{.*}} : tensor<1x16x12xf32> into tensor<1x16x3x4xf32>
 // CHECK-NOT:     permutation_map
 func.func @plane_stores(%x: tensor<1x3x3x4xf32>) -> tensor<1x16x3x4xf32> {

@@ -225,13 +225,14 @@ func.func @half_vectors(%x: tensor<1x2x3x3xf32>, %init: tensor<1x24x3x3xf32>) ->
 
 // A zero-padded 3x3 convolution over filters (constant weights): the kernel
 // reads the unpadded 16x32 input and the pad goes away. Tiles are 8 columns
-// of one output row. The rows and the column tiles whose taps read the
-// padding are emitted on their own without those taps, so that no tap is
-// masked: row 0 (tap rows 1..2), rows 1..14 in a loop (all 3), row 15 (tap
-// rows 0..1); in each row, the tile at column 0 (its first column's left
-// tap left out), the tiles at 8 and 16 in a loop, the tile at 24 (its last
-// column's right tap left out). Per channel: 2 x 23 FMAs at an edge tile
-// of an edge row, 3 x 23 at an edge tile, 3 x 24 inside.
+// of one output row. In each row, the column tiles whose taps read the
+// padding are emitted on their own without those taps: the tile at column
+// 0 (its first column's left tap left out), the tiles at 8 and 16 in a
+// loop, the tile at 24 (its last column's right tap left out). Rows 1..14
+// run in a loop with all 3 tap rows unrolled: per channel 3 x 23 FMAs at
+// an edge tile, 3 x 24 inside, nothing masked. Rows 0 and 15 (more than 14
+// rows: not on their own) share one loop, edge row i at row i (i < 1) or
+// 14 + i, over the range of tap rows that read inside, clamped to [0, 3).
 
 #in = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
 #w = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
@@ -239,26 +240,14 @@ func.func @half_vectors(%x: tensor<1x2x3x3xf32>, %init: tensor<1x24x3x3xf32>) ->
 // CHECK-LABEL: func.func @padded_over_filters
 // CHECK-SAME:    (%[[X:[a-z0-9]+]]: tensor<1x2x16x32xf32>
 // CHECK-NOT:     tensor.pad
-// CHECK-NOT:     arith.select
 // CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
 // CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
 // CHECK-DAG:     %[[C15:.*]] = arith.constant 15 : index
 // CHECK-DAG:     %[[C24:.*]] = arith.constant 24 : index
 // CHECK:         scf.for
 // CHECK:           scf.for
-// CHECK:             scf.for {{.*}} iter_args
-// CHECK-COUNT-46:      vector.fma
-// CHECK-NOT:           vector.fma
-// CHECK:               scf.yield
-// CHECK:             scf.for %{{.*}} = %[[C8]] to %[[C24]] step %[[C8]]
-// CHECK:               scf.for {{.*}} iter_args
-// CHECK-COUNT-48:        vector.fma
-// CHECK-NOT:             vector.fma
-// CHECK:                 scf.yield
-// CHECK:             scf.for {{.*}} iter_args
-// CHECK-COUNT-46:      vector.fma
-// CHECK-NOT:           vector.fma
-// CHECK:               scf.yield
+// CHECK-NOT:         arith.select
 // CHECK:             scf.for %[[OH:.*]] = %[[C1]] to %[[C15]] step %[[C1]]
 // CHECK:               scf.for {{.*}} iter_args
 // CHECK:                 tensor.extract %[[X]]
@@ -274,8 +263,17 @@ func.func @half_vectors(%x: tensor<1x2x3x3xf32>, %init: tensor<1x24x3x3xf32>) ->
 // CHECK-COUNT-69:        vector.fma
 // CHECK-NOT:             vector.fma
 // CHECK:                 scf.yield
-// CHECK:             scf.for {{.*}} iter_args
-// CHECK-COUNT-46:      vector.fma
+// CHECK:             scf.for %[[I:.*]] = %{{.*}} to %[[C2]] step %[[C1]]
+// CHECK:               %[[TOP:.*]] = arith.cmpi ult, %[[I]], %[[C1]]
+// CHECK:               %[[ROW:.*]] = arith.select %[[TOP]], %[[I]], %{{.*}} : index
+// CHECK:               %[[LO:.*]] = arith.maxsi
+// CHECK:               %[[HI:.*]] = arith.minsi
+// CHECK:               scf.for {{.*}} iter_args
+// CHECK:                 scf.for %[[KH:.*]] = %[[LO]] to %[[HI]] step %[[C1]] iter_args
+// CHECK-COUNT-23:          vector.fma
+// CHECK-NOT:               vector.fma
+// CHECK:                   scf.yield
+// CHECK:               scf.for %{{.*}} = %[[C8]] to %[[C24]] step %[[C8]]
 // CHECK-NOT:     linalg.generic
 func.func @padded_over_filters(%x: tensor<1x2x16x32xf32>,
                                %init: tensor<1x8x16x32xf32>) -> tensor<1x8x16x32xf32> {
@@ -542,7 +540,8 @@ func.func @shifted_depthwise_kept(%x: tensor<1x4x24x40xf32>, %w: tensor<4x1x3x3x
 // WIDE24:         arith.constant dense<5.000000e-01> : tensor<2x3x3x3x16xf32>
 // WIDE24:         scf.for %{{.*}} = %{{.*}} to %c32{{.*}} step %c16
 // WIDE24:           scf.for %{{.*}} = %{{.*}} to %c32{{.*}} step %c16
-// WIDE24-COUNT-16:    vector.transfer_write {{.*}} : vector<16xf32>, tensor<1x32x8x32xf32>
+// WIDE24-COUNT-16:    vector.insert {{.*}} : vector<16xf32> into vector<16x16xf32>
+// WIDE24:             vector.transfer_write {{.*}} : vector<16x16xf32>, tensor<1x32x8x32xf32>
 // WIDE24-NOT:     vector<8xf32>
 func.func @stem_whole_vector_rows(%x: tensor<1x3x16x64xf32>,
                                   %init: tensor<1x32x8x32xf32>) -> tensor<1x32x8x32xf32> {
