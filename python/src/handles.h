@@ -78,6 +78,24 @@ public:
     return {std::move(lock), current};
   }
 
+  /// Calls `call(handle)` with the GIL released and the handle held open,
+  /// and returns what it returns; raises "the <kind> is closed" instead
+  /// when it is. Call with the GIL held.
+  template <typename Call> auto callOpen(Call &&call) {
+    decltype(call(std::declval<T *>())) result{};
+    bool isClosed = false;
+    {
+      nb::gil_scoped_release noGil;
+      Use current = use();
+      isClosed = !current.handle;
+      if (!isClosed)
+        result = call(current.handle);
+    }
+    if (isClosed)
+      raiseClosed();
+    return result;
+  }
+
   /// Releases the handle, waiting (GIL released) for current uses and for
   /// what the release itself waits for. Later calls are no-ops.
   void close() {

@@ -66,19 +66,9 @@ static Session *createSession(Model &model, int32_t numThreads,
   tessel_session_options options{sizeof(tessel_session_options), numThreads,
                                  resultCacheBytes};
   tessel_session *session = nullptr;
-  tessel_status status = nullptr;
-  bool closed = false;
-  {
-    nb::gil_scoped_release noGil;
-    auto use = model.guard.use();
-    if (!use.handle)
-      closed = true;
-    else
-      status = tessel_session_create(use.handle, &options, &session);
-  }
-  if (closed)
-    model.guard.raiseClosed();
-  check(status);
+  check(model.guard.callOpen([&](tessel_model *handle) {
+    return tessel_session_create(handle, &options, &session);
+  }));
   return new Session(session);
 }
 

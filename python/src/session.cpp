@@ -81,20 +81,9 @@ static tessel_status queueRun(tessel_session *session, tessel_stream *user,
 static void runOnce(Session &session, const tessel_tensor_view *inputs,
                     size_t numInputs, const tessel_tensor_view *outputs,
                     size_t numOutputs) {
-  tessel_status status = nullptr;
-  bool closed = false;
-  {
-    nb::gil_scoped_release noGil;
-    auto use = session.guard.use();
-    if (!use.handle)
-      closed = true;
-    else
-      status = tessel_session_run(use.handle, inputs, numInputs, outputs,
-                                  numOutputs);
-  }
-  if (closed)
-    session.guard.raiseClosed();
-  check(status);
+  check(session.guard.callOpen([&](tessel_session *handle) {
+    return tessel_session_run(handle, inputs, numInputs, outputs, numOutputs);
+  }));
 }
 
 static void run(Session &session, nb::handle inputs, nb::handle outputs) {
@@ -250,18 +239,10 @@ void PendingRun::wait() {
 static nb::dict cacheStats(Session &session) {
   tessel_cache_stats stats{};
   stats.struct_size = sizeof(stats);
-  tessel_status status = nullptr;
-  bool closed = false;
-  {
-    nb::gil_scoped_release noGil;
-    auto use = session.guard.use();
-    if (!use.handle)
-      closed = true;
-    else
-      status = tessel_session_get_cache_stats(use.handle, &stats);
-  }
-  if (closed)
-    session.guard.raiseClosed();
+  tessel_status status =
+      session.guard.callOpen([&](tessel_session *handle) {
+        return tessel_session_get_cache_stats(handle, &stats);
+      });
   check(status);
   nb::dict out;
   out["hits"] = stats.hits;
@@ -277,17 +258,8 @@ void bindSession(nb::module_ &module) {
   nb::class_<Session>(module, "Session")
       .def_prop_ro("num_threads",
                    [](Session &session) {
-                     int32_t threads = 0;
-                     bool closed = false;
-                     {
-                       nb::gil_scoped_release noGil;
-                       auto use = session.guard.use();
-                       closed = !use.handle;
-                       threads = tessel_session_num_threads(use.handle);
-                     }
-                     if (closed)
-                       session.guard.raiseClosed();
-                     return threads;
+                     return session.guard.callOpen(
+                         tessel_session_num_threads);
                    })
       .def("run", &run, nb::arg("inputs"), nb::arg("outputs"),
            "Runs once on this thread (GIL released); the arrays are "

@@ -24,9 +24,8 @@ using namespace mlir::tessel::cpu;
 /// the taps in the padding.
 static bool readsInside(const FilterKernel &k, const FilterTileSite &site,
                         int64_t j, int64_t kw) {
-  if (!k.tile.rowSegment || site.colsInside)
+  if (!site.firstCol)
     return true;
-  assert(site.firstCol && "a row segment is an inner or an edge tile");
   int64_t iw =
       (*site.firstCol + j) * k.conv.strideW + kw * k.conv.dilationW - k.left;
   return iw >= 0 && iw < k.inWidth;

@@ -93,14 +93,13 @@ DenseElementsAttr packWeights(DenseElementsAttr weights, int64_t block);
 /// (`oh[j]`, `ow[j]`). `khRange`: the tap rows that read inside the input
 /// (unrolled); when not given, a loop over the range computed from `oh`
 /// (the output rows whose tap rows read the padding, which share one
-/// compact loop). Along a row segment, `colsInside`: every column of the tile reads inside the input at every tap column (an
-/// inner tile); else `firstCol`: the first column of a tile emitted on its
-/// own at the row's edge, whose taps in the padding are left out.
+/// compact loop). `firstCol`: the first column of a tile emitted on its own
+/// at a row's edge, whose taps in the padding are left out; without it,
+/// every column of the tile reads inside the input at every tap column.
 struct FilterTileSite {
   Value n, f0, fBlock, channelBase;
   ArrayRef<Value> oh, ow;
   std::optional<std::pair<int64_t, int64_t>> khRange;
-  bool colsInside = false;
   std::optional<int64_t> firstCol;
 };
 
