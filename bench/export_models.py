@@ -26,6 +26,9 @@ import torchvision
 import onnx
 from onnx import TensorProto, helper
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from zoo_models import ZOO, count_flops  # noqa: E402
+
 OPSET = 17
 
 
@@ -191,7 +194,8 @@ def main():
                         help="also: resnet18_pruned (30%% of every conv's "
                              "output channels zeroed, for the sparsity run), "
                              "resnet18_normalized (an ImageNet input "
-                             "normaliser, Sub and Div, in front of ResNet-18)")
+                             "normaliser, Sub and Div, in front of ResNet-18), "
+                             "and the zoo's models (bench/zoo_models.py)")
     args = parser.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
     wanted = args.models.split(",")
@@ -233,6 +237,13 @@ def main():
         x = torch.randn(1, 1, 28, 28)
         export(model, (x,), "mlp", args.out_dir, ["image"], ["logits"],
                conv_flops(model, (x,)))
+    for name in wanted:
+        if name not in ZOO:
+            continue
+        torch.manual_seed(0)
+        model, example, inputs, outputs, grad = ZOO[name]()
+        export(model, example, name, args.out_dir, inputs, outputs,
+               count_flops(model, example, grad), enable_grad=grad)
     write_identity(args.out_dir)
     for n in (int(s) for s in args.gemm_sizes.split(",") if s):
         write_gemm(args.out_dir, n)

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FoldUtils.h"
+
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -14,10 +16,11 @@
 using namespace mlir;
 using namespace mlir::tessel;
 
-/// Constants larger than this are not copied by folding.
-static constexpr int64_t kMaxFoldElements = 1 << 16;
+using tessel::detail::broadcastLinearIndex;
+using tessel::detail::getFoldable;
+using tessel::detail::kMaxFoldElements;
 
-static DenseElementsAttr getFoldable(Attribute attr) {
+DenseElementsAttr tessel::detail::getFoldable(Attribute attr) {
   auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
   if (!dense || dense.getNumElements() > kMaxFoldElements)
     return {};
@@ -241,10 +244,8 @@ OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
 // Float arithmetic is left to the compiled code.
 //===----------------------------------------------------------------------===//
 
-/// The linear index into a broadcast operand of shape `shape` for the result
-/// multi-index `idx` (numpy rules: leading dims dropped, size-1 dims read 0).
-static int64_t broadcastLinearIndex(ArrayRef<int64_t> idx,
-                                    ArrayRef<int64_t> shape) {
+int64_t tessel::detail::broadcastLinearIndex(ArrayRef<int64_t> idx,
+                                             ArrayRef<int64_t> shape) {
   int64_t offset = idx.size() - shape.size(), linear = 0, stride = 1;
   for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
     if (shape[d] != 1)

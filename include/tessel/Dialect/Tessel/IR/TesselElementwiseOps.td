@@ -362,6 +362,7 @@ class Tessel_CompareOp<string mnemonic, string what>
   let results = (outs RankedTensorOf<[I1]>:$result);
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *ctx, std::optional<::mlir::Location> loc,
@@ -408,6 +409,7 @@ def Tessel_WhereOp : Tessel_ElementwiseOp<"where", [Pure, InferTypeOpAdaptor]> {
   let results = (outs Tessel_Tensor:$result);
   let assemblyFormat =
       "$condition `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 def Tessel_CastOp : Tessel_ElementwiseOp<"cast", [Pure, InferTypeOpAdaptor]> {
