@@ -618,6 +618,47 @@ def qdq_cnn(rng):
     return graph, [rng.standard_normal((1, 8, 12, 12)).astype(np.float32)]
 
 
+def _gru(rng, name, linear_before_reset):
+    """A bidirectional GRU ([5 steps, batch 2, 6] -> hidden 8) with biases,
+    an initial state and sequence lengths 5 and 3: Tessel computes the
+    input's share of every gate for all steps in one product and, with
+    linear_before_reset, the recurrent share of all three gates in one
+    product per step (torch exports its GRUs so)."""
+    steps, batch, size, hidden = 5, 2, 6, 8
+    inits = [
+        _init("w", rng.standard_normal((2, 3 * hidden, size)) * 0.3),
+        _init("r", rng.standard_normal((2, 3 * hidden, hidden)) * 0.3),
+        _init("b", rng.standard_normal((2, 6 * hidden)) * 0.3),
+        numpy_helper.from_array(np.array([5, 3], np.int32), "lens"),
+    ]
+    nodes = [helper.make_node(
+        "GRU", ["x", "w", "r", "b", "lens", "h0"], ["y", "yh"], name="gru",
+        hidden_size=hidden, direction="bidirectional",
+        linear_before_reset=linear_before_reset)]
+    graph = helper.make_graph(
+        nodes, name,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       [steps, batch, size]),
+         helper.make_tensor_value_info("h0", TensorProto.FLOAT,
+                                       [2, batch, hidden])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                       [steps, 2, batch, hidden]),
+         helper.make_tensor_value_info("yh", TensorProto.FLOAT,
+                                       [2, batch, hidden])],
+        inits)
+    inputs = [rng.standard_normal((steps, batch, size)).astype(np.float32),
+              (rng.standard_normal((2, batch, hidden)) * 0.5).astype(np.float32)]
+    return graph, inputs
+
+
+def gru_linear_before_reset(rng):
+    return _gru(rng, "gru_linear_before_reset", 1)
+
+
+def gru_reset_first(rng):
+    return _gru(rng, "gru_reset_first", 0)
+
+
 MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "stem_cnn": stem_cnn, "stem_cnn_normalized": stem_cnn_normalized,
           "mlp_normalized": mlp_normalized, "attention": attention,
@@ -627,7 +668,9 @@ MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "matmul_integer": matmul_integer, "matmul_integer_u8": matmul_integer_u8,
           "matmul_integer_zp": matmul_integer_zp, "qlinear_matmul": qlinear_matmul,
           "qdq_mlp": qdq_mlp, "qdq_batched": qdq_batched,
-          "qdq_cnn": qdq_cnn}
+          "qdq_cnn": qdq_cnn,
+          "gru_linear_before_reset": gru_linear_before_reset,
+          "gru_reset_first": gru_reset_first}
 
 
 def main():

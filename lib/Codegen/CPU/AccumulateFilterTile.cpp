@@ -3,7 +3,8 @@
 // The accumulator loop of the convolution kernel vectorized over filters:
 // one tile's accumulators carried through a loop over the group's input
 // channels, in which every tap is unrolled (per tap, the tile's packed
-// weight vectors times one broadcast input value per position). Tap
+// weight vectors times one broadcast input value per position; the tap
+// rows of windows larger than 8x8 are a loop). Tap
 // columns that read the padding are left out; in the rows whose tap rows
 // do, the tap rows are a loop over the range that reads inside.
 //
@@ -18,6 +19,12 @@
 
 using namespace mlir;
 using namespace mlir::tessel::cpu;
+
+/// Windows of up to this many taps unroll all of them; larger ones (ViT's
+/// 32x32 patches: 7168 FMAs a channel for 7 positions, and as many reads
+/// of one input tensor, which bufferization's analysis pays for with the
+/// square of their number) loop over the tap rows.
+static constexpr int64_t kMaxUnrolledTaps = 64;
 
 /// Whether a tile's j-th column reads inside the input at tap column kw:
 /// always in an inner tile; an edge tile, emitted on its own, leaves out
@@ -127,10 +134,15 @@ SmallVector<Value> mlir::tessel::cpu::accumulateFilterTile(
       return next;
     };
     SmallVector<Value> next(acc.begin(), acc.end());
-    if (site.khRange) {
+    if (site.khRange &&
+        conv.kernelHeight * conv.kernelWidth <= kMaxUnrolledTaps) {
       for (int64_t kh = site.khRange->first; kh < site.khRange->second; ++kh)
         next = tapRow(e.idx(kh), kh, next);
       return next;
+    }
+    if (site.khRange) {
+      khBegin = e.idx(site.khRange->first);
+      khEnd = e.idx(site.khRange->second);
     }
     return e.loopOver(khBegin, khEnd, 1, next, [&](Value kh, ValueRange a) {
       return tapRow(kh, std::nullopt, SmallVector<Value>(a));

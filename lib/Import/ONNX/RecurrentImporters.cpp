@@ -1,7 +1,10 @@
 //===- RecurrentImporters.cpp - RNN, GRU, LSTM unrolled over time ---------===//
 //
-// The sequence length is static, so the recurrence unrolls at import into
-// one step of gemm, add and activation ops per time step and direction:
+// The sequence length is static, so the recurrence unrolls at import. The
+// input's share of every gate needs no state: one product for all steps,
+// X W^T + biases ([steps * batch, I] -> [steps * batch, G*H]), before the
+// steps. Each step then has one product with the recurrent weights and the
+// gates' elementwise ops:
 //   RNN   h = f(x W^T + h R^T + Wb + Rb)
 //   GRU   z = f(x Wz^T + h Rz^T + b), r = f(...),
 //         n = g(x Wh^T + (r * h) Rh^T + Rbh + Wbh)       (linear_before_reset 0)
@@ -9,7 +12,9 @@
 //         h = (1 - z) * n + z * h
 //   LSTM  i = f(x Wi^T + h Ri^T + b + Pi * c), f = f(... + Pf * c),
 //         c' = f * c + i * g(...), o = f(... + Po * c'), h = o * h(c')
-// Gate blocks follow ONNX's order (LSTM iofc, GRU zrh). `sequence_lens`,
+// (GRU without linear_before_reset needs r before its candidate's product:
+// two recurrent products per step.) Gate blocks follow ONNX's order (LSTM
+// iofc, GRU zrh). `sequence_lens`,
 // constant or not, masks the steps past each batch entry's length: the state
 // keeps its value and Y is zero there. Walking a reverse direction from the
 // last step to the first with the same mask starts each entry at its own
@@ -191,22 +196,44 @@ void runDirection(StepBuilder &sb, Cell cell, const DirectionWeights &dw,
   };
   Value h = dw.h0 ? dw.h0 : zeros();
   Value c = cell == Cell::LSTM ? (dw.c0 ? dw.c0 : zeros()) : Value();
-  Value bias = dw.wb ? sb.add(dw.wb, dw.rb) : Value();
   ys.assign(steps, Value());
   const SmallVector<Activation> &act = dw.activations;
+  OpBuilder &b = sb.ctx.builder;
 
-  // GRU's candidate gate needs its recurrent block apart.
-  Value rzr, rh, biasZr, wbh, rbh, wh, wzr;
-  if (cell == Cell::GRU) {
-    wzr = sb.rows(dw.w, 0, 2 * hidden);
-    wh = sb.rows(dw.w, 2 * hidden, hidden);
+  // The input's share of every gate, all steps in one product:
+  // [steps * batch, I] W^T + bias -> [steps, batch, G*H]. The biases go
+  // there too, except GRU's Rbh with linear_before_reset, which r scales.
+  Value inputBias, recurrentBias;
+  if (dw.wb) {
+    inputBias = sb.add(dw.wb, dw.rb);
+    if (cell == Cell::GRU && linearBeforeReset) {
+      Value rbh = sb.columns(dw.rb, 2 * hidden, hidden);
+      inputBias = sb.op<ConcatOp>(
+          ValueRange{sb.columns(inputBias, 0, 2 * hidden),
+                     sb.columns(dw.wb, 2 * hidden, hidden)},
+          b.getI64IntegerAttr(0));
+      Value none = ConstantOp::create(
+          b, sb.ctx.loc,
+          DenseElementsAttr::get(RankedTensorType::get({2 * hidden}, element),
+                                 b.getFloatAttr(element, 0.0)));
+      recurrentBias = sb.op<ConcatOp>(ValueRange{none, rbh},
+                                      b.getI64IntegerAttr(0));
+    }
+  }
+  int64_t inputSize = xt.getDimSize(2);
+  Value projected = sb.gemmT(sb.reshape(x, {steps * batch, inputSize}), dw.w,
+                             inputBias);
+  if (sb.failed())
+    return;
+  int64_t width = cast<RankedTensorType>(projected.getType()).getDimSize(1);
+  projected = sb.reshape(projected, {steps, batch, width});
+
+  // GRU without linear_before_reset multiplies r into h before the
+  // candidate's recurrent product: its blocks apart.
+  Value rzr, rh;
+  if (cell == Cell::GRU && !linearBeforeReset) {
     rzr = sb.rows(dw.r, 0, 2 * hidden);
     rh = sb.rows(dw.r, 2 * hidden, hidden);
-    if (bias) {
-      biasZr = sb.columns(bias, 0, 2 * hidden);
-      wbh = sb.columns(dw.wb, 2 * hidden, hidden);
-      rbh = sb.columns(dw.rb, 2 * hidden, hidden);
-    }
   }
   Value pi, po, pf;
   if (dw.peephole) {
@@ -215,35 +242,54 @@ void runDirection(StepBuilder &sb, Cell cell, const DirectionWeights &dw,
     pf = sb.columns(dw.peephole, 2 * hidden, hidden);
   }
 
+  // state R^T + the input's share, in one product.
+  auto recurrent = [&](Value state, Value weights, Value share) {
+    return sb.gemmT(state, weights, share);
+  };
+
   for (int64_t s = 0; s < steps && !sb.failed(); ++s) {
     int64_t t = reverse ? steps - 1 - s : s;
-    Value input = sb.at(x, t);
+    Value input = sb.at(projected, t); // [batch, G*H]
     Value hNew, cNew;
     switch (cell) {
     case Cell::RNN: {
-      Value gates = sb.gemmT(h, dw.r, sb.gemmT(input, dw.w, bias));
+      Value gates = recurrent(h, dw.r, input);
       hNew = sb.activate(act[0], sb.clip(gates, clipAt));
       break;
     }
     case Cell::GRU: {
-      Value zr = sb.gemmT(h, rzr, sb.gemmT(input, wzr, biasZr));
-      zr = sb.activate(act[0], sb.clip(zr, clipAt));
+      Value inputZr = sb.columns(input, 0, 2 * hidden),
+            inputH = sb.columns(input, 2 * hidden, hidden);
+      Value zr, candidate;
+      if (linearBeforeReset) {
+        // One product for all three gates: h R^T + [0, 0, Rbh].
+        Value recurrent = sb.gemmT(h, dw.r, recurrentBias);
+        if (sb.failed())
+          break;
+        zr = sb.add(inputZr, sb.columns(recurrent, 0, 2 * hidden));
+        zr = sb.activate(act[0], sb.clip(zr, clipAt));
+        if (sb.failed())
+          break;
+        Value r = sb.columns(zr, hidden, hidden);
+        candidate = sb.add(
+            inputH, sb.mul(r, sb.columns(recurrent, 2 * hidden, hidden)));
+      } else {
+        zr = sb.activate(act[0], sb.clip(recurrent(h, rzr, inputZr), clipAt));
+        if (sb.failed())
+          break;
+        Value r = sb.columns(zr, hidden, hidden);
+        candidate = recurrent(sb.mul(r, h), rh, inputH);
+      }
       if (sb.failed())
         break;
-      Value z = sb.columns(zr, 0, hidden), r = sb.columns(zr, hidden, hidden);
-      Value candidate = sb.gemmT(input, wh, wbh);
-      if (linearBeforeReset)
-        candidate = sb.add(candidate, sb.mul(r, sb.gemmT(h, rh, rbh)));
-      else
-        candidate = sb.gemmT(sb.mul(r, h), rh,
-                             rbh ? sb.add(candidate, rbh) : candidate);
+      Value z = sb.columns(zr, 0, hidden);
       Value n = sb.activate(act[1], sb.clip(candidate, clipAt));
       // (1 - z) * n + z * h = n + z * (h - n)
       hNew = sb.add(n, sb.mul(z, sb.op<SubOp>(h, n)));
       break;
     }
     case Cell::LSTM: {
-      Value gates = sb.gemmT(h, dw.r, sb.gemmT(input, dw.w, bias));
+      Value gates = recurrent(h, dw.r, input);
       if (sb.failed())
         break;
       auto gate = [&](int64_t block) {

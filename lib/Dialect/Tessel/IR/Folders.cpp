@@ -13,6 +13,8 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include <cstring>
+
 using namespace mlir;
 using namespace mlir::tessel;
 
@@ -124,7 +126,9 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
     getInputMutable().assign(producer.getInput());
     return getResult();
   }
-  if (DenseElementsAttr dense = getFoldable(adaptor.getInput()))
+  // A reshape keeps the data as it is: weights of any size fold (the
+  // recurrent weights' [1, G*H, H] -> [G*H, H] that gemms read).
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
     return dense.reshape(cast<ShapedType>(getType()));
   return {};
 }
@@ -191,17 +195,53 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
       });
 }
 
+/// `data[starts + idx * steps]` for every index of `type`, copied element by
+/// element from the raw bytes; null for a splat (the element folder handles
+/// it) or elements that are not whole bytes (i1 is packed).
+static DenseElementsAttr sliceBytes(DenseElementsAttr data,
+                                   RankedTensorType type,
+                                   ArrayRef<int64_t> starts,
+                                   ArrayRef<int64_t> steps) {
+  Type element = data.getElementType();
+  if (data.isSplat() || !type.hasStaticShape() || !element.isIntOrFloat() ||
+      element.getIntOrFloatBitWidth() % 8 != 0)
+    return {};
+  size_t bytes = element.getIntOrFloatBitWidth() / 8;
+  ArrayRef<char> raw = data.getRawData();
+  SmallVector<int64_t> strides = getStrides(data.getType().getShape());
+  std::vector<char> result(type.getNumElements() * bytes);
+  SmallVector<int64_t> idx(type.getRank(), 0);
+  for (int64_t n = 0; n < type.getNumElements(); ++n) {
+    int64_t linear = 0;
+    for (size_t d = 0; d < idx.size(); ++d)
+      linear += (starts[d] + idx[d] * steps[d]) * strides[d];
+    std::memcpy(result.data() + n * bytes, raw.data() + linear * bytes, bytes);
+    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+      if (++idx[d] < type.getDimSize(d))
+        break;
+      idx[d] = 0;
+    }
+  }
+  return DenseElementsAttr::getFromRawBuffer(type, result);
+}
+
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType() &&
       llvm::all_of(getStarts(), [](int64_t s) { return s == 0; }) &&
       llvm::all_of(getSteps(), [](int64_t s) { return s == 1; }))
     return getInput();
+  auto inputType = cast<RankedTensorType>(getInput().getType());
+  auto type = cast<RankedTensorType>(getType());
+  ArrayRef<int64_t> starts = getStarts(), steps = getSteps();
+  // A slice is never larger than its input: weights of any size fold (the
+  // gate blocks of a recurrent cell's weights), copied by bytes.
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (DenseElementsAttr sliced = sliceBytes(dense, type, starts, steps))
+      return sliced;
   DenseElementsAttr data = getFoldable(adaptor.getInput());
   if (!data)
     return {};
-  auto inputType = cast<RankedTensorType>(getInput().getType());
   SmallVector<int64_t> strides = getStrides(inputType.getShape());
-  ArrayRef<int64_t> starts = getStarts(), steps = getSteps();
   return gatherElements(
       data, cast<RankedTensorType>(getType()), [&](ArrayRef<int64_t> idx) {
         int64_t linear = 0;
