@@ -114,6 +114,11 @@ def vision(ctor, size=224, grad=False, **kwargs):
     fused fast path under no_grad that has no ONNX export)."""
     def build():
         model = ctor(weights=None, **kwargs)
+        # torchvision starts ViT's classifier at zero: its logits would all
+        # be 0, and a comparison with torch would check nothing.
+        head = getattr(getattr(model, "heads", None), "head", None)
+        if head is not None:
+            torch.nn.init.normal_(head.weight, std=0.02)
         fill_batchnorm_statistics(model, (4, 3, size, size))
         return model, (torch.randn(1, 3, size, size),), ["input"], ["logits"], grad
     return build
