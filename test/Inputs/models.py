@@ -659,6 +659,28 @@ def gru_reset_first(rng):
     return _gru(rng, "gru_reset_first", 0)
 
 
+def lstm_wide(rng):
+    """An LSTM whose weights are over the 65536 elements that folding copies
+    element by element (hidden 136: R is [1, 544, 136]): their gate blocks
+    and reshapes still fold, so each product reads a constant."""
+    steps, batch, size, hidden = 3, 1, 8, 136
+    inits = [
+        _init("w", rng.standard_normal((1, 4 * hidden, size)) * 0.2),
+        _init("r", rng.standard_normal((1, 4 * hidden, hidden)) * 0.1),
+        _init("b", rng.standard_normal((1, 8 * hidden)) * 0.2),
+    ]
+    nodes = [helper.make_node("LSTM", ["x", "w", "r", "b"], ["y"],
+                              name="lstm", hidden_size=hidden)]
+    graph = helper.make_graph(
+        nodes, "lstm_wide",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       [steps, batch, size])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                       [steps, 1, batch, hidden])],
+        inits)
+    return graph, [rng.standard_normal((steps, batch, size)).astype(np.float32)]
+
+
 MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "stem_cnn": stem_cnn, "stem_cnn_normalized": stem_cnn_normalized,
           "mlp_normalized": mlp_normalized, "attention": attention,
@@ -670,7 +692,7 @@ MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "qdq_mlp": qdq_mlp, "qdq_batched": qdq_batched,
           "qdq_cnn": qdq_cnn,
           "gru_linear_before_reset": gru_linear_before_reset,
-          "gru_reset_first": gru_reset_first}
+          "gru_reset_first": gru_reset_first, "lstm_wide": lstm_wide}
 
 
 def main():

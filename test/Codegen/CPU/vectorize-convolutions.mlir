@@ -563,3 +563,36 @@ func.func @stem_whole_vector_rows(%x: tensor<1x3x16x64xf32>,
   } -> tensor<1x32x8x32xf32>
   return %0 : tensor<1x32x8x32xf32>
 }
+
+// -----
+
+// A window of more than 64 taps (a 12x12 patch embedding) loops over its
+// tap rows: per channel, a loop over the 12 tap rows whose body unrolls the
+// 12 tap columns for the tile's 4 positions (48 input reads, not 576).
+
+#inP = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh * 12 + kh, ow * 12 + kw)>
+#wP = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
+#outP = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
+// CHECK-LABEL:  func.func @large_window
+// WIDE-LABEL:   func.func @large_window
+// WIDE24-LABEL: func.func @large_window
+// CHECK:         %[[C12:.*]] = arith.constant 12 : index
+// CHECK:         scf.for
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %[[C12]] step
+// CHECK-COUNT-48:    tensor.extract %{{.*}} : tensor<1x1x24x24xf32>
+// CHECK-NOT:         tensor.extract
+// CHECK:           scf.yield
+func.func @large_window(%x: tensor<1x1x24x24xf32>, %init: tensor<1x8x2x2xf32>) -> tensor<1x8x2x2xf32> {
+  %w = arith.constant dense<0.5> : tensor<8x1x12x12xf32>
+  %0 = linalg.generic {indexing_maps = [#inP, #wP, #outP],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x1x24x24xf32>, tensor<8x1x12x12xf32>)
+      outs(%init : tensor<1x8x2x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x2x2xf32>
+  return %0 : tensor<1x8x2x2xf32>
+}

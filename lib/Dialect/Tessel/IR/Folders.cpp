@@ -235,9 +235,12 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   ArrayRef<int64_t> starts = getStarts(), steps = getSteps();
   // A slice is never larger than its input: weights of any size fold (the
   // gate blocks of a recurrent cell's weights), copied by bytes.
-  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput())) {
+    if (dense.isSplat() && type.hasStaticShape())
+      return DenseElementsAttr::get(type, dense.getSplatValue<Attribute>());
     if (DenseElementsAttr sliced = sliceBytes(dense, type, starts, steps))
       return sliced;
+  }
   DenseElementsAttr data = getFoldable(adaptor.getInput());
   if (!data)
     return {};
