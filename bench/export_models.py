@@ -27,39 +27,17 @@ import onnx
 from onnx import TensorProto, helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from zoo_models import ZOO, count_flops  # noqa: E402
+from zoo_models import (ZOO, Encoder, count_flops,  # noqa: E402
+                        fill_batchnorm_statistics)
 
 OPSET = 17
 
 
-def fill_batchnorm_statistics(model, shape, batches=3):
-    """Random-weight nets have BatchNorm running stats of 0/1, which makes
-    MobileNetV2's logits vanish; a few train-mode batches give real ones."""
-    model.train()
-    with torch.no_grad():
-        for _ in range(batches):
-            model(torch.randn(*shape))
-    model.eval()
-
-
-class BertLike(torch.nn.Module):
+def BertLike(vocab=1000, seq=128, d_model=128, heads=4, layers=2):
     """Token + position embeddings, a 2-layer TransformerEncoder (d_model 128,
-    4 heads, GELU), and a final LayerNorm: a BERT-like encoder."""
-
-    def __init__(self, vocab=1000, seq=128, d_model=128, heads=4, layers=2):
-        super().__init__()
-        self.tokens = torch.nn.Embedding(vocab, d_model)
-        self.positions = torch.nn.Embedding(seq, d_model)
-        layer = torch.nn.TransformerEncoderLayer(
-            d_model, heads, dim_feedforward=4 * d_model, dropout=0.0,
-            activation="gelu", batch_first=True)
-        self.encoder = torch.nn.TransformerEncoder(layer, layers)
-        self.norm = torch.nn.LayerNorm(d_model)
-        self.register_buffer("position_ids", torch.arange(seq).unsqueeze(0))
-
-    def forward(self, input_ids):
-        x = self.tokens(input_ids) + self.positions(self.position_ids)
-        return self.norm(self.encoder(x))
+    4 heads, GELU), and a final LayerNorm: a BERT-like encoder (the zoo's
+    Encoder at the benchmark's size)."""
+    return Encoder(d_model, heads, layers, vocab=vocab, seq=seq)
 
 
 def mlp():
