@@ -636,31 +636,33 @@ def write_report(record, out_md, out_json):
         lines += ["", "Per-call floor (one-element Identity, p50 ms): " + ", ".join(
             f"{sys_} {fmt(floor[sys_]['p50_ms'], 4)}" if floor.get(sys_, {}).get("ok")
             else f"{sys_} cannot run" for sys_ in SYSTEMS), ""]
-        lines += [f"GEMM, f32, C = A @ B (OpenBLAS: `{res.get('openblas_config', '?')}`):", "",
-                  "| n | Tessel p50 ms | Tessel GFLOP/s | % peak | OpenBLAS p50 ms | OpenBLAS GFLOP/s | % peak | Tessel/OpenBLAS | Tessel rel err |",
-                  "|---|---|---|---|---|---|---|---|---|"]
-        for n, g in res["gemm"].items():
-            t, b = g.get("tessel", {}), g.get("openblas", {})
-            row = [n]
-            for s in (t, b):
-                if s.get("ok") and "p50_ms" in s:
-                    row += [fmt(s["p50_ms"], 3), fmt(s["gflops"], 1),
-                            fmt(100 * s["gflops"] / peak, 1)]
-                else:
-                    row += ["cannot run: " + s.get("reason", "?"), "-", "-"]
-            ratio = (fmt(t["p50_ms"] / b["p50_ms"]) if "p50_ms" in t and "p50_ms" in b
-                     else "n/a")
-            row += [ratio, f"{t['max_rel_err']:.1e}" if "max_rel_err" in t else "-"]
-            lines.append("| " + " | ".join(row) + " |")
+        # No GEMM sweep with --zoo.
+        if res["gemm"]:
+            lines += [f"GEMM, f32, C = A @ B (OpenBLAS: `{res.get('openblas_config', '?')}`):", "",
+                      "| n | Tessel p50 ms | Tessel GFLOP/s | % peak | OpenBLAS p50 ms | OpenBLAS GFLOP/s | % peak | Tessel/OpenBLAS | Tessel rel err |",
+                      "|---|---|---|---|---|---|---|---|---|"]
+            for n, g in res["gemm"].items():
+                t, b = g.get("tessel", {}), g.get("openblas", {})
+                row = [n]
+                for s in (t, b):
+                    if s.get("ok") and "p50_ms" in s:
+                        row += [fmt(s["p50_ms"], 3), fmt(s["gflops"], 1),
+                                fmt(100 * s["gflops"] / peak, 1)]
+                    else:
+                        row += ["cannot run: " + s.get("reason", "?"), "-", "-"]
+                ratio = (fmt(t["p50_ms"] / b["p50_ms"]) if "p50_ms" in t and "p50_ms" in b
+                         else "n/a")
+                row += [ratio, f"{t['max_rel_err']:.1e}" if "max_rel_err" in t else "-"]
+                lines.append("| " + " | ".join(row) + " |")
         lines.append("")
     lines += weight_read_section(record)
-    lines += ["## Compilation", "",
-              "| model | Tessel s | Tessel phases (s) | IREE s |", "|---|---|---|---|"]
-    slow = [n for n, c in record["compiled"].items()
-            if c["tessel"].get("seconds", 0) > ZOO_COMPILE_LIMIT_S]
+    lines += ["## Compilation", ""]
     if record.get("zoo"):
-        lines[-2:-2] = [f"Compiled in over {ZOO_COMPILE_LIMIT_S:g} s: "
-                        f"{', '.join(slow) or 'none'}.", ""]
+        slow = [n for n, c in record["compiled"].items()
+                if c["tessel"].get("seconds", 0) > ZOO_COMPILE_LIMIT_S]
+        lines += [f"Compiled in over {ZOO_COMPILE_LIMIT_S:g} s: "
+                  f"{', '.join(slow) or 'none'}.", ""]
+    lines += ["| model | Tessel s | Tessel phases (s) | IREE s |", "|---|---|---|---|"]
     for name, c in record["compiled"].items():
         t, i = c["tessel"], c["iree"]
         phases = ", ".join(f"{k} {v}" for k, v in t.get("phases", {}).items())

@@ -62,30 +62,6 @@ class Normalized(torch.nn.Module):
         return self.net((x - self.mean) / self.std)
 
 
-def conv_flops(model, example):
-    """2 * MACs of every Conv2d and Linear, counted with forward hooks."""
-    total = [0]
-
-    def conv_hook(module, inputs, output):
-        k = module.kernel_size[0] * module.kernel_size[1]
-        total[0] += 2 * output.numel() * (module.in_channels // module.groups) * k
-
-    def linear_hook(module, inputs, output):
-        total[0] += 2 * output.numel() * module.in_features
-
-    hooks = []
-    for m in model.modules():
-        if isinstance(m, torch.nn.Conv2d):
-            hooks.append(m.register_forward_hook(conv_hook))
-        elif isinstance(m, torch.nn.Linear):
-            hooks.append(m.register_forward_hook(linear_hook))
-    with torch.no_grad():
-        model(*example)
-    for h in hooks:
-        h.remove()
-    return total[0]
-
-
 def bert_flops(seq=128, d=128, layers=2, ff=512, heads=4):
     per_layer = (2 * seq * d * 3 * d        # q, k, v projections
                  + 2 * seq * seq * d * 2    # scores and context
@@ -188,14 +164,14 @@ def main():
         fill_batchnorm_statistics(model, (4, 3, 224, 224))
         x = torch.randn(1, 3, 224, 224)
         export(model, (x,), name, args.out_dir, ["input"], ["logits"],
-               conv_flops(model, (x,)))
+               count_flops(model, (x,)))
     if "resnet18_normalized" in wanted:
         torch.manual_seed(0)
         model = Normalized(torchvision.models.resnet18(pretrained=False))
         fill_batchnorm_statistics(model, (4, 3, 224, 224))
         x = torch.rand(1, 3, 224, 224)
         export(model, (x,), "resnet18_normalized", args.out_dir, ["input"],
-               ["logits"], conv_flops(model, (x,)))
+               ["logits"], count_flops(model, (x,)))
     if "resnet18_pruned" in wanted:
         torch.manual_seed(0)
         model = torchvision.models.resnet18(pretrained=False)
@@ -203,7 +179,7 @@ def main():
         pruned = prune_channels(model, 0.3)
         x = torch.randn(1, 3, 224, 224)
         export(model, (x,), "resnet18_pruned", args.out_dir, ["input"], ["logits"],
-               conv_flops(model, (x,)))
+               count_flops(model, (x,)))
         print(f"resnet18_pruned: {pruned} conv output channels zeroed", flush=True)
     if "bert" in wanted:
         model = BertLike()
@@ -214,7 +190,7 @@ def main():
         model = mlp()
         x = torch.randn(1, 1, 28, 28)
         export(model, (x,), "mlp", args.out_dir, ["image"], ["logits"],
-               conv_flops(model, (x,)))
+               count_flops(model, (x,)))
     for name in wanted:
         if name not in ZOO:
             continue

@@ -22,7 +22,7 @@ import torchvision
 from PIL import Image
 from torchvision import transforms as T
 
-from export_models import conv_flops, export, fill_batchnorm_statistics
+from export_models import count_flops, export, fill_batchnorm_statistics
 
 
 def smooth_image(rng, size=256):
@@ -46,7 +46,7 @@ def main():
     fill_batchnorm_statistics(model, (4, 3, 224, 224))
     x = torch.randn(1, 3, 224, 224)
     export(model, (x,), "resnet18", args.out_dir, ["input"], ["logits"],
-           conv_flops(model, (x,)))
+           count_flops(model, (x,)))
 
     rng = np.random.default_rng(2026)
     transform = T.Compose([

@@ -242,18 +242,13 @@ void runDirection(StepBuilder &sb, Cell cell, const DirectionWeights &dw,
     pf = sb.columns(dw.peephole, 2 * hidden, hidden);
   }
 
-  // state R^T + the input's share, in one product.
-  auto recurrent = [&](Value state, Value weights, Value share) {
-    return sb.gemmT(state, weights, share);
-  };
-
   for (int64_t s = 0; s < steps && !sb.failed(); ++s) {
     int64_t t = reverse ? steps - 1 - s : s;
     Value input = sb.at(projected, t); // [batch, G*H]
     Value hNew, cNew;
     switch (cell) {
     case Cell::RNN: {
-      Value gates = recurrent(h, dw.r, input);
+      Value gates = sb.gemmT(h, dw.r, input);
       hNew = sb.activate(act[0], sb.clip(gates, clipAt));
       break;
     }
@@ -263,22 +258,22 @@ void runDirection(StepBuilder &sb, Cell cell, const DirectionWeights &dw,
       Value zr, candidate;
       if (linearBeforeReset) {
         // One product for all three gates: h R^T + [0, 0, Rbh].
-        Value recurrent = sb.gemmT(h, dw.r, recurrentBias);
+        Value hr = sb.gemmT(h, dw.r, recurrentBias);
         if (sb.failed())
           break;
-        zr = sb.add(inputZr, sb.columns(recurrent, 0, 2 * hidden));
+        zr = sb.add(inputZr, sb.columns(hr, 0, 2 * hidden));
         zr = sb.activate(act[0], sb.clip(zr, clipAt));
         if (sb.failed())
           break;
         Value r = sb.columns(zr, hidden, hidden);
         candidate = sb.add(
-            inputH, sb.mul(r, sb.columns(recurrent, 2 * hidden, hidden)));
+            inputH, sb.mul(r, sb.columns(hr, 2 * hidden, hidden)));
       } else {
-        zr = sb.activate(act[0], sb.clip(recurrent(h, rzr, inputZr), clipAt));
+        zr = sb.activate(act[0], sb.clip(sb.gemmT(h, rzr, inputZr), clipAt));
         if (sb.failed())
           break;
         Value r = sb.columns(zr, hidden, hidden);
-        candidate = recurrent(sb.mul(r, h), rh, inputH);
+        candidate = sb.gemmT(sb.mul(r, h), rh, inputH);
       }
       if (sb.failed())
         break;
@@ -289,7 +284,7 @@ void runDirection(StepBuilder &sb, Cell cell, const DirectionWeights &dw,
       break;
     }
     case Cell::LSTM: {
-      Value gates = recurrent(h, dw.r, input);
+      Value gates = sb.gemmT(h, dw.r, input);
       if (sb.failed())
         break;
       auto gate = [&](int64_t block) {

@@ -8,6 +8,7 @@
 #define TESSEL_LIB_DIALECT_TESSEL_IR_FOLDUTILS_H
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
 
 namespace mlir::tessel::detail {
 
@@ -20,6 +21,21 @@ DenseElementsAttr getFoldable(Attribute attr);
 /// The linear index into a broadcast operand of shape `shape` for the result
 /// multi-index `idx` (numpy rules: leading dims dropped, size-1 dims read 0).
 int64_t broadcastLinearIndex(ArrayRef<int64_t> idx, ArrayRef<int64_t> shape);
+
+/// The element of the broadcast operand `dense` (its values `values`) for
+/// the result multi-index `idx`.
+template <typename T>
+const T &broadcastElement(DenseElementsAttr dense, ArrayRef<T> values,
+                          ArrayRef<int64_t> idx) {
+  if (dense.isSplat())
+    return values[0];
+  return values[broadcastLinearIndex(idx, dense.getType().getShape())];
+}
+
+/// Calls `fn(n, idx)` for every element of `type` in row-major order: `n`
+/// its linear index, `idx` its multi-index.
+void forEachIndex(RankedTensorType type,
+                  function_ref<void(int64_t, ArrayRef<int64_t>)> fn);
 
 } // namespace mlir::tessel::detail
 

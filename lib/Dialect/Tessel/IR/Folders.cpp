@@ -18,7 +18,8 @@
 using namespace mlir;
 using namespace mlir::tessel;
 
-using tessel::detail::broadcastLinearIndex;
+using tessel::detail::broadcastElement;
+using tessel::detail::forEachIndex;
 using tessel::detail::getFoldable;
 using tessel::detail::kMaxFoldElements;
 
@@ -45,17 +46,10 @@ gatherElements(DenseElementsAttr source, RankedTensorType type,
   if (type.getNumElements() > kMaxFoldElements)
     return {};
   SmallVector<Attribute> values(source.getValues<Attribute>());
-  SmallVector<Attribute> result;
-  result.reserve(type.getNumElements());
-  SmallVector<int64_t> idx(type.getRank(), 0);
-  for (int64_t n = 0; n < type.getNumElements(); ++n) {
-    result.push_back(values[map(idx)]);
-    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-      if (++idx[d] < type.getDimSize(d))
-        break;
-      idx[d] = 0;
-    }
-  }
+  SmallVector<Attribute> result(type.getNumElements());
+  forEachIndex(type, [&](int64_t n, ArrayRef<int64_t> idx) {
+    result[n] = values[map(idx)];
+  });
   return DenseElementsAttr::get(type, result);
 }
 
@@ -196,8 +190,8 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
 }
 
 /// `data[starts + idx * steps]` for every index of `type`, copied element by
-/// element from the raw bytes; null for a splat (the element folder handles
-/// it) or elements that are not whole bytes (i1 is packed).
+/// element from the raw bytes; null for a splat (whose raw data is one
+/// element) or elements that are not whole bytes (i1 is packed).
 static DenseElementsAttr sliceBytes(DenseElementsAttr data,
                                    RankedTensorType type,
                                    ArrayRef<int64_t> starts,
@@ -210,18 +204,12 @@ static DenseElementsAttr sliceBytes(DenseElementsAttr data,
   ArrayRef<char> raw = data.getRawData();
   SmallVector<int64_t> strides = getStrides(data.getType().getShape());
   std::vector<char> result(type.getNumElements() * bytes);
-  SmallVector<int64_t> idx(type.getRank(), 0);
-  for (int64_t n = 0; n < type.getNumElements(); ++n) {
+  forEachIndex(type, [&](int64_t n, ArrayRef<int64_t> idx) {
     int64_t linear = 0;
     for (size_t d = 0; d < idx.size(); ++d)
       linear += (starts[d] + idx[d] * steps[d]) * strides[d];
     std::memcpy(result.data() + n * bytes, raw.data() + linear * bytes, bytes);
-    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-      if (++idx[d] < type.getDimSize(d))
-        break;
-      idx[d] = 0;
-    }
-  }
+  });
   return DenseElementsAttr::getFromRawBuffer(type, result);
 }
 
@@ -287,6 +275,19 @@ OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
 // Float arithmetic is left to the compiled code.
 //===----------------------------------------------------------------------===//
 
+void tessel::detail::forEachIndex(
+    RankedTensorType type, function_ref<void(int64_t, ArrayRef<int64_t>)> fn) {
+  SmallVector<int64_t> idx(type.getRank(), 0);
+  for (int64_t n = 0, e = type.getNumElements(); n < e; ++n) {
+    fn(n, idx);
+    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+      if (++idx[d] < type.getDimSize(d))
+        break;
+      idx[d] = 0;
+    }
+  }
+}
+
 int64_t tessel::detail::broadcastLinearIndex(ArrayRef<int64_t> idx,
                                              ArrayRef<int64_t> shape) {
   int64_t offset = idx.size() - shape.size(), linear = 0, stride = 1;
@@ -314,29 +315,19 @@ static DenseElementsAttr foldIntegerBinary(
     return {};
   bool isUnsigned = element.isUnsigned();
   SmallVector<APInt> lhsValues(lhs.getValues<APInt>()),
-      rhsValues(rhs.getValues<APInt>());
-  ArrayRef<int64_t> lhsShape = lhs.getType().getShape(),
-                    rhsShape = rhs.getType().getShape();
-  SmallVector<APInt> result;
-  result.reserve(type.getNumElements());
-  SmallVector<int64_t> idx(type.getRank(), 0);
-  for (int64_t n = 0; n < type.getNumElements(); ++n) {
-    const APInt &a = lhs.isSplat()
-                         ? lhsValues[0]
-                         : lhsValues[broadcastLinearIndex(idx, lhsShape)];
-    const APInt &b = rhs.isSplat()
-                         ? rhsValues[0]
-                         : rhsValues[broadcastLinearIndex(idx, rhsShape)];
-    std::optional<APInt> value = fn(a, b, isUnsigned);
-    if (!value)
-      return {};
-    result.push_back(*value);
-    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-      if (++idx[d] < type.getDimSize(d))
-        break;
-      idx[d] = 0;
-    }
-  }
+      rhsValues(rhs.getValues<APInt>()), result(type.getNumElements());
+  bool folds = true;
+  forEachIndex(type, [&](int64_t n, ArrayRef<int64_t> idx) {
+    std::optional<APInt> value =
+        folds ? fn(broadcastElement<APInt>(lhs, lhsValues, idx),
+                   broadcastElement<APInt>(rhs, rhsValues, idx), isUnsigned)
+              : std::nullopt;
+    folds = value.has_value();
+    if (folds)
+      result[n] = *value;
+  });
+  if (!folds)
+    return {};
   return DenseElementsAttr::get(type, result);
 }
 

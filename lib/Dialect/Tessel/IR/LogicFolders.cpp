@@ -14,7 +14,8 @@
 
 using namespace mlir;
 using namespace mlir::tessel;
-using tessel::detail::broadcastLinearIndex;
+using tessel::detail::broadcastElement;
+using tessel::detail::forEachIndex;
 using tessel::detail::getFoldable;
 using tessel::detail::kMaxFoldElements;
 
@@ -24,31 +25,6 @@ namespace {
 /// (from the element type), ordered for floats (NaN compares false).
 using IntCompare = bool (*)(const APInt &, const APInt &, bool isUnsigned);
 using FloatCompare = bool (*)(APFloat::cmpResult);
-
-/// Calls `fn(n, idx)` for every element of `type`, n its linear index and
-/// idx its multi-index.
-void forEachElement(RankedTensorType type,
-                    function_ref<void(int64_t, ArrayRef<int64_t>)> fn) {
-  SmallVector<int64_t> idx(type.getRank(), 0);
-  for (int64_t n = 0; n < type.getNumElements(); ++n) {
-    fn(n, idx);
-    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-      if (++idx[d] < type.getDimSize(d))
-        break;
-      idx[d] = 0;
-    }
-  }
-}
-
-/// The element of the broadcast operand `dense` (values `values`) for the
-/// result multi-index `idx`.
-template <typename T>
-const T &element(DenseElementsAttr dense, ArrayRef<T> values,
-                 ArrayRef<int64_t> idx) {
-  if (dense.isSplat())
-    return values[0];
-  return values[broadcastLinearIndex(idx, dense.getType().getShape())];
-}
 
 OpFoldResult foldCompare(Attribute lhsAttr, Attribute rhsAttr, Type resultType,
                          IntCompare intCompare, FloatCompare floatCompare) {
@@ -63,16 +39,16 @@ OpFoldResult foldCompare(Attribute lhsAttr, Attribute rhsAttr, Type resultType,
   if (auto integer = dyn_cast<IntegerType>(element)) {
     bool isUnsigned = integer.isUnsigned();
     SmallVector<APInt> a(lhs.getValues<APInt>()), b(rhs.getValues<APInt>());
-    forEachElement(type, [&](int64_t n, ArrayRef<int64_t> idx) {
-      result[n] = intCompare(::element<APInt>(lhs, a, idx),
-                             ::element<APInt>(rhs, b, idx), isUnsigned);
+    forEachIndex(type, [&](int64_t n, ArrayRef<int64_t> idx) {
+      result[n] = intCompare(broadcastElement<APInt>(lhs, a, idx),
+                             broadcastElement<APInt>(rhs, b, idx), isUnsigned);
     });
   } else if (isa<FloatType>(element)) {
     SmallVector<APFloat> a(lhs.getValues<APFloat>()),
         b(rhs.getValues<APFloat>());
-    forEachElement(type, [&](int64_t n, ArrayRef<int64_t> idx) {
-      result[n] = floatCompare(::element<APFloat>(lhs, a, idx)
-                                   .compare(::element<APFloat>(rhs, b, idx)));
+    forEachIndex(type, [&](int64_t n, ArrayRef<int64_t> idx) {
+      result[n] = floatCompare(broadcastElement<APFloat>(lhs, a, idx)
+                                   .compare(broadcastElement<APFloat>(rhs, b, idx)));
     });
   } else {
     return {};
@@ -151,13 +127,10 @@ OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
   SmallVector<bool> c(condition.getValues<bool>());
   SmallVector<Attribute> a(lhs.getValues<Attribute>()),
       b(rhs.getValues<Attribute>()), result(type.getNumElements());
-  forEachElement(type, [&](int64_t n, ArrayRef<int64_t> idx) {
-    bool pick = condition.isSplat()
-                    ? c[0]
-                    : c[broadcastLinearIndex(
-                          idx, condition.getType().getShape())];
-    result[n] = pick ? element<Attribute>(lhs, a, idx)
-                     : element<Attribute>(rhs, b, idx);
+  forEachIndex(type, [&](int64_t n, ArrayRef<int64_t> idx) {
+    bool pick = broadcastElement<bool>(condition, c, idx);
+    result[n] = pick ? broadcastElement<Attribute>(lhs, a, idx)
+                     : broadcastElement<Attribute>(rhs, b, idx);
   });
   return DenseElementsAttr::get(type, result);
 }
