@@ -150,13 +150,22 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
       llvm::is_contained(dims->k, dimAt(rhsMap, rhsRank - 1).value_or(~0u));
   if (dimAt(rhsMap, rhsRank - 1) != nDim && !groupedRhs)
     return std::nullopt;
-  // The row (m) dimension: the output's second-innermost dimension, if it
-  // is one (a matrix-vector product has none).
-  std::optional<unsigned> mDim = dimAt(outMap, outMap.getNumResults() - 2);
-  if (mDim && !llvm::is_contained(dims->m, *mDim))
-    mDim.reset();
-
+  // The row (m) dimension: the output's innermost one outside its column
+  // dimensions (panels [M, P, T] put the panel between), if it is one and
+  // more than one row (a matrix-vector product has none).
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  std::optional<unsigned> mDim;
+  for (int64_t position = outMap.getNumResults() - 2; position >= 0;
+       --position) {
+    std::optional<unsigned> dim = dimAt(outMap, position);
+    if (dim && llvm::is_contained(dims->n, *dim))
+      continue;
+    if (dim && llvm::is_contained(dims->m, *dim) &&
+        (position == outMap.getNumResults() - 2 || ranges[*dim] > 1))
+      mDim = dim;
+    break;
+  }
+
   unsigned numLoops = ranges.size();
   // A micro-kernel that sums groups of reduction steps in each lane (VNNI's
   // 4 bytes) takes whole groups: one reduction loop of a multiple of them,

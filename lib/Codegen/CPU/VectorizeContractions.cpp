@@ -100,8 +100,11 @@ struct VectorizeContractionsPass
         if (!plan)
           continue;
       }
+      // (The maps packMatrixPanels takes put the columns at loop 1.)
+      int64_t tileColumns =
+          plan->tileSizes.size() == 3 ? plan->tileSizes[1] : 0;
       if (linalg::LinalgOp packed =
-              packMatrixPanels(rewriter, op, options.lanes);
+              packMatrixPanels(rewriter, op, options.lanes, tileColumns);
           packed != op) {
         op = packed;
         plan = planProductLoopTiles(op, options);

@@ -2,20 +2,31 @@
 
 // A 1x1 convolution's product as the code generator leaves it: panels of
 // 32 filters [40, 320, 32], the panel index computed in the loop over
-// filter blocks, the panel read again in each of the 7 pixel tiles. Before
-// the read: one prefetch per line (two for 32 floats) of the same row of
-// the next panel, clamped to the last panel (39).
+// filter blocks, the panel read again in each of the 7 pixel tiles. The
+// pixel loop's body runs in two versions: in its first iteration the
+// reduction loop prefetches, before the read, one line (two for 32 floats)
+// of the same row of the next panel, clamped to the last panel (39); the
+// other iterations run it as it was.
 // CHECK-LABEL: func.func @panel_per_filter_block
 // CHECK: scf.for %[[F:.+]] = %c0 to %c1280 step %c32
 // CHECK: %[[P:.+]] = arith.divui %[[F]], %c32
-// CHECK: scf.for %{{.+}} = %c0 to %c49 step %c7
-// CHECK: scf.for %[[K:.+]] = %c0 to %c320 step %c1
+// CHECK: scf.for %[[T:.+]] = %c0 to %c49 step %c7
+// CHECK-NEXT: %[[FIRST:.+]] = arith.cmpi eq, %[[T]], %c0
+// CHECK-NEXT: %[[ACC:.+]] = scf.if %[[FIRST]] -> (vector<32xf32>)
+// CHECK-NEXT: %[[WITH:.+]] = scf.for %[[K:.+]] = %c0 to %c320 step %c1
 // CHECK: %[[STEP:.+]] = arith.addi %[[P]], %c1
 // CHECK-NEXT: %[[NEXT:.+]] = arith.minsi %[[STEP]], %c39
 // CHECK-NEXT: memref.prefetch %[[W:.+]][%[[NEXT]], %[[K]], %c0], read, locality<2>, data : memref<40x320x32xf32>
 // CHECK: %[[C16:.+]] = arith.addi %c0, %c16
 // CHECK-NEXT: memref.prefetch %[[W]][%[[NEXT]], %[[K]], %[[C16]]], read, locality<2>, data
 // CHECK-NEXT: vector.transfer_read %[[W]][%[[P]], %[[K]], %c0]
+// CHECK: scf.yield %[[WITH]]
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[WITHOUT:.+]] = scf.for
+// CHECK-NOT: memref.prefetch
+// CHECK: scf.yield %[[WITHOUT]]
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.store
 memref.global "private" constant @__constant_40x320x32xf32 : memref<40x320x32xf32> = dense<1.0>
 func.func @panel_per_filter_block(%out: memref<1280x49xf32>) {
   %c0 = arith.constant 0 : index
@@ -45,15 +56,23 @@ func.func @panel_per_filter_block(%out: memref<1280x49xf32>) {
 // -----
 
 // The reuse loop need not be the read's parent: a 3x3 filter's taps are
-// loops of their own inside the pixel-tile loop. One line per read (16
-// floats).
+// loops of their own inside the pixel-tile loop (the tap loops are what
+// runs in two versions; with no results, the branches end in the yields
+// they were built with). One line per read (16 floats).
 // CHECK-LABEL: func.func @taps_inside_tiles
-// CHECK: scf.for %[[KH:.+]] = %c0 to %c3 step %c1
+// CHECK: scf.for %[[T:.+]] = %c0 to %c56 step %c8
+// CHECK-NEXT: %[[FIRST:.+]] = arith.cmpi eq, %[[T]], %c0
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: scf.for %[[KH:.+]] = %c0 to %c3 step %c1
 // CHECK: scf.for %[[KW:.+]] = %c0 to %c3 step %c1
 // CHECK: %[[NEXT:.+]] = arith.minsi %{{.+}}, %c3
 // CHECK-NEXT: memref.prefetch %{{.+}}[%[[NEXT]], %[[KH]], %[[KW]], %c0], read, locality<2>, data : memref<4x3x3x16xf32>
 // CHECK-NOT: memref.prefetch
 // CHECK: vector.transfer_read
+// CHECK: } else {
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.transfer_read
+// CHECK: return
 memref.global "private" constant @__constant_4x3x3x16xf32 : memref<4x3x3x16xf32> = dense<1.0>
 func.func @taps_inside_tiles(%out: memref<4x56xf32>) {
   %c0 = arith.constant 0 : index
@@ -80,11 +99,53 @@ func.func @taps_inside_tiles(%out: memref<4x56xf32>) {
 
 // -----
 
+// A product's register tile reads its panel [p, k, 0..31] as one vector
+// across its 5 rows (vector<5x1x32x1>, broadcast along the rows and the
+// reduction): 32 contiguous floats, two lines, prefetched in the first row
+// tile of each panel.
+// CHECK-LABEL: func.func @product_tile_rows
+// CHECK: scf.for %[[P:.+]] = %c0 to %c96 step %c1
+// CHECK: scf.for %[[R:.+]] = %c0 to %c50 step %c5
+// CHECK-NEXT: arith.cmpi eq, %[[R]], %c0
+// CHECK: scf.for %[[K:.+]] = %c0 to %c768 step %c1
+// CHECK: memref.prefetch %[[W:.+]][%[[NEXT:.+]], %[[K]], %c0], read, locality<2>, data : memref<96x768x32xf32>
+// CHECK: memref.prefetch %[[W]][%[[NEXT]], %[[K]], %{{.+}}], read, locality<2>, data : memref<96x768x32xf32>
+// CHECK-NOT: memref.prefetch
+// CHECK: } else {
+memref.global "private" constant @__constant_96x768x32xf32 : memref<96x768x32xf32> = dense<1.0>
+func.func @product_tile_rows(%x: memref<50x768xf32>, %out: memref<50x96x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  %c50 = arith.constant 50 : index
+  %c96 = arith.constant 96 : index
+  %c768 = arith.constant 768 : index
+  %cst = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<5x1x32xf32>
+  %w = memref.get_global @__constant_96x768x32xf32 : memref<96x768x32xf32>
+  scf.for %p = %c0 to %c96 step %c1 {
+    scf.for %r = %c0 to %c50 step %c5 {
+      %acc = scf.for %k = %c0 to %c768 step %c1 iter_args(%a = %zero) -> vector<5x1x32xf32> {
+        %l = vector.transfer_read %x[%r, %k], %cst {in_bounds = [true, true, true, true], permutation_map = affine_map<(d0, d1) -> (d0, 0, 0, d1)>} : memref<50x768xf32>, vector<5x1x32x1xf32>
+        %b = vector.transfer_read %w[%p, %k, %c0], %cst {in_bounds = [true, true, true, true], permutation_map = affine_map<(d0, d1, d2) -> (0, d0, d2, d1)>} : memref<96x768x32xf32>, vector<5x1x32x1xf32>
+        %m = arith.mulf %l, %b : vector<5x1x32x1xf32>
+        %c = vector.shape_cast %m : vector<5x1x32x1xf32> to vector<5x1x32xf32>
+        %s = arith.addf %a, %c : vector<5x1x32xf32>
+        scf.yield %s : vector<5x1x32xf32>
+      }
+      vector.transfer_write %acc, %out[%r, %p, %c0] {in_bounds = [true, true, true]} : vector<5x1x32xf32>, memref<50x96x32xf32>
+    }
+  }
+  return
+}
+
+// -----
+
 // Left alone: a matrix-vector product's weights (every loop's induction
 // variable is an index: each line is read once), a panel index that changes
 // inside the only repeating loop, a loop of one iteration around the
-// reads, a read of an argument rather than a constant, a 2-D read and a
-// masked read.
+// reads, a read of an argument rather than a constant, a read of two rows
+// (not one run of the innermost dimension) and a masked read.
 // CHECK-LABEL: func.func @not_prefetched
 // CHECK-NOT: memref.prefetch
 memref.global "private" constant @__constant_8x784x64xf32 : memref<8x784x64xf32> = dense<1.0>

@@ -145,20 +145,25 @@ func.func @layer_relu_panels(%x: tensor<1x64xf32>) -> tensor<1x128xf32> {
 
 // -----
 
-// The consumer reads a broadcast bias ([128] along the columns): it is not
-// rebuilt on panels, and the matrix is not packed (no 3-D constant); the
-// product runs as before, its consumer in its tiles.
+// The consumer reads a broadcast bias ([128] along the columns): it is
+// rebuilt on the panels all the same, the bias viewed as [2, 64] and read
+// along the panel and its columns; its add runs in the tiles.
 
 #a = affine_map<(m, n, k) -> (m, k)>
 #b = affine_map<(m, n, k) -> (k, n)>
 #c = affine_map<(m, n, k) -> (m, n)>
 #bias = affine_map<(m, n) -> (n)>
 #id = affine_map<(m, n) -> (m, n)>
-// CHECK-LABEL: func.func @broadcast_consumer_unpacked
-// CHECK-NOT:     tensor<2x64x64xf32>
-// CHECK:         arith.addf {{.*}} : vector<1x64xf32>
+// CHECK-LABEL: func.func @broadcast_consumer_panels
+// CHECK:         arith.constant dense<5.000000e-01> : tensor<2x64x64xf32>
+// CHECK:         %[[BIAS:.*]] = tensor.expand_shape %arg1 {{\[\[}}0, 1]] output_shape [2, 64] : tensor<128xf32> into tensor<2x64xf32>
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:           vector.transfer_read %[[BIAS]][%{{.*}}, %{{.*}}]{{.*}} : tensor<2x64xf32>, vector<1x1x64xf32>
+// CHECK:           arith.addf {{.*}} : vector<1x1x64xf32>
+// CHECK:         tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2]] : tensor<1x2x64xf32> into tensor<1x128xf32>
 // CHECK-NOT:     linalg.generic
-func.func @broadcast_consumer_unpacked(%x: tensor<1x64xf32>, %bias: tensor<128xf32>) -> tensor<1x128xf32> {
+func.func @broadcast_consumer_panels(%x: tensor<1x64xf32>, %bias: tensor<128xf32>) -> tensor<1x128xf32> {
   %w = arith.constant dense<0.5> : tensor<64x128xf32>
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x128xf32>

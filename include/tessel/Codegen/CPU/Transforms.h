@@ -128,12 +128,14 @@ FailureOr<linalg::GenericOp> packGroupedWeights(RewriterBase &rewriter,
 /// named contraction.
 linalg::LinalgOp specializeProduct(RewriterBase &rewriter, linalg::LinalgOp op);
 
-/// Packs the constant matrix of a matrix-vector product `[1, K] x [K, N]`
-/// into panels of 4 vectors of `lanes` columns, rebuilding its initialiser
+/// Packs the constant matrix of a product `[M, K] x [K, N]` into panels
+/// `[N/T][K][T]`: T is 4 vectors of `lanes` for a matrix-vector product
+/// (the last panel padded with zero columns), else `tileColumns` (the
+/// register tile's width; N must be a multiple). Rebuilds its initialiser
 /// (and elementwise consumer) on them. Returns the packed product, or `op`
 /// when nothing changed.
 linalg::LinalgOp packMatrixPanels(RewriterBase &rewriter, linalg::LinalgOp op,
-                                  int64_t lanes);
+                                  int64_t lanes, int64_t tileColumns);
 
 /// The kernel `op`'s register tiles form (`getKernelGroup`), keeping the
 /// neighbours they can run: an epilogue whose body is arith/math on f32
