@@ -1,7 +1,8 @@
 //===- DropProductUnitDims.cpp - Unit loops and named products ------------===//
 //
 // Before a product is tiled: its unit loops are dropped (torch's attention
-// projections multiply [seq, 1, d] by [d, 3d]), with those of the
+// projections multiply [seq, 1, d] by [d, 3d]) and its row loops collapsed
+// into one (a channels-last [H, W, C] x [C, F]), with those of the
 // neighbours its tiles absorb, and a generic with plain (batch) matmul maps
 // becomes the named op it is.
 //
@@ -194,4 +195,119 @@ linalg::LinalgOp mlir::tessel::specializeProduct(RewriterBase &rewriter,
   if (failed(named))
     return op;
   return *named;
+}
+
+/// The row (m) loops of contraction `op` that run more than once, when
+/// there are several and they are consecutive loops that the left-hand side
+/// and the output both index in loop order, consecutively: they can run
+/// as one loop. Empty otherwise.
+static ReassociationIndices collapsibleRows(linalg::LinalgOp op) {
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims))
+    return {};
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  ReassociationIndices rows;
+  for (unsigned d : dims->m)
+    if (ranges[d] != 1)
+      rows.push_back(d);
+  llvm::sort(rows);
+  if (rows.size() < 2 || rows.back() - rows.front() + 1 !=
+                             static_cast<int64_t>(rows.size()))
+    return {};
+  // (Upstream's check: every map reads the sequence together or not at
+  // all.)
+  if (!linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {rows}))
+    return {};
+  return rows;
+}
+
+/// The loops of `op` as groups: `rows` as one, every other loop alone.
+static SmallVector<ReassociationIndices>
+groupsWith(unsigned numLoops, const ReassociationIndices &rows) {
+  SmallVector<ReassociationIndices> groups;
+  for (unsigned d = 0; d < numLoops; ++d) {
+    if (d == static_cast<unsigned>(rows.front()))
+      groups.push_back(rows);
+    else if (!llvm::is_contained(rows, static_cast<int64_t>(d)))
+      groups.push_back({static_cast<int64_t>(d)});
+  }
+  return groups;
+}
+
+/// `generic` (an elementwise neighbour, loops = the product's output
+/// dimensions) with the loops at `positions` collapsed into one; reads
+/// past the reshape pairs that leaves between it and the product.
+static void collapseNeighbourLoops(RewriterBase &rewriter,
+                                   linalg::GenericOp generic,
+                                   const ReassociationIndices &positions) {
+  if (!linalg::areDimSequencesPreserved(generic.getIndexingMapsArray(),
+                                        {positions}))
+    return;
+  rewriter.setInsertionPoint(generic);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(
+          generic, groupsWith(generic.getNumLoops(), positions), rewriter);
+  if (failed(collapsed))
+    return;
+  rewriter.replaceOp(generic, collapsed->results);
+  for (OpOperand &operand : collapsed->collapsedOp->getOpOperands())
+    skipReshapePair(rewriter, operand);
+}
+
+linalg::LinalgOp mlir::tessel::collapseProductRows(RewriterBase &rewriter,
+                                                   linalg::LinalgOp op,
+                                                   linalg::GenericOp consumer,
+                                                   bool withInit) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || !linalg::isaContractionOpInterface(op) ||
+      op.hasDynamicShape() || op->getNumResults() != 1)
+    return op;
+  ReassociationIndices rows = collapsibleRows(op);
+  if (rows.empty())
+    return op;
+  // The rows' positions in the output: the consumer's loops (identity
+  // maps) and the initialiser's.
+  AffineMap outMap = op.getIndexingMapMatchingResult(op->getResult(0));
+  ReassociationIndices positions;
+  for (int64_t d : rows) {
+    std::optional<unsigned> at =
+        outMap.getResultPosition(getAffineDimExpr(d, op.getContext()));
+    if (!at)
+      return op;
+    positions.push_back(*at);
+  }
+  rewriter.setInsertionPoint(generic);
+  FailureOr<linalg::CollapseResult> collapsed = linalg::collapseOpIterationDims(
+      op, groupsWith(op.getNumLoops(), rows), rewriter);
+  if (failed(collapsed))
+    return op;
+  rewriter.replaceOp(generic, collapsed->results);
+  linalg::LinalgOp result = collapsed->collapsedOp;
+  if (withInit) {
+    OpOperand &init = result.getDpsInitsMutable()[0];
+    auto collapse = init.get().getDefiningOp<tensor::CollapseShapeOp>();
+    Operation *producer =
+        collapse ? collapse.getSrc().getDefiningOp() : nullptr;
+    if (producer && producer->hasOneUse() && collapse->hasOneUse()) {
+      if (auto fill = dyn_cast<linalg::FillOp>(producer)) {
+        rewriter.setInsertionPoint(collapse);
+        Value empty = tensor::EmptyOp::create(
+            rewriter, fill.getLoc(), collapse.getResultType().getShape(),
+            collapse.getResultType().getElementType());
+        Value filled = linalg::FillOp::create(rewriter, fill.getLoc(),
+                                              fill.getInputs()[0], empty)
+                           .getResult(0);
+        rewriter.modifyOpInPlace(result, [&] { init.set(filled); });
+        rewriter.eraseOp(collapse);
+        rewriter.eraseOp(fill);
+      } else if (auto initGeneric = dyn_cast<linalg::GenericOp>(producer)) {
+        collapseNeighbourLoops(rewriter, initGeneric, positions);
+        skipReshapePair(rewriter, init);
+      }
+    }
+  }
+  if (consumer)
+    collapseNeighbourLoops(rewriter, consumer, positions);
+  return result;
 }

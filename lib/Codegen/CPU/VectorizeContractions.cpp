@@ -73,6 +73,11 @@ struct VectorizeContractionsPass
       if (!(around.hasNeighbours() && hasOnlyUnitRows(op)))
         op = dropProductUnitLoops(rewriter, op, around.epilogue,
                                   around.prologue != nullptr);
+      // Several row loops run as one (the neighbours were rebuilt).
+      if (fuseEpilogue)
+        around = getProductKernel(op);
+      op = collapseProductRows(rewriter, op, around.epilogue,
+                               around.prologue != nullptr);
       // A micro-kernel that sums groups of reduction steps per lane reads
       // constant weights packed in those groups.
       auto elementType = [](Value v) {

@@ -110,6 +110,17 @@ linalg::LinalgOp dropProductUnitLoops(RewriterBase &rewriter,
                                       linalg::GenericOp consumer = nullptr,
                                       bool withInit = false);
 
+/// Collapses the row (m) loops of a generic contraction into one when it
+/// has several and both its left-hand side and its output read them
+/// consecutively, in loop order (a channels-last [H, W, C] x [C, F] runs as
+/// [H*W, C] x [C, F]: the register tile's rows then come from H*W, not W);
+/// so do its elementwise `consumer` and its initialiser when `withInit`.
+/// Returns the op to vectorize: `op` itself when nothing collapsed.
+linalg::LinalgOp collapseProductRows(RewriterBase &rewriter,
+                                     linalg::LinalgOp op,
+                                     linalg::GenericOp consumer = nullptr,
+                                     bool withInit = false);
+
 /// Whether every unit loop of contraction `op` is a row (m) loop and no
 /// row loop is longer: [1, K] x [K, N].
 bool hasOnlyUnitRows(linalg::LinalgOp op);
