@@ -44,11 +44,18 @@ static std::pair<int64_t, int64_t> insideRange(int64_t size, int64_t pos,
 /// before the first and after the last for which `inner(start)` holds are
 /// emitted one by one (`edge(start, value)`), the others in one loop
 /// (`loop(iv, value)`, marked parallel for `parallelWork`).
+/// A `size` that `step` does not divide ends with one more tile, at
+/// `size - step`, emitted on its own (it overlaps the one before it).
 static Value splitEdges(ConvLoopEmitter &e, int64_t size, int64_t step,
                         function_ref<bool(int64_t)> inner, Value value,
                         function_ref<Value(int64_t, Value)> edge,
                         function_ref<Value(Value, Value)> loop,
                         int64_t parallelWork = 0) {
+  int64_t whole = size / step * step;
+  if (whole != size) {
+    value = splitEdges(e, whole, step, inner, value, edge, loop, parallelWork);
+    return edge(size - step, value);
+  }
   int64_t begin = 0, end = size;
   while (begin < end && !inner(begin))
     begin += step;
@@ -113,27 +120,35 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
                 return storeFilterTile(e, k, site, summed, out);
               };
               if (!tile.rowSegment) {
-                // Consecutive positions, row-major over (oh, ow).
-                return e.loop(
-                    positions, tile.positions, a1,
+                // Consecutive positions, row-major over (oh, ow); the last
+                // tile overlaps when they do not divide the positions.
+                auto tileFrom = [&](Value p0, Value out) {
+                  SmallVector<Value> oh, ow;
+                  for (int64_t j = 0; j < tile.positions; ++j) {
+                    Value p = e.add(p0, j);
+                    oh.push_back(arith::DivUIOp::create(
+                        b, loc, p, e.idx(conv.outWidth)));
+                    ow.push_back(arith::RemUIOp::create(
+                        b, loc, p, e.idx(conv.outWidth)));
+                  }
+                  FilterTileSite site;
+                  site.oh = oh;
+                  site.ow = ow;
+                  site.khRange = {0, conv.kernelHeight};
+                  return emitTile(site, out);
+                };
+                int64_t whole = positions / tile.positions * tile.positions;
+                SmallVector<Value> out = e.loop(
+                    whole, tile.positions, a1,
                     [&](Value p0, ValueRange a2) {
-                      SmallVector<Value> oh, ow;
-                      for (int64_t j = 0; j < tile.positions; ++j) {
-                        Value p = e.add(p0, j);
-                        oh.push_back(arith::DivUIOp::create(
-                            b, loc, p, e.idx(conv.outWidth)));
-                        ow.push_back(arith::RemUIOp::create(
-                            b, loc, p, e.idx(conv.outWidth)));
-                      }
-                      FilterTileSite site;
-                      site.oh = oh;
-                      site.ow = ow;
-                      site.khRange = {0, conv.kernelHeight};
-                      return SmallVector<Value>{emitTile(site, a2[0])};
+                      return SmallVector<Value>{tileFrom(p0, a2[0])};
                     },
                     // One block of filters: the positions are split
                     // instead.
                     positionWork);
+                if (whole != positions)
+                  out[0] = tileFrom(e.idx(positions - tile.positions), out[0]);
+                return out;
               }
               // The column tiles of a row whose taps read the padding are
               // emitted on their own, without those taps, and its inner
@@ -261,12 +276,16 @@ FailureOr<Value> mlir::tessel::vectorizeConvolutionOverFilters(
   // A zero-padded input is read unpadded, the padded taps skipped.
   std::optional<ConvPadding> padding = paddingOf(op, conv);
   int64_t filterLanes = lanes;
+  // Tiles may overlap when the accumulators start from the bias or 0.
+  ConvPrologue prologue =
+      prologueOf(op, conv.channelDim(), options.fuseEpilogue);
+  bool fresh = prologue.bias || prologue.zero;
   std::optional<FilterTile> tile = planFilterTile(
-      conv, filterLanes, padding.has_value(), options.accumulators);
+      conv, filterLanes, padding.has_value(), options.accumulators, fresh);
   if (!tile && lanes >= 16) {
     filterLanes = lanes / 2;
     tile = planFilterTile(conv, filterLanes, padding.has_value(),
-                          options.accumulators);
+                          options.accumulators, fresh);
   }
   if (!tile)
     return rewriter.notifyMatchFailure(

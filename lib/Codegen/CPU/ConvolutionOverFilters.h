@@ -32,17 +32,28 @@ struct FilterTile {
   /// padding, so that the tap rows that read inside are the same for all of
   /// them), instead of consecutive positions row-major over (oh, ow).
   bool rowSegment = false;
+  /// `positions` does not divide the positions (or the row): the last tile
+  /// starts `positions` before their end, overlapping the one before it
+  /// (the positions it computes twice are written twice alike).
+  bool overlapsLast = false;
 };
 
 /// The filter-vectorized tile of `lanes`-filter vectors for at most
 /// `accumulators` accumulator registers, when the filters of a group fill
-/// whole vectors: the most accumulators within the budget, then the fewest
-/// loads per FMA. With `padded`, the positions are columns of one output
+/// whole vectors. With `padded`, the positions are columns of one output
 /// row. Channels last, a depthwise convolution's tile runs over the
 /// channels (its filters, one per group): each tap reads a vector of
-/// channels.
+/// channels. The tile computes the most useful multiply-adds per
+/// step: the accumulators it fills, times the share of the positions it
+/// computes that are not computed twice; tiles whose positions do not
+/// divide the output's (or its rows', with `padded`) overlap their last
+/// tile, only when the accumulators start from the bias or 0 (`fresh`)
+/// and they fit the registers with a broadcast per position.
+/// Among equals, one that divides, then the most accumulators, then (NCHW)
+/// a whole vector of positions, then the fewest loads per FMA.
 std::optional<FilterTile> planFilterTile(const Conv2D &conv, int64_t lanes,
-                                         bool padded, int64_t accumulators);
+                                         bool padded, int64_t accumulators,
+                                         bool fresh);
 
 /// Everything the tiles of one over-filters kernel share.
 struct FilterKernel {

@@ -18,43 +18,73 @@
 using namespace mlir;
 using namespace mlir::tessel::cpu;
 
+/// Accumulators past which a tile's useful work counts as no larger: a
+/// 27-wide row's tiles of 3 vectors x 7 positions (21 accumulators, the
+/// last tile overlapping) ran 6% slower than the 2 x 9 that divide it
+/// (18), on an AVX-512 Xeon (Emerald Rapids).
+static constexpr int64_t kSaturatingAccumulators = 16;
+
 std::optional<FilterTile>
 mlir::tessel::cpu::planFilterTile(const Conv2D &conv, int64_t lanes,
-                                  bool padded, int64_t accumulators) {
+                                  bool padded, int64_t accumulators,
+                                  bool fresh) {
   int64_t tiled = conv.channelsLast && conv.isDepthwise()
                       ? conv.filters
                       : conv.filtersPerGroup;
   if (tiled % lanes != 0)
     return std::nullopt;
-  int64_t positions = conv.outHeight * conv.outWidth;
+  // (The vector registers: 32 where the budget takes more than 12.)
+  int64_t registers = accumulators > 12 ? 32 : 16;
+  // The positions the tiles walk: all of them row-major, or one row's.
+  int64_t span = padded ? conv.outWidth : conv.outHeight * conv.outWidth;
   // Kernels larger than 3x3 keep small tiles (measurements:
   // bench/notes/vectorize-convolutions.md).
   int64_t budget = conv.kernelHeight * conv.kernelWidth > 9
                        ? std::min<int64_t>(accumulators, 12)
                        : accumulators;
-  std::optional<FilterTile> best;
-  // The most accumulators; among those, NCHW, positions that are one
-  // whole vector (each filter's outputs stored as one full vector, not
-  // two halves written by neighbouring tiles; channels last stores along
-  // the filters either way); then the fewest vectors and positions.
-  // (Measurements: bench/notes/vectorize-convolutions.md.)
+  // The useful multiply-adds per step, as a fraction (numerator,
+  // denominator): accumulators, counted up to kSaturatingAccumulators, x
+  // span / computed span.
+  int64_t saturation = std::min(budget, kSaturatingAccumulators);
+  auto usefulWork = [&](const FilterTile &t) {
+    int64_t computed = llvm::divideCeil(span, t.positions) * t.positions;
+    return std::make_pair(
+        std::min(t.filterVectors * t.positions, saturation) * span,
+        saturation * computed);
+  };
   auto score = [&](const FilterTile &t) {
-    return std::make_tuple(t.filterVectors * t.positions,
+    return std::make_tuple(!t.overlapsLast, t.filterVectors * t.positions,
                            !conv.channelsLast && t.positions == lanes,
                            -(t.filterVectors + t.positions));
   };
+  std::optional<FilterTile> best;
   auto consider = [&](FilterTile t) {
-    if (!best || score(t) > score(*best))
+    if (!best) {
+      best = t;
+      return;
+    }
+    // (a / b against c / d, as a * d against c * b.)
+    auto [a, b] = usefulWork(t);
+    auto [c, d] = usefulWork(*best);
+    if (a * d > c * b || (a * d == c * b && score(t) > score(*best)))
       best = t;
   };
   for (int64_t fv = 1; fv <= 3; ++fv) {
     if (tiled % (fv * lanes) != 0 || fv > budget)
       continue;
-    if (!padded) {
-      consider({fv, pickDivisor(positions, {}, budget / fv)});
-      continue;
-    }
-    consider({fv, pickDivisor(conv.outWidth, {}, budget / fv), true});
+    int64_t limit = budget / fv;
+    consider({fv, pickDivisor(span, {}, limit), padded});
+    // Overlapping tiles only where the accumulators, one broadcast per
+    // position and the weight vectors fit the registers together: LLVM
+    // keeps each position's broadcast live for every filter vector, and
+    // 2 x 12 positions (38 live vectors) spilled on every tap, twice as slow
+    // as the 2 x 9 that divide a 54-wide row.
+    if (fresh)
+      for (int64_t positions = 2; positions <= std::min(limit, span);
+           ++positions)
+        if (span % positions != 0 &&
+            fv * positions + positions + fv <= registers)
+          consider({fv, positions, padded, /*overlapsLast=*/true});
   }
   return best;
 }
