@@ -216,3 +216,102 @@ func.func @carried_index(%out: memref<4x16xf32>) {
   }
   return
 }
+
+// -----
+
+// A holder of more than 64 ops (here a reduction loop of 70, as a
+// convolution tile's unrolled taps are) is not copied: the prefetches run
+// in every iteration of the reuse loop, with no scf.if.
+// CHECK-LABEL: func.func @large_holder_unversioned
+// CHECK-NOT: scf.if
+// CHECK: memref.prefetch
+// CHECK-NOT: scf.if
+memref.global "private" constant @__constant_4x8x16xf32_large : memref<4x8x16xf32> = dense<1.0>
+func.func @large_holder_unversioned(%out: memref<4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %cst = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  %w = memref.get_global @__constant_4x8x16xf32_large : memref<4x8x16xf32>
+  scf.for %p = %c0 to %c4 step %c1 {
+    scf.for %t = %c0 to %c8 step %c1 {
+      %acc = scf.for %k = %c0 to %c8 step %c1 iter_args(%e0 = %zero) -> vector<16xf32> {
+        %v = vector.transfer_read %w[%p, %k, %c0], %cst {in_bounds = [true]} : memref<4x8x16xf32>, vector<16xf32>
+        %e1 = arith.addf %e0, %v : vector<16xf32>
+        %e2 = arith.addf %e1, %v : vector<16xf32>
+        %e3 = arith.addf %e2, %v : vector<16xf32>
+        %e4 = arith.addf %e3, %v : vector<16xf32>
+        %e5 = arith.addf %e4, %v : vector<16xf32>
+        %e6 = arith.addf %e5, %v : vector<16xf32>
+        %e7 = arith.addf %e6, %v : vector<16xf32>
+        %e8 = arith.addf %e7, %v : vector<16xf32>
+        %e9 = arith.addf %e8, %v : vector<16xf32>
+        %e10 = arith.addf %e9, %v : vector<16xf32>
+        %e11 = arith.addf %e10, %v : vector<16xf32>
+        %e12 = arith.addf %e11, %v : vector<16xf32>
+        %e13 = arith.addf %e12, %v : vector<16xf32>
+        %e14 = arith.addf %e13, %v : vector<16xf32>
+        %e15 = arith.addf %e14, %v : vector<16xf32>
+        %e16 = arith.addf %e15, %v : vector<16xf32>
+        %e17 = arith.addf %e16, %v : vector<16xf32>
+        %e18 = arith.addf %e17, %v : vector<16xf32>
+        %e19 = arith.addf %e18, %v : vector<16xf32>
+        %e20 = arith.addf %e19, %v : vector<16xf32>
+        %e21 = arith.addf %e20, %v : vector<16xf32>
+        %e22 = arith.addf %e21, %v : vector<16xf32>
+        %e23 = arith.addf %e22, %v : vector<16xf32>
+        %e24 = arith.addf %e23, %v : vector<16xf32>
+        %e25 = arith.addf %e24, %v : vector<16xf32>
+        %e26 = arith.addf %e25, %v : vector<16xf32>
+        %e27 = arith.addf %e26, %v : vector<16xf32>
+        %e28 = arith.addf %e27, %v : vector<16xf32>
+        %e29 = arith.addf %e28, %v : vector<16xf32>
+        %e30 = arith.addf %e29, %v : vector<16xf32>
+        %e31 = arith.addf %e30, %v : vector<16xf32>
+        %e32 = arith.addf %e31, %v : vector<16xf32>
+        %e33 = arith.addf %e32, %v : vector<16xf32>
+        %e34 = arith.addf %e33, %v : vector<16xf32>
+        %e35 = arith.addf %e34, %v : vector<16xf32>
+        %e36 = arith.addf %e35, %v : vector<16xf32>
+        %e37 = arith.addf %e36, %v : vector<16xf32>
+        %e38 = arith.addf %e37, %v : vector<16xf32>
+        %e39 = arith.addf %e38, %v : vector<16xf32>
+        %e40 = arith.addf %e39, %v : vector<16xf32>
+        %e41 = arith.addf %e40, %v : vector<16xf32>
+        %e42 = arith.addf %e41, %v : vector<16xf32>
+        %e43 = arith.addf %e42, %v : vector<16xf32>
+        %e44 = arith.addf %e43, %v : vector<16xf32>
+        %e45 = arith.addf %e44, %v : vector<16xf32>
+        %e46 = arith.addf %e45, %v : vector<16xf32>
+        %e47 = arith.addf %e46, %v : vector<16xf32>
+        %e48 = arith.addf %e47, %v : vector<16xf32>
+        %e49 = arith.addf %e48, %v : vector<16xf32>
+        %e50 = arith.addf %e49, %v : vector<16xf32>
+        %e51 = arith.addf %e50, %v : vector<16xf32>
+        %e52 = arith.addf %e51, %v : vector<16xf32>
+        %e53 = arith.addf %e52, %v : vector<16xf32>
+        %e54 = arith.addf %e53, %v : vector<16xf32>
+        %e55 = arith.addf %e54, %v : vector<16xf32>
+        %e56 = arith.addf %e55, %v : vector<16xf32>
+        %e57 = arith.addf %e56, %v : vector<16xf32>
+        %e58 = arith.addf %e57, %v : vector<16xf32>
+        %e59 = arith.addf %e58, %v : vector<16xf32>
+        %e60 = arith.addf %e59, %v : vector<16xf32>
+        %e61 = arith.addf %e60, %v : vector<16xf32>
+        %e62 = arith.addf %e61, %v : vector<16xf32>
+        %e63 = arith.addf %e62, %v : vector<16xf32>
+        %e64 = arith.addf %e63, %v : vector<16xf32>
+        %e65 = arith.addf %e64, %v : vector<16xf32>
+        %e66 = arith.addf %e65, %v : vector<16xf32>
+        %e67 = arith.addf %e66, %v : vector<16xf32>
+        %e68 = arith.addf %e67, %v : vector<16xf32>
+        %e69 = arith.addf %e68, %v : vector<16xf32>
+        scf.yield %e69 : vector<16xf32>
+      }
+      vector.transfer_write %acc, %out[%p, %c0] {in_bounds = [true]} : vector<16xf32>, memref<4x16xf32>
+    }
+  }
+  return
+}
