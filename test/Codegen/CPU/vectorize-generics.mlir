@@ -4,6 +4,9 @@
 // RUN: tessel-opt %s --split-input-file  --pass-pipeline="builtin.module(func.func(tessel-vectorize-generics{vector-width=8}))" \
 // RUN:   --remarks-filter=tessel --remark-format=emitRemark --mlir-disable-threading \
 // RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHECK-KERNELS
+// RUN: tessel-opt %s --split-input-file \
+// RUN:   --pass-pipeline="builtin.module(func.func(tessel-vectorize-generics{vector-width=16}))" \
+// RUN:   | FileCheck %s --check-prefix=WIDE
 
 // An elementwise op over 4x256: tiles of 64 elements (8 vectors of 8) along
 // the innermost loop, one row at a time.
@@ -231,4 +234,33 @@ func.func @quantize(%x: tensor<4x32xf32>, %zp: tensor<i32>) -> (tensor<4x32xi8>,
     linalg.yield %d : i32
   } -> tensor<4x32xi32>
   return %q, %w : tensor<4x32xi8>, tensor<4x32xi32>
+}
+
+// -----
+
+// A squeeze-excitation scale, [1, 4, 24, 24] * [1, 4, 1, 1]: rows of 24
+// fill no whole vectors of 16 (a vector<24> tile would be split into
+// partial registers, and at 120 columns into scalars). The unit dimensions
+// go first (the scale's), then the loops that every operand reads
+// consecutively (the rows and columns) run as one of 576, tiled by 96
+// (the largest multiple of a vector up to 8 that divides it); the scale is
+// read broadcast along it.
+// WIDE-LABEL: func.func @se_scale_collapsed
+// WIDE:         %[[X:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2, 3]] : tensor<1x4x24x24xf32> into tensor<4x576xf32>
+// WIDE:         scf.for %[[C:.*]] = %c0 to %c4 step %c1
+// WIDE:           scf.for %[[P:.*]] = %c0 to %c576 step %c96
+// WIDE:             vector.transfer_read %[[X]][%[[C]], %[[P]]]{{.*}} : tensor<4x576xf32>, vector<1x96xf32>
+// WIDE:             arith.mulf {{.*}} : vector<1x96xf32>
+// WIDE:         tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2, 3]] output_shape [1, 4, 24, 24] : tensor<4x576xf32> into tensor<1x4x24x24xf32>
+#id4 = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#per_channel = affine_map<(n, c, h, w) -> (n, c, 0, 0)>
+func.func @se_scale_collapsed(%x: tensor<1x4x24x24xf32>, %s: tensor<1x4x1x1xf32>) -> tensor<1x4x24x24xf32> {
+  %e = tensor.empty() : tensor<1x4x24x24xf32>
+  %0 = linalg.generic {indexing_maps = [#id4, #per_channel, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %s : tensor<1x4x24x24xf32>, tensor<1x4x1x1xf32>) outs(%e : tensor<1x4x24x24xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x24x24xf32>
+  return %0 : tensor<1x4x24x24xf32>
 }
