@@ -51,11 +51,14 @@ void mlir::tessel::dropNeighbourUnitLoops(RewriterBase &rewriter,
     skipReshapePair(rewriter, operand);
 }
 
-/// The product's initialiser without the unit dimensions the product
-/// dropped: a fill of them is a fill of the collapsed tensor, a generic
-/// drops them too.
-static void dropInitUnitLoops(RewriterBase &rewriter,
-                              linalg::LinalgOp product) {
+/// The product's initialiser past the collapse_shape that a rewrite of the
+/// product (dropped unit loops, collapsed rows) put in front of it: a fill
+/// becomes a fill of the collapsed tensor; a generic is rebuilt by
+/// `rebuild` (dropping or collapsing the same loops), and the product reads
+/// past the reshape pair that leaves.
+static void rebuildInitPastCollapse(
+    RewriterBase &rewriter, linalg::LinalgOp product,
+    function_ref<void(linalg::GenericOp)> rebuild) {
   OpOperand &init = product.getDpsInitsMutable()[0];
   auto collapse = init.get().getDefiningOp<tensor::CollapseShapeOp>();
   if (!collapse || !collapse->hasOneUse())
@@ -77,7 +80,7 @@ static void dropInitUnitLoops(RewriterBase &rewriter,
     return;
   }
   if (auto generic = dyn_cast<linalg::GenericOp>(producer)) {
-    dropNeighbourUnitLoops(rewriter, generic);
+    rebuild(generic);
     skipReshapePair(rewriter, init);
   }
 }
@@ -128,7 +131,9 @@ linalg::LinalgOp mlir::tessel::dropProductUnitLoops(RewriterBase &rewriter,
   }
   rewriter.replaceOp(generic, dropped->replacements);
   if (withInit)
-    dropInitUnitLoops(rewriter, result);
+    rebuildInitPastCollapse(rewriter, result, [&](linalg::GenericOp init) {
+      dropNeighbourUnitLoops(rewriter, init);
+    });
   if (consumer)
     dropNeighbourUnitLoops(rewriter, consumer);
   return result;
@@ -284,29 +289,10 @@ linalg::LinalgOp mlir::tessel::collapseProductRows(RewriterBase &rewriter,
     return op;
   rewriter.replaceOp(generic, collapsed->results);
   linalg::LinalgOp result = collapsed->collapsedOp;
-  if (withInit) {
-    OpOperand &init = result.getDpsInitsMutable()[0];
-    auto collapse = init.get().getDefiningOp<tensor::CollapseShapeOp>();
-    Operation *producer =
-        collapse ? collapse.getSrc().getDefiningOp() : nullptr;
-    if (producer && producer->hasOneUse() && collapse->hasOneUse()) {
-      if (auto fill = dyn_cast<linalg::FillOp>(producer)) {
-        rewriter.setInsertionPoint(collapse);
-        Value empty = tensor::EmptyOp::create(
-            rewriter, fill.getLoc(), collapse.getResultType().getShape(),
-            collapse.getResultType().getElementType());
-        Value filled = linalg::FillOp::create(rewriter, fill.getLoc(),
-                                              fill.getInputs()[0], empty)
-                           .getResult(0);
-        rewriter.modifyOpInPlace(result, [&] { init.set(filled); });
-        rewriter.eraseOp(collapse);
-        rewriter.eraseOp(fill);
-      } else if (auto initGeneric = dyn_cast<linalg::GenericOp>(producer)) {
-        collapseNeighbourLoops(rewriter, initGeneric, positions);
-        skipReshapePair(rewriter, init);
-      }
-    }
-  }
+  if (withInit)
+    rebuildInitPastCollapse(rewriter, result, [&](linalg::GenericOp init) {
+      collapseNeighbourLoops(rewriter, init, positions);
+    });
   if (consumer)
     collapseNeighbourLoops(rewriter, consumer, positions);
   return result;

@@ -96,8 +96,8 @@ struct PrefetchWeightsPass
   /// one, ran 11% slower than without prefetches when the weights were
   /// in the caches already; prefetching the current panel instead of the
   /// next outside the first, through a select, 30% slower). A holder of
-  /// more than kMaxVersionedOps ops (a convolution tile's unrolled taps, a
-  /// read that is the holder itself) prefetches in every iteration.
+  /// more than kMaxVersionedOps ops (a convolution tile's unrolled taps)
+  /// prefetches in every iteration instead.
   static void prefetchInFirstIteration(Operation *holder,
                                        MutableArrayRef<PanelRead> panelReads) {
     int64_t size = 0;
