@@ -11,6 +11,7 @@
 #include "tessel/Codegen/CPU/Transforms.h"
 
 #include "ProductTiling.h"
+#include "TileSizes.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -38,6 +39,16 @@ static void skipReshapePair(RewriterBase &rewriter, OpOperand &operand) {
     rewriter.eraseOp(expand);
 }
 
+/// Replaces neighbour `generic` by `replacements`, the results of its
+/// rewrite `rebuilt` (unit loops dropped, loops collapsed), which then
+/// reads past the reshape pairs left between it and the product.
+static void replaceNeighbour(RewriterBase &rewriter, linalg::GenericOp generic,
+                             ValueRange replacements, Operation *rebuilt) {
+  rewriter.replaceOp(generic, replacements);
+  for (OpOperand &operand : rebuilt->getOpOperands())
+    skipReshapePair(rewriter, operand);
+}
+
 void mlir::tessel::dropNeighbourUnitLoops(RewriterBase &rewriter,
                                           linalg::GenericOp generic) {
   rewriter.setInsertionPoint(generic);
@@ -46,9 +57,8 @@ void mlir::tessel::dropNeighbourUnitLoops(RewriterBase &rewriter,
       linalg::dropUnitDims(rewriter, generic, control);
   if (failed(dropped))
     return;
-  rewriter.replaceOp(generic, dropped->replacements);
-  for (OpOperand &operand : dropped->resultOp->getOpOperands())
-    skipReshapePair(rewriter, operand);
+  replaceNeighbour(rewriter, generic, dropped->replacements,
+                   dropped->resultOp);
 }
 
 /// The product's initialiser past the collapse_shape that a rewrite of the
@@ -227,19 +237,6 @@ static ReassociationIndices collapsibleRows(linalg::LinalgOp op) {
   return rows;
 }
 
-/// The loops of `op` as groups: `rows` as one, every other loop alone.
-static SmallVector<ReassociationIndices>
-groupsWith(unsigned numLoops, const ReassociationIndices &rows) {
-  SmallVector<ReassociationIndices> groups;
-  for (unsigned d = 0; d < numLoops; ++d) {
-    if (d == static_cast<unsigned>(rows.front()))
-      groups.push_back(rows);
-    else if (!llvm::is_contained(rows, static_cast<int64_t>(d)))
-      groups.push_back({static_cast<int64_t>(d)});
-  }
-  return groups;
-}
-
 /// `generic` (an elementwise neighbour, loops = the product's output
 /// dimensions) with the loops at `positions` collapsed into one; reads
 /// past the reshape pairs that leaves between it and the product.
@@ -252,12 +249,11 @@ static void collapseNeighbourLoops(RewriterBase &rewriter,
   rewriter.setInsertionPoint(generic);
   FailureOr<linalg::CollapseResult> collapsed =
       linalg::collapseOpIterationDims(
-          generic, groupsWith(generic.getNumLoops(), positions), rewriter);
+          generic, loopGroups(generic.getNumLoops(), positions), rewriter);
   if (failed(collapsed))
     return;
-  rewriter.replaceOp(generic, collapsed->results);
-  for (OpOperand &operand : collapsed->collapsedOp->getOpOperands())
-    skipReshapePair(rewriter, operand);
+  replaceNeighbour(rewriter, generic, collapsed->results,
+                   collapsed->collapsedOp);
 }
 
 linalg::LinalgOp mlir::tessel::collapseProductRows(RewriterBase &rewriter,
@@ -284,7 +280,7 @@ linalg::LinalgOp mlir::tessel::collapseProductRows(RewriterBase &rewriter,
   }
   rewriter.setInsertionPoint(generic);
   FailureOr<linalg::CollapseResult> collapsed = linalg::collapseOpIterationDims(
-      op, groupsWith(op.getNumLoops(), rows), rewriter);
+      op, loopGroups(op.getNumLoops(), rows), rewriter);
   if (failed(collapsed))
     return op;
   rewriter.replaceOp(generic, collapsed->results);

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Codegen/CPU/TargetInfo.h"
+
 #include "ConvolutionOverFilters.h"
 #include "TileSizes.h"
 
@@ -33,8 +35,10 @@ mlir::tessel::cpu::planFilterTile(const Conv2D &conv, int64_t lanes,
                       : conv.filtersPerGroup;
   if (tiled % lanes != 0)
     return std::nullopt;
-  // (The vector registers: 32 where the budget takes more than 12.)
-  int64_t registers = accumulators > 12 ? 32 : 16;
+  // The vector registers of the target this budget describes.
+  int64_t registers =
+      describeVectorTarget(lanes, accumulators, /*vnni=*/false, /*bf16=*/false)
+          .vectorRegisters;
   // The positions the tiles walk: all of them row-major, or one row's.
   int64_t span = padded ? conv.outWidth : conv.outHeight * conv.outWidth;
   // Kernels larger than 3x3 keep small tiles (measurements:

@@ -9,6 +9,8 @@
 #define TESSEL_LIB_CODEGEN_CPU_TILESIZES_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -50,6 +52,20 @@ std::optional<unsigned> firstParallelLoop(llvm::ArrayRef<int64_t> order,
     ++position;
   }
   return std::nullopt;
+}
+
+/// Loops [0, `numLoops`) grouped for collapsing (reassociation indices):
+/// `run`, consecutive loops, as one group, every other loop alone.
+inline llvm::SmallVector<llvm::SmallVector<int64_t, 2>>
+loopGroups(int64_t numLoops, llvm::ArrayRef<int64_t> run) {
+  llvm::SmallVector<llvm::SmallVector<int64_t, 2>> groups;
+  for (int64_t d = 0; d < numLoops; ++d) {
+    if (d == run.front())
+      groups.emplace_back(run.begin(), run.end());
+    else if (!llvm::is_contained(run, d))
+      groups.push_back({d});
+  }
+  return groups;
 }
 
 } // namespace mlir::tessel

@@ -370,13 +370,10 @@ linalg::LinalgOp collapseInnerLoops(RewriterBase &rewriter,
   }
   if (run.size() < 2)
     return generic;
-  SmallVector<ReassociationIndices> groups;
-  for (int64_t d = 0; d < run.front(); ++d)
-    groups.push_back({d});
-  groups.push_back(run);
   rewriter.setInsertionPoint(generic);
   FailureOr<linalg::CollapseResult> collapsed =
-      linalg::collapseOpIterationDims(generic, groups, rewriter);
+      linalg::collapseOpIterationDims(generic, loopGroups(numLoops, run),
+                                      rewriter);
   if (failed(collapsed))
     return generic;
   keepAttributes(generic, collapsed->collapsedOp);
