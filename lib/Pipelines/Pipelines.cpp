@@ -103,6 +103,9 @@ llvm::ArrayRef<Optimization> mlir::tessel::getOptimizations() {
       {"prefetch-weights", "codegen", "tessel-prefetch-weights",
        "prefetch the next panel of a convolution's or product's packed "
        "weights while the tiles of this one run"},
+      {"amx-tiles", "codegen", "tessel-vectorize-contractions{amx}",
+       "run 8-bit products of whole tiles on AMX tiles where the target has "
+       "AMX-INT8 (else on VNNI)"},
   };
   return optimizations;
 }
@@ -288,6 +291,8 @@ void mlir::tessel::buildCodegenPipeline(OpPassManager &pm,
     // does not, tessel-bf16-products makes no bf16 products for it to run.
     // (The products of a model that arrives in bf16 do not reach it yet.)
     vectorize.bf16 = options.target.avx512Bf16;
+    vectorize.amx = options.target.amxTile && options.target.amxInt8 &&
+                    options.enabled("amx-tiles");
     pm.addNestedPass<func::FuncOp>(
         createTesselVectorizeContractionsPass(vectorize));
     TesselVectorizeWindowsPassOptions windows;
@@ -337,6 +342,8 @@ void mlir::tessel::buildLoweringPipeline(OpPassManager &pm,
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  // AMX tiles cross the loops' branches: converted together.
+  pm.addPass(createTesselLowerAmxPass());
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());

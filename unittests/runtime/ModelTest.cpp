@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cpuid.h>
 #include <cstddef>
 #include <elf.h>
 #include <link.h>
@@ -329,6 +330,43 @@ TEST(ModelTest, CpuFeaturesTheHostLacks) {
               HasSubstr("needs CPU features this host lacks: " + missing +
                         " (compiled for x86-64 with "));
   EXPECT_THAT(result.message, ::testing::Not(HasSubstr("avx512dq,")));
+}
+
+/// Whether this host has AMX-TILE and AMX-INT8 (CPUID leaf 7, EDX bits 24
+/// and 25).
+static bool hostHasAmx() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
+    return false;
+  return (edx & (1u << 24)) && (edx & (1u << 25));
+}
+
+TEST(ModelTest, AmxArtifactNeedsTheFeaturesAndTheTileState) {
+  // On an AMX host the runtime is granted the tile state (Linux 5.16 and
+  // later) and loads the artifact; elsewhere the features are missing.
+  StatusResult result = load(TESSEL_FIXTURE_AMX);
+  if (hostHasAmx()) {
+    EXPECT_EQ(result.code, TESSEL_OK) << result.message;
+    return;
+  }
+  EXPECT_EQ(result.code, TESSEL_INCOMPATIBLE);
+  EXPECT_THAT(result.message,
+              HasSubstr("needs CPU features this host lacks: "));
+  EXPECT_THAT(result.message, HasSubstr("amx-tile"));
+}
+
+TEST(ModelTest, AmxTileStateRefusedIsAnError) {
+  // The flag alone: the features check passes, and only the request for
+  // the tile state tells an AMX host from the others.
+  StatusResult result = load(TESSEL_FIXTURE_AMX_FLAG);
+  if (hostHasAmx()) {
+    EXPECT_EQ(result.code, TESSEL_OK) << result.message;
+    return;
+  }
+  EXPECT_EQ(result.code, TESSEL_INCOMPATIBLE);
+  EXPECT_THAT(result.message,
+              HasSubstr("runs AMX tile instructions, and the kernel refused "
+                        "the AMX tile state"));
 }
 
 TEST(ModelTest, LaterFeatureEntriesOverrideEarlierOnes) {

@@ -25,6 +25,8 @@
 
 #include "tessel/Codegen/CPU/MicroKernel.h"
 
+#include "GroupedOperands.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -38,6 +40,8 @@
 
 using namespace mlir;
 using namespace mlir::tessel;
+using mlir::tessel::cpu::int8Signedness;
+using mlir::tessel::cpu::panelRuns;
 
 namespace {
 
@@ -68,10 +72,13 @@ public:
   }
 };
 
+} // namespace
+
 /// Whether the left- and right-hand sides of an i8 x i8 -> i32 product
 /// extend signed: from a named op's cast, or the extensions in a generic's
 /// body (`out + ext(a) * ext(b)`). None for anything else.
-std::optional<std::pair<bool, bool>> int8Signedness(linalg::LinalgOp op) {
+std::optional<std::pair<bool, bool>>
+mlir::tessel::cpu::int8Signedness(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
     return std::nullopt;
   auto elementType = [](Value v) { return getElementTypeOrSelf(v.getType()); };
@@ -116,7 +123,8 @@ std::optional<std::pair<bool, bool>> int8Signedness(linalg::LinalgOp op) {
 /// every N * g (with N * g bytes of 2 KiB or more, a new page every group
 /// or two: the hardware prefetchers and the TLB fall behind). Null when `rhs`
 /// is not such a slice.
-Value panelRuns(RewriterBase &rewriter, Location loc, Value rhs) {
+Value mlir::tessel::cpu::panelRuns(RewriterBase &rewriter, Location loc,
+                                  Value rhs) {
   // Through nested slices (a column block, then the tile in it): whole
   // along the groups and the bytes, their column offsets summed.
   auto sliceType = dyn_cast<RankedTensorType>(rhs.getType());
@@ -185,6 +193,8 @@ Value panelRuns(RewriterBase &rewriter, Location loc, Value rhs) {
   return tensor::CollapseShapeOp::create(
       rewriter, loc, runs, SmallVector<ReassociationIndices>{{0, 1}, {2}});
 }
+
+namespace {
 
 /// One x86 instruction as side-effect-free inline assembly: an
 /// `llvm.call_intrinsic` has unknown memory effects, which bufferization's
@@ -569,24 +579,43 @@ const MicroKernel *mlir::tessel::getMicroKernel(MicroKernelKind kind) {
     return &i8Madd;
   case MicroKernelKind::Bf16Dot:
     return &bf16Dot;
-  // The other low-precision kernels are issues of their own (AMX, FP16).
+  case MicroKernelKind::AmxInt8:
+    return cpu::getAmxInt8MicroKernel();
+  // The other low-precision kernels are issues of their own (AMX-BF16,
+  // FP16).
   case MicroKernelKind::None:
   case MicroKernelKind::F16Fma:
-  case MicroKernelKind::AmxInt8:
   case MicroKernelKind::AmxBf16:
     return nullptr;
   }
   llvm_unreachable("unknown micro-kernel kind");
 }
 
-const MicroKernel *mlir::tessel::getMicroKernel(const CpuTargetInfo &target,
-                                                Type lhs, Type rhs, Type acc) {
-  MicroKernelKind kind = selectMicroKernel(target, lhs, rhs, acc).emitted;
+/// The emitter of `kind` for `target`'s form of it.
+static const MicroKernel *getMicroKernelFor(const CpuTargetInfo &target,
+                                            MicroKernelKind kind) {
   // AVX-VNNI alone: vpdpbusd's VEX form.
   static const I8VnniMicroKernel i8AvxVnni(I8VnniMicroKernel::Form::Vex);
   if (kind == MicroKernelKind::I8Vnni && !target.avx512Vnni)
     return &i8AvxVnni;
   return getMicroKernel(kind);
+}
+
+const MicroKernel *mlir::tessel::getMicroKernel(const CpuTargetInfo &target,
+                                                Type lhs, Type rhs, Type acc) {
+  return getMicroKernelFor(target,
+                           selectMicroKernel(target, lhs, rhs, acc).emitted);
+}
+
+const MicroKernel *mlir::tessel::getProductMicroKernel(
+    const CpuTargetInfo &target, Type lhs, Type rhs, Type acc,
+    const ProductExtent &extent) {
+  for (MicroKernelKind kind :
+       selectMicroKernel(target, lhs, rhs, acc).emittable)
+    if (const MicroKernel *kernel = getMicroKernelFor(target, kind);
+        kernel && kernel->coversProduct(extent))
+      return kernel;
+  return nullptr;
 }
 
 bool mlir::tessel::isMicroKernelImplemented(MicroKernelKind kind) {

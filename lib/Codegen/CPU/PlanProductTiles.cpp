@@ -195,9 +195,28 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
   shape.columns = ranges[*nDim];
   if (dims->k.size() == 1)
     shape.reduction = ranges[dims->k.front()];
+  // The kernel for this extent: the best one may not cover it (AMX takes
+  // whole tiles), the next one with the same groups then runs it.
+  ProductExtent extent;
+  extent.rows = shape.rows.value_or(1);
+  extent.columns = shape.columns;
+  extent.reduction = 1;
+  for (unsigned d : dims->k)
+    extent.reduction *= ranges[d];
+  extent.packedRhs = groupDim && dims->k.size() == 2;
+  microKernel = getProductMicroKernel(options.target, lhs, rhs,
+                                      resultType.getElementType(), extent);
+  if (!microKernel || microKernel->getReductionGroup() != group)
+    return std::nullopt;
   int64_t elementBytes = llvm::divideCeil(lhs.getIntOrFloatBitWidth(), 8);
   ProductTilePlan tiles = planProductTiles(shape, options.lanes,
                                            options.accumulators, elementBytes);
+  if (std::optional<std::pair<int64_t, int64_t>> kernelTile =
+          microKernel->getProductTile(extent)) {
+    tiles.rows = kernelTile->first;
+    tiles.columns = kernelTile->second;
+    tiles.cacheBlocks.reset();
+  }
 
   ProductLoopTiles plan;
   plan.microKernel = microKernel;

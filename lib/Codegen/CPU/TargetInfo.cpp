@@ -42,7 +42,8 @@ llvm::StringRef mlir::tessel::stringifyMicroKernel(MicroKernelKind kind) {
 
 CpuTargetInfo mlir::tessel::describeVectorTarget(int64_t f32Lanes,
                                                 int64_t accumulators,
-                                                bool vnni, bool bf16) {
+                                                bool vnni, bool bf16,
+                                                bool amx) {
   CpuTargetInfo target;
   target.vectorBits = 32 * f32Lanes;
   target.vectorRegisters = accumulators > 12 ? 32 : 16;
@@ -52,6 +53,7 @@ CpuTargetInfo mlir::tessel::describeVectorTarget(int64_t f32Lanes,
   target.avx512Vnni = vnni && target.avx512f;
   target.avxVnni = vnni && !target.avx512f;
   target.avx512Bf16 = bf16 && target.avx512f;
+  target.amxTile = target.amxInt8 = amx && target.avx512f;
   return target;
 }
 
@@ -102,9 +104,12 @@ MicroKernelChoice mlir::tessel::selectMicroKernel(const CpuTargetInfo &target,
       haveBest = true;
     }
     if (isMicroKernelImplemented(candidate.kind) && candidate.emitterCovers) {
-      choice.emitted = candidate.kind;
-      choice.accumulatorLanes = target.vectorBits / candidate.accumulatorBits;
-      break;
+      if (choice.emittable.empty()) {
+        choice.emitted = candidate.kind;
+        choice.accumulatorLanes =
+            target.vectorBits / candidate.accumulatorBits;
+      }
+      choice.emittable.push_back(candidate.kind);
     }
   }
   return choice;
@@ -159,6 +164,11 @@ void mlir::tessel::printCpuTargetInfo(const CpuTargetInfo &target,
        << stringifyMicroKernel(choice.emitted);
     if (choice.emitted != MicroKernelKind::None)
       os << " (" << choice.accumulatorLanes << " lanes)";
+    // AMX takes whole tiles only; the other products run on the next.
+    bool tiles = choice.emitted == MicroKernelKind::AmxInt8 ||
+                 choice.emitted == MicroKernelKind::AmxBf16;
+    if (tiles && choice.emittable.size() > 1)
+      os << ", else " << stringifyMicroKernel(choice.emittable[1]);
     if (choice.best != choice.emitted)
       os << "; target allows " << stringifyMicroKernel(choice.best)
          << ", not generated yet";

@@ -46,7 +46,8 @@ struct VectorizeContractionsPass
     ProductTilingOptions options;
     options.lanes = std::max<int64_t>(1, vectorWidth);
     options.accumulators = accumulators;
-    options.target = describeVectorTarget(options.lanes, accumulators, vnni, bf16);
+    options.target =
+        describeVectorTarget(options.lanes, accumulators, vnni, bf16, amx);
 
     // Only contractions: the rewrites below erase the elementwise ops
     // around them.

@@ -154,6 +154,17 @@ LogicalResult checkLayout(const llvm::DataLayout &layout,
   return success();
 }
 
+/// Whether `module` runs AMX tile instructions (the intrinsics the amx
+/// dialect lowers to): the runtime must ask Linux for the tile state first.
+bool usesAmx(const llvm::Module &module) {
+  for (const llvm::Function &function : module)
+    if (function.isIntrinsic() &&
+        (function.getName().starts_with("llvm.x86.tile") ||
+         function.getName().starts_with("llvm.x86.tdp")))
+      return true;
+  return false;
+}
+
 } // namespace
 
 std::string
@@ -276,7 +287,9 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
       b.fixedValueTable(signature->inputs),
       // No op Tessel compiles is random, so no artifact is
       // TESSEL_MODEL_NONDETERMINISTIC (abi.h) yet.
-      llvm::ConstantInt::get(b.i32, 0)};
+      llvm::ConstantInt::get(b.i32, usesAmx(*llvmModule)
+                                        ? TESSEL_MODEL_USES_AMX
+                                        : 0u)};
   auto *desc = new llvm::GlobalVariable(
       *llvmModule, b.modelDescType(), true, llvm::GlobalValue::InternalLinkage,
       llvm::ConstantStruct::get(b.modelDescType(), fields),

@@ -126,6 +126,13 @@ typedef struct tessel_model_desc {
  * is random: the compiler writes 0. */
 #define TESSEL_MODEL_NONDETERMINISTIC 1u
 
+/* `flags`: the code runs Intel AMX tile instructions. Linux hands a process
+ * the tile state only on request (arch_prctl(ARCH_REQ_XCOMP_PERM,
+ * XFEATURE_XTILEDATA)); without it the first tile instruction kills the
+ * process. The runtime asks once, when it loads such an artifact, and
+ * refuses the artifact when the kernel does not grant it. */
+#define TESSEL_MODEL_USES_AMX 2u
+
 typedef const tessel_model_desc *(*tessel_model_fn)(void);
 
 #ifdef __cplusplus

@@ -11,6 +11,13 @@
 #define TESSEL_X86 1
 #endif
 
+#if defined(__linux__) && defined(__x86_64__)
+#include <cerrno>
+#include <mutex>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace tessel::runtime {
 
 namespace {
@@ -29,6 +36,18 @@ bool hasF16C() {
 #else
   return __builtin_cpu_supports("f16c");
 #endif
+}
+#endif
+
+#ifdef TESSEL_X86
+/// CPUID leaf 7, sub-leaf 0, EDX bit `bit`: AMX-BF16 22, AMX-TILE 24,
+/// AMX-INT8 25. (The tile state itself is granted per process:
+/// requestAmxTileState.)
+bool hasLeaf7Edx(unsigned bit) {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
+    return false;
+  return edx & (1u << bit);
 }
 #endif
 
@@ -57,6 +76,12 @@ Support hostSupports(const std::string &name) {
 #undef TESSEL_FEATURE
   if (name == "f16c")
     return hasF16C() ? Support::Yes : Support::No;
+  if (name == "amx-tile")
+    return hasLeaf7Edx(24) ? Support::Yes : Support::No;
+  if (name == "amx-int8")
+    return hasLeaf7Edx(25) ? Support::Yes : Support::No;
+  if (name == "amx-bf16")
+    return hasLeaf7Edx(22) ? Support::Yes : Support::No;
 #endif
   (void)name;
   return Support::Unknown;
@@ -100,6 +125,28 @@ std::vector<std::string> missingCpuFeatures(const char *targetFeatures) {
     if (enabled && hostSupports(name) == Support::No)
       missing.push_back(name);
   return missing;
+}
+
+std::string requestAmxTileState() {
+#if defined(__linux__) && defined(__x86_64__)
+  // Linux's uapi/asm/prctl.h and fpu/xstate.h values (the header may be
+  // older than the feature).
+  constexpr long kArchReqXcompPerm = 0x1023;
+  constexpr long kXfeatureXtiledata = 18;
+  static std::once_flag once;
+  static std::string refusal;
+  std::call_once(once, [] {
+    if (syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) != 0)
+      refusal = std::string("the kernel refused the AMX tile state "
+                            "(arch_prctl(ARCH_REQ_XCOMP_PERM, "
+                            "XFEATURE_XTILEDATA): ") +
+                std::strerror(errno) +
+                "); Linux grants it from 5.16 on, on CPUs with AMX";
+  });
+  return refusal;
+#else
+  return "this runtime asks for the AMX tile state on Linux x86-64 only";
+#endif
 }
 
 } // namespace tessel::runtime

@@ -19,6 +19,12 @@ namespace tessel::runtime {
 /// nothing.
 std::vector<std::string> missingCpuFeatures(const char *targetFeatures);
 
+/// Asks Linux, once per process, for the AMX tile state
+/// (arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)); every thread of
+/// the process may then run tile instructions. Empty when granted, else why
+/// not ("this kernel does not grant AMX tile state to processes: ...").
+std::string requestAmxTileState();
+
 } // namespace tessel::runtime
 
 #endif // TESSEL_RUNTIME_CORE_CPU_FEATURES_H

@@ -135,6 +135,13 @@ tessel_status validateDescriptor(const tessel_model_desc *desc,
             joined(missing) + " (compiled for " +
             (desc->target_cpu ? desc->target_cpu : "an unnamed CPU") +
             " with '" + desc->target_features + "')");
+  if (modelFlags(desc) & TESSEL_MODEL_USES_AMX) {
+    std::string refusal = requestAmxTileState();
+    if (!refusal.empty())
+      return makeStatus(TESSEL_INCOMPATIBLE,
+                        "'" + path + "' runs AMX tile instructions, and " +
+                            refusal);
+  }
   return nullptr;
 }
 

@@ -19,6 +19,17 @@
 
 namespace mlir::tessel {
 
+/// The extent of a product (or of its per-batch matrices) that a
+/// micro-kernel is chosen for: rows M, columns N, reduction K, and whether
+/// its right-hand side is constant weights packed in the kernel's reduction
+/// groups ([K/g, N, g], packGroupedWeights).
+struct ProductExtent {
+  int64_t rows = 0;
+  int64_t columns = 0;
+  int64_t reduction = 0;
+  bool packedRhs = false;
+};
+
 class MicroKernel {
 public:
   explicit MicroKernel(MicroKernelKind kind) : kind(kind) {}
@@ -43,6 +54,20 @@ public:
   virtual LogicalResult emitProductTile(RewriterBase &rewriter,
                                         linalg::LinalgOp tile) const = 0;
 
+  /// Whether the kernel runs products of this extent (AMX tiles need whole
+  /// tiles); the selection falls back to the next kernel when not.
+  virtual bool coversProduct(const ProductExtent &extent) const {
+    return true;
+  }
+
+  /// The register tile (rows, columns) the kernel itself takes for a
+  /// product of `extent`, or none when the planner sizes it from the
+  /// vector registers.
+  virtual std::optional<std::pair<int64_t, int64_t>>
+  getProductTile(const ProductExtent &extent) const {
+    return std::nullopt;
+  }
+
 private:
   MicroKernelKind kind;
 };
@@ -54,6 +79,12 @@ const MicroKernel *getMicroKernel(MicroKernelKind kind);
 /// `emitted` one of `selectMicroKernel`), or null.
 const MicroKernel *getMicroKernel(const CpuTargetInfo &target, Type lhs,
                                   Type rhs, Type acc);
+
+/// The micro-kernel `target` runs a product of `extent` on: the first of
+/// `selectMicroKernel`'s emittable kernels that covers it, or null.
+const MicroKernel *getProductMicroKernel(const CpuTargetInfo &target,
+                                         Type lhs, Type rhs, Type acc,
+                                         const ProductExtent &extent);
 
 } // namespace mlir::tessel
 

@@ -31,6 +31,10 @@ def TesselVectorizeContractionsPass
     - `vnni`: the target has VNNI; i8 x i8 -> i32 products (after
       `tessel-narrow-integer-products`) run on `vpdpbusd`, 4 reduction steps
       per lane, constant weights packed as `[K/4, N, 4]`.
+    - `amx`: the target has AMX-INT8; i8 products of constant weights in
+      whole tiles (rows and columns in 16s, the reduction in 64s) run on
+      2 x 2 blocks of AMX tiles (`tdpbssd` and its unsigned forms), the
+      others on `vpdpbusd`. `tessel-lower-amx` lowers the tiles.
 
     Details: docs/codegen-cpu.md#tessel-vectorize-contractions
 
@@ -56,10 +60,16 @@ def TesselVectorizeContractionsPass
     Option<"bf16", "bf16", "bool", /*default=*/"false",
            "the target has AVX512-BF16: bf16 x bf16 -> f32 products run on "
            "vdpbf16ps">,
+    Option<"amx", "amx", "bool", /*default=*/"false",
+           "the target has AMX-INT8 (with AVX-512): i8 x i8 -> i32 products "
+           "of whole tiles run on tdpb[su][su]d">,
   ];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect",
+    "::mlir::amx::AMXDialect",
     "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect",
@@ -429,6 +439,25 @@ def TesselLowerVectorsPass : Pass<"tessel-lower-vectors", "func::FuncOp"> {
     "::mlir::arith::ArithDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::vector::VectorDialect",
+  ];
+}
+
+def TesselLowerAmxPass : Pass<"tessel-lower-amx", "ModuleOp"> {
+  let summary = "Lowers AMX tiles, and the branches that carry them, to LLVM";
+  let description = [{
+    After `convert-scf-to-cf`: the `amx` ops that
+    `tessel-vectorize-contractions{amx}` writes become the LLVM intrinsics
+    they stand for (`llvm.x86.tileloadd64.internal`, `tdpbssd.internal`,
+    ...), `!amx.tile` becomes `!llvm.x86_amx`, and the `cf` branches that
+    carry tiles between blocks (a reduction loop's accumulators) are
+    converted with them: the per-dialect conversions that run later know no
+    tile type. Their memref and index operands are bridged by casts that
+    the later conversions resolve. LLVM's X86 backend writes the tile
+    configuration (`ldtilecfg`) from the tiles' static shapes. A module
+    without `amx` ops is left alone.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
   ];
 }
 

@@ -14,6 +14,7 @@
 #define TESSEL_CODEGEN_CPU_TARGETINFO_H
 
 #include "mlir/IR/Types.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -64,14 +65,15 @@ struct CpuTargetInfo {
   }
 };
 
-/// The target a pass's `vector-width` (f32 lanes), `accumulators`, `vnni`
-/// and `bf16` options describe when it runs on its own (tessel-opt): FMA on
-/// vectors of that width, 32 registers when more than 12 accumulators are
-/// asked for, with `vnni` vpdpbusd on them, and with `bf16` (AVX-512 only)
-/// vdpbf16ps. The pipeline sets those options from
-/// the resolved target.
+/// The target a pass's `vector-width` (f32 lanes), `accumulators`, `vnni`,
+/// `bf16` and `amx` options describe when it runs on its own (tessel-opt):
+/// FMA on vectors of that width, 32 registers when more than 12
+/// accumulators are asked for, with `vnni` vpdpbusd on them, with `bf16`
+/// (AVX-512 only) vdpbf16ps, and with `amx` (AVX-512 only) AMX-INT8 tiles.
+/// The pipeline sets those options from the resolved target.
 CpuTargetInfo describeVectorTarget(int64_t f32Lanes, int64_t accumulators,
-                                   bool vnni = false, bool bf16 = false);
+                                   bool vnni = false, bool bf16 = false,
+                                   bool amx = false);
 
 /// The instruction sequence that multiplies and accumulates one register
 /// (or tile-register) block: the unit a code generator emits per ISA. A code
@@ -111,6 +113,10 @@ struct MicroKernelChoice {
   MicroKernelKind emitted = MicroKernelKind::None;
   /// Lanes of the accumulator type per vector register for `emitted`.
   int64_t accumulatorLanes = 0;
+  /// Every kernel Tessel emits that the target allows, best first
+  /// (`emitted` first): a kernel that does not cover a product's extent
+  /// (MicroKernel::coversProduct) falls back to the next.
+  llvm::SmallVector<MicroKernelKind, 3> emittable;
 };
 
 /// Picks the micro-kernel for `lhs x rhs -> acc` element types on `target`.

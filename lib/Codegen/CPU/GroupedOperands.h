@@ -1,0 +1,38 @@
+//===- GroupedOperands.h - Operands of the grouped-dot kernels --*- C++ -*-===//
+//
+// Internal to TesselCodegenCPU: what the 8-bit and bf16 micro-kernels
+// (MicroKernels.cpp, AmxMicroKernel.cpp) read of a product's tile.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_LIB_CODEGEN_CPU_GROUPEDOPERANDS_H
+#define TESSEL_LIB_CODEGEN_CPU_GROUPEDOPERANDS_H
+
+#include "tessel/Codegen/CPU/MicroKernel.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <optional>
+#include <utility>
+
+namespace mlir::tessel::cpu {
+
+/// Whether the left- and right-hand sides of an i8 x i8 -> i32 product
+/// extend signed: from a named op's cast, or the extensions in a generic's
+/// body (`out + ext(a) * ext(b)`). None for anything else.
+std::optional<std::pair<bool, bool>> int8Signedness(linalg::LinalgOp op);
+
+/// The rows of groups (4 bytes, 2 bf16) that a packed register tile reads,
+/// `rhs` being its slice [K/g, NR, g] of the constant weights [K/g, N, g]:
+/// read instead from the same weights stored panel by panel,
+/// [N/NR, K/g, NR * g], as the tile's panel [K/g, NR * g]. Null when `rhs`
+/// is not such a slice.
+Value panelRuns(RewriterBase &rewriter, Location loc, Value rhs);
+
+/// i8 x i8 -> i32 on AMX tiles (AmxMicroKernel.cpp).
+const MicroKernel *getAmxInt8MicroKernel();
+
+} // namespace mlir::tessel::cpu
+
+#endif // TESSEL_LIB_CODEGEN_CPU_GROUPEDOPERANDS_H
