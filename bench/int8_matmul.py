@@ -5,9 +5,12 @@ Tessel on MatMulInteger (int8 x int8 -> int32, and uint8 x int8), Tessel on
 the f32 MatMul of the same shape, and onnxruntime on both. 1 thread, p50 of
 each tool's timing loop, median over interleaved rounds; reports the ratios
 and GOP/s (2*M*N*K), the integer ones against this CPU's VNNI peak measured
-in the same run (bench/peak.c vnni: 12 chains of vpdpbusd). Checks every
-Tessel result against onnxruntime's. Names the CPU and whether it has
-AVX512-VNNI. Usage:
+in the same run (bench/peak.c vnni: 12 chains of vpdpbusd). On a CPU with
+AMX-INT8 the integer products run on AMX tiles where they are whole tiles:
+the run then also times Tessel's VNNI build of each (--disable=amx-tiles)
+and reports against the AMX peak measured alike (bench/peak.c amx). Checks
+every Tessel result against onnxruntime's. Names the CPU and whether it has
+AVX512-VNNI and AMX. Usage:
 
     python3 bench/int8_matmul.py [--shapes 1024x1024x1024,...] [--rounds 5]
 """
@@ -70,6 +73,9 @@ def main():
         subprocess.run(["cc", "-O2", "-o", exe, os.path.join(ROOT, "bench", "peak.c"),
                         "-lpthread"], check=True)
         peak = json.loads(run([exe, "1", "5", "vnni"]))["best"]
+    amx = None
+    if "amx_int8" in cpu_flags():
+        amx = json.loads(run([os.path.join(args.work, "peak"), "1", "5", "amx"]))["best"]
     for shape in args.shapes.split(","):
         m, k, n = (int(x) for x in shape.split("x"))
         results = {}
@@ -86,7 +92,11 @@ def main():
             check = run([os.path.join(bin_dir, "tessel-run"), base + ".so", "--input",
                          f"a={base}.a.npy", "--expected", f"c={base}.c.npy", *tol, "--quiet"])
             results[kind] = {"base": base, "a": a, "session": sess,
-                             "check": check.strip().splitlines()[-1], "tessel": [], "ort": []}
+                             "check": check.strip().splitlines()[-1], "tessel": [], "ort": [],
+                             "vnni": []}
+            if amx and kind != "f32":
+                run([os.path.join(bin_dir, "tessel-compile"), base + ".onnx", "-o",
+                     base + ".vnni.so", "--disable=amx-tiles"])
         for _ in range(args.rounds):
             for kind, r in results.items():
                 out = run([os.path.join(bin_dir, "tessel-bench"), r["base"] + ".so", "--input",
@@ -94,10 +104,16 @@ def main():
                            str(args.iterations), "--threads", "1", "--json"])
                 r["tessel"].append(json.loads(out)["p50_ms"])
                 r["ort"].append(ort_p50(r["session"], {"a": r["a"]}, args.iterations))
+                if amx and kind != "f32":
+                    out = run([os.path.join(bin_dir, "tessel-bench"), r["base"] + ".vnni.so",
+                               "--input", f"a={r['base']}.a.npy", "--warmup", "3",
+                               "--iterations", str(args.iterations), "--threads", "1", "--json"])
+                    r["vnni"].append(json.loads(out)["p50_ms"])
         ops = 2.0 * m * n * k
         for kind, r in results.items():
             t, o = statistics.median(r["tessel"]), statistics.median(r["ort"])
-            rows.append((shape, kind, t, o, ops / t / 1e6, ops / o / 1e6, r["check"]))
+            v = statistics.median(r["vnni"]) if r["vnni"] else None
+            rows.append((shape, kind, t, o, ops / t / 1e6, ops / o / 1e6, r["check"], v))
             print(f"int8_matmul: {shape} {kind}: tessel {t:.3f} ms, onnxruntime {o:.3f} ms",
                   file=sys.stderr, flush=True)
     flags = cpu_flags()
@@ -109,16 +125,23 @@ def main():
              f"load average {os.getloadavg()[0]:.2f} at the end. Weights constant; "
              "every Tessel result equals onnxruntime's (int exactly, f32 within rtol 1e-4).", "",
              ("Measured VNNI peak (bench/peak.c vnni, 1 thread, best of 5): "
-              f"{peak:.1f} GOP/s." if peak else "No AVX512-VNNI: no integer peak."), "",
+              f"{peak:.1f} GOP/s." if peak else "No AVX512-VNNI: no integer peak.") +
+             (f" Measured AMX-INT8 peak (bench/peak.c amx, 4 accumulator tiles): {amx:.1f} GOP/s; "
+              "the integer rows run on AMX tiles, and 'Tessel VNNI ms' is the same product "
+              "built with --disable=amx-tiles." if amx else ""), "",
              "| M x K x N | kind | Tessel ms | onnxruntime ms | Tessel / onnxruntime | Tessel GOP/s "
-             "| onnxruntime GOP/s | Tessel % of VNNI peak | Tessel f32 / Tessel int8 |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| onnxruntime GOP/s | Tessel % of VNNI peak | Tessel f32 / Tessel int8 |" +
+             (" Tessel VNNI ms | Tessel % of AMX peak |" if amx else ""),
+             "|---|---|---|---|---|---|---|---|---|" + ("---|---|" if amx else "")]
     f32 = {r[0]: r[2] for r in rows if r[1] == "f32"}
-    for shape, kind, t, o, tg, og, _ in rows:
+    for shape, kind, t, o, tg, og, _, v in rows:
         speedup = "-" if kind == "f32" else f"{f32[shape] / t:.2f}"
         share = "-" if kind == "f32" or not peak else f"{100 * tg / peak:.0f}%"
-        lines.append(f"| {shape} | {kind} | {t:.3f} | {o:.3f} | {t / o:.2f} | {tg:.1f} | "
-                     f"{og:.1f} | {share} | {speedup} |")
+        line = (f"| {shape} | {kind} | {t:.3f} | {o:.3f} | {t / o:.2f} | {tg:.1f} | "
+                f"{og:.1f} | {share} | {speedup} |")
+        if amx:
+            line += (" - | - |" if v is None else f" {v:.3f} | {100 * tg / amx:.0f}% |")
+        lines.append(line)
     lines += ["", "Checks:", ""] + [f"- {r[0]} {r[1]}: `{r[6]}`" for r in rows]
     write_results(args.out, lines)
 

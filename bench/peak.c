@@ -1,6 +1,6 @@
 /*===- peak.c - This CPU's FP32 FMA peak, measured -----------------------===*
  *
- * usage: peak [THREADS] [REPEATS] [fp32|vnni|bf16]
+ * usage: peak [THREADS] [REPEATS] [fp32|vnni|bf16|amx]
  *
  * Runs 12 independent chains of packed FP32 FMAs (enough to cover the FMA
  * latency on every x86 core since Haswell) on the widest vectors the CPU
@@ -13,12 +13,16 @@
  * INT8 benchmarks (bench/int8_matmul.py) report against. With `bf16`, the
  * same chains of vdpbf16ps on zmm (AVX512-BF16: 32 bf16 multiply-adds each),
  * in GFLOP/s: half the FP32 rate on Emerald Rapids, twice it on Zen 4
- * (bench/notes/bf16-products.md).
+ * (bench/notes/bf16-products.md). With `amx`, 4 independent accumulator
+ * tiles of AMX-INT8 `tdpbssd` (16 x 16 x 64 8-bit multiply-adds each), in
+ * GOP/s, after asking Linux for the tile state (arch_prctl).
  *===----------------------------------------------------------------------===*/
 
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +108,35 @@ __attribute__((target("avx512f,avx512bf16"))) static double zmmBf16(
   return iterations * 24.0 * 32 * 2 / (now() - start) / 1e9;
 }
 
+/* AMX-INT8: 4 accumulator tiles (tmm0-3) of 16 x 16 i32, each tdpbssd
+ * 16 x 16 x 64 multiply-adds of the same operand tiles (tmm4, tmm5). The
+ * tile configuration: palette 1, 16 rows of 64 bytes in tmm0-5. */
+static double amxInt8(long iterations) {
+  unsigned char config[64] = {0};
+  config[0] = 1;
+  for (int t = 0; t < 6; ++t) {
+    config[16 + 2 * t] = 64; /* bytes per row (low byte of colsb[t]) */
+    config[48 + t] = 16;     /* rows[t] */
+  }
+  __asm__ volatile("ldtilecfg %0\n\t"
+                   "tilezero %%tmm0\n\ttilezero %%tmm1\n\t"
+                   "tilezero %%tmm2\n\ttilezero %%tmm3\n\t"
+                   "tilezero %%tmm4\n\ttilezero %%tmm5" ::"m"(config));
+  double start = now();
+  for (long i = 0; i < iterations; ++i)
+    __asm__ volatile("tdpbssd %%tmm5, %%tmm4, %%tmm0\n\t"
+                     "tdpbssd %%tmm5, %%tmm4, %%tmm1\n\t"
+                     "tdpbssd %%tmm5, %%tmm4, %%tmm2\n\t"
+                     "tdpbssd %%tmm5, %%tmm4, %%tmm3\n\t"
+                     "tdpbssd %%tmm5, %%tmm4, %%tmm0\n\t"
+                     "tdpbssd %%tmm5, %%tmm4, %%tmm1\n\t"
+                     "tdpbssd %%tmm5, %%tmm4, %%tmm2\n\t"
+                     "tdpbssd %%tmm5, %%tmm4, %%tmm3" ::);
+  double seconds = now() - start;
+  __asm__ volatile("tilerelease" ::);
+  return iterations * 8.0 * 16 * 16 * 64 * 2 / seconds / 1e9;
+}
+
 __attribute__((target("avx2,fma"))) static double ymmFma(long iterations) {
   __asm__ volatile("vxorps %%ymm0, %%ymm0, %%ymm0\n\t"
                    "vmovaps %%ymm0, %%ymm1\n\tvmovaps %%ymm0, %%ymm2\n\t"
@@ -143,16 +176,26 @@ int main(int argc, char **argv) {
   const char *kind = argc > 3 ? argv[3] : "fp32";
   int vnni = strcmp(kind, "vnni") == 0;
   int bf16 = strcmp(kind, "bf16") == 0;
+  int amx = strcmp(kind, "amx") == 0;
   if (threads < 1 || threads > 256 || repeats < 1 ||
-      (!vnni && !bf16 && strcmp(kind, "fp32") != 0)) {
-    fprintf(stderr, "usage: peak [THREADS] [REPEATS] [fp32|vnni|bf16]\n");
+      (!vnni && !bf16 && !amx && strcmp(kind, "fp32") != 0)) {
+    fprintf(stderr, "usage: peak [THREADS] [REPEATS] [fp32|vnni|bf16|amx]\n");
     return 2;
   }
   __builtin_cpu_init();
   KernelFn kernel;
   const char *isa;
   long iterations = 20000000; /* ~0.1-0.3 s per repeat */
-  if (vnni) {
+  if (amx) {
+    /* ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA: Linux grants the tile state
+     * only on request (it also fails on a CPU without AMX). */
+    if (syscall(SYS_arch_prctl, 0x1023, 18) != 0) {
+      fprintf(stderr, "peak: no AMX tile state (no AMX, or Linux < 5.16)\n");
+      return 1;
+    }
+    kernel = amxInt8, isa = "amx-int8";
+    iterations = 1000000;
+  } else if (vnni) {
     if (!__builtin_cpu_supports("avx512vnni")) {
       fprintf(stderr, "peak: this CPU has no AVX512-VNNI\n");
       return 1;

@@ -32,7 +32,7 @@ protected:
   MLIRContext context;
 };
 
-TEST_F(MicroKernelTest, F32FmaI8AndBf16KernelsHaveEmitters) {
+TEST_F(MicroKernelTest, F32FmaI8Bf16AndAmxInt8KernelsHaveEmitters) {
   ASSERT_NE(getMicroKernel(MicroKernelKind::F32Fma), nullptr);
   EXPECT_EQ(getMicroKernel(MicroKernelKind::F32Fma)->getKind(),
             MicroKernelKind::F32Fma);
@@ -44,12 +44,52 @@ TEST_F(MicroKernelTest, F32FmaI8AndBf16KernelsHaveEmitters) {
             MicroKernelKind::I8Madd);
   ASSERT_NE(getMicroKernel(MicroKernelKind::Bf16Dot), nullptr);
   EXPECT_EQ(getMicroKernel(MicroKernelKind::Bf16Dot)->getReductionGroup(), 2);
-  for (MicroKernelKind kind :
-       {MicroKernelKind::None, MicroKernelKind::F16Fma, MicroKernelKind::AmxInt8,
-        MicroKernelKind::AmxBf16}) {
+  ASSERT_NE(getMicroKernel(MicroKernelKind::AmxInt8), nullptr);
+  EXPECT_EQ(getMicroKernel(MicroKernelKind::AmxInt8)->getReductionGroup(), 4);
+  for (MicroKernelKind kind : {MicroKernelKind::None, MicroKernelKind::F16Fma,
+                               MicroKernelKind::AmxBf16}) {
     EXPECT_EQ(getMicroKernel(kind), nullptr) << stringifyMicroKernel(kind).str();
     EXPECT_FALSE(isMicroKernelImplemented(kind));
   }
+}
+
+TEST_F(MicroKernelTest, AmxTakesWholeTilesAndFallsBackToVnni) {
+  Builder b(&context);
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  CpuTargetInfo amx = describeVectorTarget(16, 16, /*vnni=*/true,
+                                           /*bf16=*/false, /*amx=*/true);
+  EXPECT_EQ(selectMicroKernel(amx, i8, i8, i32).emitted,
+            MicroKernelKind::AmxInt8);
+  auto kindFor = [&](int64_t rows, int64_t columns, int64_t reduction,
+                     bool packed) {
+    const MicroKernel *kernel = getProductMicroKernel(
+        amx, i8, i8, i32, ProductExtent{rows, columns, reduction, packed});
+    return kernel ? kernel->getKind() : MicroKernelKind::None;
+  };
+  // Whole tiles of packed weights; rows in tiles of 5 to 16 (196 = 14 x
+  // 14, 49 = 7 x 7).
+  EXPECT_EQ(kindFor(64, 64, 256, true), MicroKernelKind::AmxInt8);
+  EXPECT_EQ(kindFor(196, 64, 576, true), MicroKernelKind::AmxInt8);
+  EXPECT_EQ(kindFor(49, 512, 4608, true), MicroKernelKind::AmxInt8);
+  // Not whole tiles, or weights not packed: VNNI.
+  EXPECT_EQ(kindFor(34, 64, 256, true), MicroKernelKind::I8Vnni);
+  EXPECT_EQ(kindFor(64, 40, 256, true), MicroKernelKind::I8Vnni);
+  EXPECT_EQ(kindFor(64, 64, 96, true), MicroKernelKind::I8Vnni);
+  EXPECT_EQ(kindFor(64, 64, 256, false), MicroKernelKind::I8Vnni);
+  // The register block: 2 x 2 tiles where the rows and columns allow.
+  const MicroKernel *tiles = getMicroKernel(MicroKernelKind::AmxInt8);
+  EXPECT_EQ(tiles->getProductTile(ProductExtent{64, 64, 256, true}),
+            std::make_pair(int64_t(32), int64_t(32)));
+  EXPECT_EQ(tiles->getProductTile(ProductExtent{196, 48, 576, true}),
+            std::make_pair(int64_t(28), int64_t(16)));
+  EXPECT_EQ(tiles->getProductTile(ProductExtent{49, 64, 576, true}),
+            std::make_pair(int64_t(7), int64_t(32)));
+  // Without AMX the product runs on VNNI whatever its extent.
+  CpuTargetInfo vnni = describeVectorTarget(16, 16, /*vnni=*/true);
+  const MicroKernel *kernel = getProductMicroKernel(
+      vnni, i8, i8, i32, ProductExtent{64, 64, 256, true});
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_EQ(kernel->getKind(), MicroKernelKind::I8Vnni);
 }
 
 TEST_F(MicroKernelTest, TargetAndElementTypesChooseTheKernel) {
