@@ -250,19 +250,22 @@ AmxInt8MicroKernel::emitProductTile(RewriterBase &rewriter,
                                            rewriter.getI32IntegerAttr(0));
   SmallVector<bool> inBounds = {true};
 
-  // The tile's weights: its panel [K/4, NR * 4] (rows of NR columns' 4
-  // bytes, contiguous), else its slice [K/4, NR, 4] of the packed weights.
-  Value weights = cpu::panelRuns(rewriter, loc, rhs);
+  // The tile's weights: its panels of 16 columns [NR/16, K/4, 64] (each
+  // right-hand tile 1 KiB of contiguous bytes), else its slice [K/4, NR,
+  // 4] of the packed weights.
+  Value weights = cpu::panelRuns(rewriter, loc, rhs, kTileColumns);
   bool panel = weights != nullptr;
   if (!panel)
     weights = rhs;
   FlatView a = flatten(rewriter, loc, lhs);
   FlatView b = flatten(rewriter, loc, weights);
-  // Bytes between two columns of the weights.
-  Value columnStride =
-      panel ? arith::MulIOp::create(rewriter, loc, b.strides[1], index(4))
-                  .getResult()
-            : b.strides[1];
+  // Between two right-hand tiles, and between two of a tile's rows.
+  Value tileStride = panel ? b.strides[0]
+                           : arith::MulIOp::create(rewriter, loc,
+                                                   b.strides[1],
+                                                   index(kTileColumns))
+                                 .getResult();
+  Value groupStride = panel ? b.strides[1] : b.strides[0];
   auto scaled = [&](OpBuilder &builder, int64_t by, Value stride) {
     return arith::MulIOp::create(
                builder, loc, stride,
@@ -310,7 +313,7 @@ AmxInt8MicroKernel::emitProductTile(RewriterBase &rewriter,
       rewriter, loc, index(0), index(groups), index(stepGroups), accumulators,
       [&](OpBuilder &builder, Location, Value g, ValueRange carried) {
         Value lhsColumn = arith::MulIOp::create(builder, loc, g, a.strides[1]);
-        Value rhsRow = arith::MulIOp::create(builder, loc, g, b.strides[0]);
+        Value rhsRow = arith::MulIOp::create(builder, loc, g, groupStride);
         SmallVector<Value> lhsTiles, rhsTiles;
         for (int64_t i = 0; i < tileRows; ++i) {
           Value at = arith::AddIOp::create(
@@ -323,12 +326,9 @@ AmxInt8MicroKernel::emitProductTile(RewriterBase &rewriter,
         }
         for (int64_t j = 0; j < tileColumns; ++j) {
           Value at = arith::AddIOp::create(
-              builder, loc,
-              scaled(builder, j * kTileColumns, columnStride),
-              rhsRow);
+              builder, loc, scaled(builder, j, tileStride), rhsRow);
           rhsTiles.push_back(amx::TileLoadOp::create(
-              builder, loc, rhsTile, b.bytes, ValueRange{at},
-              b.strides[0]));
+              builder, loc, rhsTile, b.bytes, ValueRange{at}, groupStride));
         }
         SmallVector<Value> next;
         for (int64_t i = 0; i < tileRows; ++i)

@@ -26,9 +26,12 @@ std::optional<std::pair<bool, bool>> int8Signedness(linalg::LinalgOp op);
 /// The rows of groups (4 bytes, 2 bf16) that a packed register tile reads,
 /// `rhs` being its slice [K/g, NR, g] of the constant weights [K/g, N, g]:
 /// read instead from the same weights stored panel by panel,
-/// [N/NR, K/g, NR * g], as the tile's panel [K/g, NR * g]. Null when `rhs`
-/// is not such a slice.
-Value panelRuns(RewriterBase &rewriter, Location loc, Value rhs);
+/// [N/NR, K/g, NR * g], as the tile's panel [K/g, NR * g]. With a
+/// `panelWidth` W dividing NR, stored in panels of W columns,
+/// [N/W, K/g, W * g], as the tile's NR/W panels [NR/W, K/g, W * g]. Null
+/// when `rhs` is not such a slice.
+Value panelRuns(RewriterBase &rewriter, Location loc, Value rhs,
+                int64_t panelWidth = 0);
 
 /// i8 x i8 -> i32 on AMX tiles (AmxMicroKernel.cpp).
 const MicroKernel *getAmxInt8MicroKernel();

@@ -124,7 +124,7 @@ mlir::tessel::cpu::int8Signedness(linalg::LinalgOp op) {
 /// or two: the hardware prefetchers and the TLB fall behind). Null when `rhs`
 /// is not such a slice.
 Value mlir::tessel::cpu::panelRuns(RewriterBase &rewriter, Location loc,
-                                  Value rhs) {
+                                  Value rhs, int64_t panelWidth) {
   // Through nested slices (a column block, then the tile in it): whole
   // along the groups and the bytes, their column offsets summed.
   auto sliceType = dyn_cast<RankedTensorType>(rhs.getType());
@@ -149,8 +149,10 @@ Value mlir::tessel::cpu::panelRuns(RewriterBase &rewriter, Location loc,
   auto type = cast<RankedTensorType>(weights.getType());
   int64_t groups = type.getDimSize(0), columns = type.getDimSize(1),
           group = type.getDimSize(2);
-  int64_t width = sliceType.getDimSize(1);
-  if (columns % width != 0 || columns == width)
+  int64_t tileWidth = sliceType.getDimSize(1);
+  int64_t width = panelWidth ? panelWidth : tileWidth;
+  if (columns % width != 0 || tileWidth % width != 0 ||
+      (!panelWidth && columns == width))
     return Value();
   int64_t panels = columns / width;
   ArrayRef<char> raw = weights.getRawData();
@@ -183,13 +185,17 @@ Value mlir::tessel::cpu::panelRuns(RewriterBase &rewriter, Location loc,
       rewriter, loc, first,
       arith::ConstantIndexOp::create(rewriter, loc, width));
   OpFoldResult zero = rewriter.getIndexAttr(0), one = rewriter.getIndexAttr(1);
+  int64_t tilePanels = tileWidth / width;
   Value runs = tensor::ExtractSliceOp::create(
-      rewriter, loc, RankedTensorType::get({1, groups, run},
+      rewriter, loc, RankedTensorType::get({tilePanels, groups, run},
                                            type.getElementType()),
       constant, ArrayRef<OpFoldResult>{panel, zero, zero},
-      ArrayRef<OpFoldResult>{one, rewriter.getIndexAttr(groups),
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(tilePanels),
+                             rewriter.getIndexAttr(groups),
                              rewriter.getIndexAttr(run)},
       ArrayRef<OpFoldResult>{one, one, one});
+  if (panelWidth)
+    return runs;
   return tensor::CollapseShapeOp::create(
       rewriter, loc, runs, SmallVector<ReassociationIndices>{{0, 1}, {2}});
 }

@@ -11,9 +11,10 @@
 
 // int8 x int8 with constant weights in whole tiles (rows and columns in 16s,
 // the reduction in 64s) on AMX: 2 x 2 blocks of tiles over [64, 64] x
-// [64, 64], the weights read from their panels [N/32, K/4, 128] (row
-// stride 128 bytes; the second column tile 64 bytes in), the left-hand
-// rows through a flat view of their buffer with its row stride. The zero
+// [64, 64], the weights read from their panels of 16 columns [N/16, K/4,
+// 64] (each right-hand tile 1 KiB of contiguous bytes: the block's two are
+// two panels, row stride 64), the left-hand rows through a flat view of
+// their buffer with its row stride. The zero
 // fill is not written: the accumulators start from tile_zero and the tile's
 // writes cover the output. Results leave through a stack buffer in an
 // alloca scope, as rows of 16 i32 written into the output tile.
@@ -23,9 +24,11 @@
 // CHECK:         scf.for %{{.*}} = %c0 to %c64 step %c32
 // CHECK:           bufferization.to_buffer %{{.*}} read_only : tensor<32x16x4xi8> to memref<32x16x4xi8, strided<[?, ?, ?], offset: ?>>
 // CHECK:           memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [2048], strides: [1]
-// CHECK:           bufferization.to_buffer %{{.*}} read_only : tensor<16x128xi8>
+// CHECK:           %[[B:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<2x16x64xi8>
+// CHECK:           %{{.*}}, %{{.*}}, %{{.*}}:3, %[[BS:.*]]:3 = memref.extract_strided_metadata %[[B]]
 // CHECK-COUNT-4:   amx.tile_zero : !amx.tile<16x16xi32>
 // CHECK:           amx.tile_load %{{.*}}[%{{.*}}], %{{.*}} : memref<2048xi8, strided<[1], offset: ?>> into !amx.tile<16x64xi8>
+// CHECK:           amx.tile_load %{{.*}}[%[[BS]]#0], %[[BS]]#1 : memref<2048xi8, strided<[1], offset: ?>> into !amx.tile<16x64xi8>
 // CHECK-COUNT-4:   amx.tile_muli %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} : !amx.tile<16x64xi8>, !amx.tile<16x64xi8>, !amx.tile<16x16xi32>
 // CHECK:           memref.alloca_scope
 // CHECK:             memref.alloca() : memref<32x32xi32>
