@@ -3,14 +3,14 @@
 // AMX-INT8 (Sapphire Rapids and later): `tdpb[su][su]d` multiplies a tile of
 // 16 rows x 64 bytes of the left-hand side by one of 16 rows (groups of 4
 // reduction steps) x 16 columns x 4 bytes of the right-hand side and adds
-// into 16 x 16 i32 accumulators, 1024 multiply-adds per instruction, any
-// signedness of either side. The register block is 2 x 2 tiles where the
+// into 16 x 16 i32 accumulators, 16 x 16 x 64 multiply-adds per
+// instruction, any signedness of either side. The register block is 2 x 2 tiles where the
 // product allows (4 accumulators, 2 left- and 2 right-hand tiles: all 8
 // tile registers), and the kernel walks the whole reduction 64 bytes a step
 // with the accumulators carried in tile registers; constant weights are
-// read from the panels [N/NR, K/4, NR * 4] that the VNNI kernel reads too
-// (../shared/reference/amx-recipe: 45-55% of the AMX peak, 2.2-4x
-// vpdpbusd's).
+// read from panels of 16 columns [N/16, K/4, 64], each right-hand tile 1
+// KiB of contiguous bytes (../shared/reference/amx-recipe: 45-55% of the
+// AMX peak, 2.2-4x vpdpbusd's).
 //
 // The amx ops read and write memory: the tile's tensors are read through
 // `bufferization.to_buffer` (read-only, any layout: no copy) flattened to
@@ -42,10 +42,12 @@ namespace {
 /// Rows of a tile (at most), bytes of a tile row, i32 columns of an
 /// accumulator.
 constexpr int64_t kTileRows = 16;
-/// The fewest rows a tile of a product whose rows are not in 16s may have:
-/// `tdpbssd` takes as long for fewer rows, and below 5 of 16 it does less
-/// than vpdpbusd (AMX-INT8 runs 3.7x the VNNI multiply-adds at the
-/// reference kernels' efficiencies, ../shared/reference/amx-recipe).
+/// The fewest rows a tile of a product whose rows are not in 16s may have.
+/// Assuming `tdpbssd` takes as long for fewer rows (not measured), below 5
+/// of 16 it would do less than vpdpbusd: AMX-INT8 runs 3.7x the VNNI
+/// multiply-adds at the reference kernels' efficiencies
+/// (../shared/reference/amx-recipe). Measured: 7-row tiles, [49, 4608] x
+/// [4608, 512], 0.39 ms against 0.61 on VNNI (Xeon EMR).
 constexpr int64_t kFewestTileRows = 5;
 
 /// The rows of each tile for a product of `rows` rows: 16 where they are in
@@ -66,7 +68,7 @@ constexpr int64_t kTileRegisters = 8;
 /// A tensor's buffer as one dimension from its first element, and the
 /// strides (in elements) of its dimensions.
 struct FlatView {
-  Value bytes;
+  Value flat;
   SmallVector<Value> strides;
 };
 
@@ -275,17 +277,6 @@ AmxInt8MicroKernel::emitProductTile(RewriterBase &rewriter,
 
   // The accumulators: zero, or the output tile's values.
   SmallVector<Value> accumulators;
-  auto scopeOf = [&](TypeRange results,
-                     function_ref<SmallVector<Value>(OpBuilder &)> body) {
-    auto scope = memref::AllocaScopeOp::create(rewriter, loc, results);
-    Block *block = rewriter.createBlock(&scope.getBodyRegion());
-    OpBuilder builder = OpBuilder::atBlockBegin(block);
-    SmallVector<Value> yielded = body(builder);
-    memref::AllocaScopeReturnOp::create(builder, loc, yielded);
-    rewriter.setInsertionPointAfter(scope);
-    return SmallVector<Value>(scope.getResults());
-  };
-  auto blockType = MemRefType::get({rows, columns}, i32);
   if (isZero(out)) {
     // The accumulators start from zero themselves: the tile's fill (fused
     // with the product into its loops) need not write its zeros first.
@@ -303,7 +294,7 @@ AmxInt8MicroKernel::emitProductTile(RewriterBase &rewriter,
             rewriter, loc, scaled(rewriter, i * rowsPerTile, c.strides[0]),
             scaled(rewriter, j * kTileColumns, c.strides[1]));
         accumulators.push_back(amx::TileLoadOp::create(
-            rewriter, loc, accumulatorTile, c.bytes, ValueRange{at},
+            rewriter, loc, accumulatorTile, c.flat, ValueRange{at},
             c.strides[0]));
       }
   }
@@ -321,14 +312,14 @@ AmxInt8MicroKernel::emitProductTile(RewriterBase &rewriter,
               scaled(builder, i * rowsPerTile, a.strides[0]),
               lhsColumn);
           lhsTiles.push_back(amx::TileLoadOp::create(
-              builder, loc, lhsTile, a.bytes, ValueRange{at},
+              builder, loc, lhsTile, a.flat, ValueRange{at},
               a.strides[0]));
         }
         for (int64_t j = 0; j < tileColumns; ++j) {
           Value at = arith::AddIOp::create(
               builder, loc, scaled(builder, j, tileStride), rhsRow);
           rhsTiles.push_back(amx::TileLoadOp::create(
-              builder, loc, rhsTile, b.bytes, ValueRange{at}, groupStride));
+              builder, loc, rhsTile, b.flat, ValueRange{at}, groupStride));
         }
         SmallVector<Value> next;
         for (int64_t i = 0; i < tileRows; ++i)
@@ -341,26 +332,30 @@ AmxInt8MicroKernel::emitProductTile(RewriterBase &rewriter,
       });
 
   // The accumulators to vectors (a row of 16 columns each) through a stack
-  // buffer, then into the output tile.
-  SmallVector<Value> results = scopeOf(
-      SmallVector<Type>(rows * tileColumns, rowVector),
-      [&](OpBuilder &builder) {
-        Value block = memref::AllocaOp::create(builder, loc, blockType);
-        for (int64_t i = 0; i < tileRows; ++i)
-          for (int64_t j = 0; j < tileColumns; ++j)
-            amx::TileStoreOp::create(
-                builder, loc, block,
-                ValueRange{index(i * rowsPerTile), index(j * kTileColumns)},
-                loop.getResult(i * tileColumns + j));
-        SmallVector<Value> vectors;
-        for (int64_t r = 0; r < rows; ++r)
-          for (int64_t j = 0; j < tileColumns; ++j)
-            vectors.push_back(vector::TransferReadOp::create(
-                builder, loc, rowVector, block,
-                ValueRange{index(r), index(j * kTileColumns)}, zero32,
-                inBounds));
-        return vectors;
-      });
+  // buffer, in an alloca scope (an alloca in the loops around the tile
+  // would grow the stack every iteration), then into the output tile.
+  auto scope = memref::AllocaScopeOp::create(
+      rewriter, loc, SmallVector<Type>(rows * tileColumns, rowVector));
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.createBlock(&scope.getBodyRegion());
+    Value block = memref::AllocaOp::create(
+        rewriter, loc, MemRefType::get({rows, columns}, i32));
+    for (int64_t i = 0; i < tileRows; ++i)
+      for (int64_t j = 0; j < tileColumns; ++j)
+        amx::TileStoreOp::create(
+            rewriter, loc, block,
+            ValueRange{index(i * rowsPerTile), index(j * kTileColumns)},
+            loop.getResult(i * tileColumns + j));
+    SmallVector<Value> vectors;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < tileColumns; ++j)
+        vectors.push_back(vector::TransferReadOp::create(
+            rewriter, loc, rowVector, block,
+            ValueRange{index(r), index(j * kTileColumns)}, zero32, inBounds));
+    memref::AllocaScopeReturnOp::create(rewriter, loc, vectors);
+  }
+  ValueRange results = scope.getResults();
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < tileColumns; ++j)
       out = vector::TransferWriteOp::create(

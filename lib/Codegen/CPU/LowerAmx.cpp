@@ -32,12 +32,13 @@ bool carriesTiles(Operation *op) {
 struct LowerAmxPass : tessel::impl::TesselLowerAmxPassBase<LowerAmxPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    bool any = false;
-    module.walk([&](Operation *op) {
-      if (isa<amx::AMXDialect>(op->getDialect()))
-        any = true;
-      return any ? WalkResult::interrupt() : WalkResult::advance();
-    });
+    bool any = module
+                   .walk([](Operation *op) {
+                     return isa<amx::AMXDialect>(op->getDialect())
+                                ? WalkResult::interrupt()
+                                : WalkResult::advance();
+                   })
+                   .wasInterrupted();
     if (!any)
       return;
     MLIRContext *ctx = &getContext();

@@ -249,7 +249,7 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
   // tessel-bench p50).
   bool rowsOuter = microKernel->getKind() == MicroKernelKind::AmxInt8 &&
                    mDim && ranges[*mDim] >= ranges[*nDim];
-  if (rowsOuter && mDim)
+  if (rowsOuter)
     plan.interchange.push_back(*mDim);
   plan.interchange.push_back(*nDim);
   if (mDim && !rowsOuter)
