@@ -15,9 +15,10 @@
 // The amx ops read and write memory: the tile's tensors are read through
 // `bufferization.to_buffer` (read-only, any layout: no copy) flattened to
 // one dimension with their strides, which bufferization resolves; the
-// accumulators are stored to a stack buffer in an alloca scope and written
-// back to the output tensor as vectors, as the VNNI kernel writes its
-// accumulators, so fused epilogues read them alike.
+// accumulators are stored to a buffer of i32 sums (in the workspace after
+// tessel-plan-memory) and written back to the output tensor as vectors, as
+// the VNNI kernel writes its accumulators, so fused epilogues read them
+// alike.
 //
 //===----------------------------------------------------------------------===//
 
@@ -331,37 +332,32 @@ AmxInt8MicroKernel::emitProductTile(RewriterBase &rewriter,
         scf::YieldOp::create(builder, loc, next);
       });
 
-  // The accumulators to vectors (a row of 16 columns each) through a stack
-  // buffer, in an alloca scope (an alloca in the loops around the tile
-  // would grow the stack every iteration), then into the output tile.
-  auto scope = memref::AllocaScopeOp::create(
-      rewriter, loc, SmallVector<Type>(rows * tileColumns, rowVector));
-  {
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.createBlock(&scope.getBodyRegion());
-    Value block = memref::AllocaOp::create(
-        rewriter, loc, MemRefType::get({rows, columns}, i32));
-    for (int64_t i = 0; i < tileRows; ++i)
-      for (int64_t j = 0; j < tileColumns; ++j)
-        amx::TileStoreOp::create(
-            rewriter, loc, block,
-            ValueRange{index(i * rowsPerTile), index(j * kTileColumns)},
-            loop.getResult(i * tileColumns + j));
-    SmallVector<Value> vectors;
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t j = 0; j < tileColumns; ++j)
-        vectors.push_back(vector::TransferReadOp::create(
-            rewriter, loc, rowVector, block,
-            ValueRange{index(r), index(j * kTileColumns)}, zero32, inBounds));
-    memref::AllocaScopeReturnOp::create(rewriter, loc, vectors);
-  }
-  ValueRange results = scope.getResults();
-  for (int64_t r = 0; r < rows; ++r)
+  // The accumulators to vectors (a row of 16 columns each) through a
+  // buffer, then into the output tile, row by row. The buffer is allocated
+  // per tile here; tessel-plan-memory gives each iteration of the parallel
+  // loop around the tile its own slice of one buffer in the workspace (or
+  // hoists it out of sequential loops): no allocation per tile. (A stack
+  // buffer in an alloca scope returns every row at once: LLVM read all of
+  // them before the first write and spilled half of them.)
+  // Rows of 64 bytes, each on its own cache line.
+  Value block = memref::AllocOp::create(
+      rewriter, loc, MemRefType::get({rows, columns}, i32),
+      /*alignment=*/rewriter.getI64IntegerAttr(64));
+  for (int64_t i = 0; i < tileRows; ++i)
     for (int64_t j = 0; j < tileColumns; ++j)
-      out = vector::TransferWriteOp::create(
-                rewriter, loc, results[r * tileColumns + j], out,
-                ValueRange{index(r), index(j * kTileColumns)}, inBounds)
+      amx::TileStoreOp::create(
+          rewriter, loc, block,
+          ValueRange{index(i * rowsPerTile), index(j * kTileColumns)},
+          loop.getResult(i * tileColumns + j));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < tileColumns; ++j) {
+      SmallVector<Value, 2> at = {index(r), index(j * kTileColumns)};
+      Value row = vector::TransferReadOp::create(rewriter, loc, rowVector,
+                                                 block, at, zero32, inBounds);
+      out = vector::TransferWriteOp::create(rewriter, loc, row, out, at,
+                                            inBounds)
                 .getResult();
+    }
   rewriter.replaceOp(tile, out);
   return success();
 }

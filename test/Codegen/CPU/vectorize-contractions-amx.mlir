@@ -16,8 +16,9 @@
 // two panels, row stride 64), the left-hand rows through a flat view of
 // their buffer with its row stride. The zero
 // fill is not written: the accumulators start from tile_zero and the tile's
-// writes cover the output. Results leave through a stack buffer in an
-// alloca scope, as rows of 16 i32 written into the output tile.
+// writes cover the output. Results leave through a buffer (which
+// tessel-plan-memory slices per parallel iteration in the workspace), each
+// row of 16 i32 read and written into the output tile in turn.
 // Without `amx` the same product runs on vpdpbusd.
 // CHECK-LABEL: func.func @s8s8
 // CHECK-NOT:     linalg.fill
@@ -30,10 +31,11 @@
 // CHECK:           amx.tile_load %{{.*}}[%{{.*}}], %{{.*}} : memref<2048xi8, strided<[1], offset: ?>> into !amx.tile<16x64xi8>
 // CHECK:           amx.tile_load %{{.*}}[%[[BS]]#0], %[[BS]]#1 : memref<2048xi8, strided<[1], offset: ?>> into !amx.tile<16x64xi8>
 // CHECK-COUNT-4:   amx.tile_muli %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} : !amx.tile<16x64xi8>, !amx.tile<16x64xi8>, !amx.tile<16x16xi32>
-// CHECK:           memref.alloca_scope
-// CHECK:             memref.alloca() : memref<32x32xi32>
-// CHECK-COUNT-4:     amx.tile_store
-// CHECK:           vector.transfer_write %{{.*}} : vector<16xi32>, tensor<32x32xi32>
+// CHECK:           %[[BUF:.*]] = memref.alloc() {alignment = 64 : i64} : memref<32x32xi32>
+// CHECK-COUNT-4:     amx.tile_store %[[BUF]]
+// CHECK:           %[[ROW:.*]] = vector.transfer_read %[[BUF]][%c0, %c0]
+// CHECK:           vector.transfer_write %[[ROW]], %{{.*}}[%c0, %c0] {{.*}} : vector<16xi32>, tensor<32x32xi32>
+// CHECK:           vector.transfer_read %[[BUF]][%c0, %c16]
 // CHECK-NOT:     inline_asm
 // VNNI-LABEL: func.func @s8s8
 // VNNI-NOT:     amx.
