@@ -4,6 +4,7 @@
 
 #include "tessel/Driver/Diagnostics.h"
 
+#include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -41,16 +42,16 @@ FailureOr<TemporaryArtifact> mlir::tessel::buildTemporaryArtifact(
     std::string &message) {
   MLIRContext context(registry);
   TesselDiagnosticHandler diagnostics(&context, diagnosticsFile.str());
-  // The model copied into that context (printed, locations kept, and parsed
-  // there: ops cannot move between contexts).
+  // The model copied into that context (written as bytecode, locations
+  // kept, and read there: ops cannot move between contexts). Not as text:
+  // the printer takes the command line's --mlir-* printing options, and
+  // --mlir-elide-elementsattrs-if-larger would copy the weights as "...".
   OwningOpRef<ModuleOp> copy;
   {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    OpPrintingFlags printing;
-    printing.enableDebugInfo();
-    module->print(os, printing);
-    copy = parseSourceString<ModuleOp>(text, &context);
+    std::string bytes;
+    llvm::raw_string_ostream os(bytes);
+    if (succeeded(writeBytecodeToFile(module, os)))
+      copy = parseSourceString<ModuleOp>(bytes, &context);
   }
   auto fail = [&](ErrorCode c, const std::string &m) {
     code = c;
