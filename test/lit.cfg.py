@@ -79,6 +79,8 @@ if "avx512f" in flags and "avx512_bf16" in flags:
 # AMX tiles: the runtime asks Linux for the tile state (5.16 and later).
 if "amx_tile" in flags and "amx_int8" in flags and "avx512f" in flags:
     config.available_features.add("host-amx-int8")
+if "amx_tile" in flags and "amx_bf16" in flags and "avx512f" in flags:
+    config.available_features.add("host-amx-bf16")
 
 node_tests = "/usr/share/libonnx-testdata/data/node"
 if not os.path.isdir(node_tests):

@@ -395,11 +395,14 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     return usageError("--calibration-data and --calibration apply with "
                       "--quantize=int8");
   }
-  if (precision == "bf16" && !hasBf16ProductKernel(pipelineOptions.target)) {
+  if (precision == "bf16" && !pipelineOptions.hasFastBf16Products()) {
     const CpuTargetInfo &t = pipelineOptions.target;
     llvm::errs() << "tessel-compile: warning: --precision=bf16: the products "
                     "stay fp32: the target ("
                  << t.cpu << ") ";
+    if (t.amxBf16)
+      llvm::errs() << "has AMX-BF16 tiles, turned off (--disable=amx-tiles), "
+                      "and ";
     if (t.avx512Bf16)
       llvm::errs() << "runs vdpbf16ps at " << llvm::format("%g", t.bf16DotRate)
                    << "x the multiply-adds per cycle of its FP32 FMA\n";

@@ -103,9 +103,11 @@ llvm::ArrayRef<Optimization> mlir::tessel::getOptimizations() {
       {"prefetch-weights", "codegen", "tessel-prefetch-weights",
        "prefetch the next panel of a convolution's or product's packed "
        "weights while the tiles of this one run"},
-      {"amx-tiles", "codegen", "tessel-vectorize-contractions{amx}",
-       "run 8-bit products of whole tiles on AMX tiles where the target has "
-       "AMX-INT8 (else on VNNI)"},
+      {"amx-tiles", "codegen", "tessel-vectorize-contractions{amx,amx-bf16}",
+       "run 8-bit and bf16 products of whole tiles on AMX tiles where the "
+       "target has AMX-INT8 and AMX-BF16 (else 8-bit ones on VNNI, and "
+       "bf16 ones, on a target whose vdpbf16ps is slower than its FMA, in "
+       "f32)"},
   };
   return optimizations;
 }
@@ -227,7 +229,8 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
   // After the folds and the dropped channels: they read f32 weights.
   if (options.precision == "bf16") {
     TesselBf16ProductsPassOptions bf16;
-    bf16.productKernel = hasBf16ProductKernel(options.target);
+    bf16.productKernel = options.hasFastBf16Products();
+    bf16.wholeAmxTiles = options.bf16WholeTilesOnly();
     pm.addNestedPass<func::FuncOp>(createTesselBf16ProductsPass(bf16));
     pm.addPass(createCanonicalizerPass());
   }
@@ -276,6 +279,7 @@ void mlir::tessel::buildCodegenPipeline(OpPassManager &pm,
     convolutions.vectorWidth = options.getVectorWidth();
     convolutions.fuseEpilogue = options.enabled("fuse-conv-epilogue");
     convolutions.accumulators = options.target.getConvolutionAccumulators();
+    convolutions.bf16TileRows = options.amxBf16Tiles();
     pm.addNestedPass<func::FuncOp>(
         createTesselVectorizeConvolutionsPass(convolutions));
     // Before the vectorizers: they register-tile the ops in each head's
@@ -293,6 +297,7 @@ void mlir::tessel::buildCodegenPipeline(OpPassManager &pm,
     vectorize.bf16 = options.target.avx512Bf16;
     vectorize.amx = options.target.amxTile && options.target.amxInt8 &&
                     options.enabled("amx-tiles");
+    vectorize.amxBf16 = options.amxBf16Tiles();
     pm.addNestedPass<func::FuncOp>(
         createTesselVectorizeContractionsPass(vectorize));
     TesselVectorizeWindowsPassOptions windows;

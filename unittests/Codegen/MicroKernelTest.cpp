@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Codegen/CPU/AmxTiles.h"
 #include "tessel/Codegen/CPU/MicroKernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -46,8 +47,9 @@ TEST_F(MicroKernelTest, F32FmaI8Bf16AndAmxInt8KernelsHaveEmitters) {
   EXPECT_EQ(getMicroKernel(MicroKernelKind::Bf16Dot)->getReductionGroup(), 2);
   ASSERT_NE(getMicroKernel(MicroKernelKind::AmxInt8), nullptr);
   EXPECT_EQ(getMicroKernel(MicroKernelKind::AmxInt8)->getReductionGroup(), 4);
-  for (MicroKernelKind kind : {MicroKernelKind::None, MicroKernelKind::F16Fma,
-                               MicroKernelKind::AmxBf16}) {
+  ASSERT_NE(getMicroKernel(MicroKernelKind::AmxBf16), nullptr);
+  EXPECT_EQ(getMicroKernel(MicroKernelKind::AmxBf16)->getReductionGroup(), 2);
+  for (MicroKernelKind kind : {MicroKernelKind::None, MicroKernelKind::F16Fma}) {
     EXPECT_EQ(getMicroKernel(kind), nullptr) << stringifyMicroKernel(kind).str();
     EXPECT_FALSE(isMicroKernelImplemented(kind));
   }
@@ -153,6 +155,33 @@ TEST_F(MicroKernelTest, Bf16ProductsRunOnVdpbf16psOnlyWhereItBeatsTheFma) {
   EXPECT_EQ(selectMicroKernel(spr, bf16, bf16, f32).best,
             MicroKernelKind::None);
   EXPECT_FALSE(hasBf16ProductKernel(spr));
+  // With AMX-BF16 (Sapphire and Emerald Rapids): tiles, for whole tiles
+  // only (the reduction in 32s: 64-byte rows of bf16), and nothing else
+  // there (tessel-bf16-products leaves those products f32).
+  CpuTargetInfo sprAmx = describeVectorTarget(
+      16, 16, /*vnni=*/true, /*bf16=*/true, /*amx=*/true, /*amxBf16=*/true);
+  sprAmx.bf16DotRate = 0.5;
+  MicroKernelChoice tiles = selectMicroKernel(sprAmx, bf16, bf16, f32);
+  EXPECT_EQ(tiles.emitted, MicroKernelKind::AmxBf16);
+  EXPECT_EQ(tiles.emittable.size(), 1u);
+  EXPECT_TRUE(hasBf16ProductKernel(sprAmx));
+  const MicroKernel *amx = getMicroKernel(MicroKernelKind::AmxBf16);
+  EXPECT_TRUE(amx->coversProduct(ProductExtent{32, 32, 64, true}));
+  EXPECT_TRUE(amx->coversProduct(ProductExtent{49, 512, 4608, true}));
+  EXPECT_FALSE(amx->coversProduct(ProductExtent{32, 32, 48, true}));
+  EXPECT_FALSE(amx->coversProduct(ProductExtent{32, 24, 64, true}));
+  EXPECT_FALSE(amx->coversProduct(ProductExtent{32, 32, 64, false}));
+  EXPECT_EQ(getProductMicroKernel(sprAmx, bf16, bf16, f32,
+                                  ProductExtent{32, 32, 48, true}),
+            nullptr);
+  // The same rule the graph pass asks (AmxTiles.h), and the padding of a
+  // convolution's gathered windows: 147 taps (148 in pairs) to 160, 72 not
+  // (96 would be a third more work).
+  EXPECT_TRUE(amx_tiles::coverProduct(196, 64, 576, 2));
+  EXPECT_FALSE(amx_tiles::coverProduct(3, 64, 576, 2));
+  EXPECT_EQ(amx_tiles::padReductionToTileRows(148, 2), 160);
+  EXPECT_EQ(amx_tiles::padReductionToTileRows(72, 2), 72);
+  EXPECT_EQ(amx_tiles::padReductionToTileRows(576, 2), 576);
   // Without AVX512-BF16 (and never on 256-bit vectors here): none.
   EXPECT_FALSE(hasBf16ProductKernel(describeVectorTarget(16, 16)));
   EXPECT_FALSE(hasBf16ProductKernel(

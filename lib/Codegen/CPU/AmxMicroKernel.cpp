@@ -1,10 +1,12 @@
-//===- AmxMicroKernel.cpp - i8 products on AMX tiles ----------------------===//
+//===- AmxMicroKernel.cpp - i8 and bf16 products on AMX tiles -------------===//
 //
 // AMX-INT8 (Sapphire Rapids and later): `tdpb[su][su]d` multiplies a tile of
 // 16 rows x 64 bytes of the left-hand side by one of 16 rows (groups of 4
 // reduction steps) x 16 columns x 4 bytes of the right-hand side and adds
 // into 16 x 16 i32 accumulators, 16 x 16 x 64 multiply-adds per
-// instruction, any signedness of either side. The register block is 2 x 2 tiles where the
+// instruction, any signedness of either side. AMX-BF16's `tdpbf16ps` does
+// the same with bf16 pairs (groups of 2) into f32 accumulators, 16 x 16 x
+// 32 multiply-adds per instruction; both kernels are this one emitter. The register block is 2 x 2 tiles where the
 // product allows (4 accumulators, 2 left- and 2 right-hand tiles: all 8
 // tile registers), and the kernel walks the whole reduction 64 bytes a step
 // with the accumulators carried in tile registers; constant weights are
@@ -15,7 +17,7 @@
 // The amx ops read and write memory: the tile's tensors are read through
 // `bufferization.to_buffer` (read-only, any layout: no copy) flattened to
 // one dimension with their strides, which bufferization resolves; the
-// accumulators are stored to a buffer of i32 sums (in the workspace after
+// accumulators are stored to a buffer of the sums (in the workspace after
 // tessel-plan-memory) and written back to the output tensor as vectors, as
 // the VNNI kernel writes its accumulators, so fused epilogues read them
 // alike.
@@ -24,6 +26,7 @@
 
 #include "GroupedOperands.h"
 
+#include "tessel/Codegen/CPU/AmxTiles.h"
 #include "tessel/Codegen/CPU/MicroKernel.h"
 
 #include "mlir/Dialect/AMX/AMXDialect.h"
@@ -40,31 +43,11 @@ using namespace mlir::tessel;
 
 namespace {
 
-/// Rows of a tile (at most), bytes of a tile row, i32 columns of an
-/// accumulator.
-constexpr int64_t kTileRows = 16;
-/// The fewest rows a tile of a product whose rows are not in 16s may have.
-/// Assuming `tdpbssd` takes as long for fewer rows (not measured), below 5
-/// of 16 it would do less than vpdpbusd: AMX-INT8 runs 3.7x the VNNI
-/// multiply-adds at the reference kernels' efficiencies
-/// (../shared/reference/amx-recipe). Measured: 7-row tiles, [49, 4608] x
-/// [4608, 512], 0.39 ms against 0.61 on VNNI (Xeon EMR).
-constexpr int64_t kFewestTileRows = 5;
-
-/// The rows of each tile for a product of `rows` rows: 16 where they are in
-/// 16s, else the largest divisor of `rows` from kFewestTileRows to 16 (a
-/// 14 x 14 image's 196 rows in tiles of 14, a 7 x 7 one's 49 in tiles of
-/// 7); 0 when none.
-int64_t selectTileRows(int64_t rows) {
-  for (int64_t r = kTileRows; r >= kFewestTileRows; --r)
-    if (rows % r == 0)
-      return r;
-  return 0;
-}
-constexpr int64_t kTileBytes = 64;
-constexpr int64_t kTileColumns = 16;
-/// Tile registers.
-constexpr int64_t kTileRegisters = 8;
+using amx_tiles::selectTileRows;
+constexpr int64_t kTileRows = amx_tiles::kRows;
+constexpr int64_t kTileBytes = amx_tiles::kRowBytes;
+constexpr int64_t kTileColumns = amx_tiles::kColumns;
+constexpr int64_t kTileRegisters = amx_tiles::kRegisters;
 
 /// A tensor's buffer as one dimension from its first element, and the
 /// strides (in elements) of its dimensions.
@@ -108,10 +91,11 @@ FlatView flatten(OpBuilder &b, Location loc, Value tensor) {
 /// the product (each output tile is read once, before it is written).
 bool isZero(Value value) {
   for (int depth = 0; depth < 8; ++depth) {
-    if (matchPattern(value, m_Zero()))
+    if (matchPattern(value, m_Zero()) || matchPattern(value, m_PosZeroFloat()))
       return true;
     if (auto fill = value.getDefiningOp<linalg::FillOp>())
-      return matchPattern(fill.getInputs()[0], m_Zero());
+      return matchPattern(fill.getInputs()[0], m_Zero()) ||
+             matchPattern(fill.getInputs()[0], m_PosZeroFloat());
     if (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>()) {
       value = slice.getSource();
       continue;
@@ -168,27 +152,34 @@ Value skipZeroFill(RewriterBase &rewriter, Value out) {
   return out;
 }
 
-class AmxInt8MicroKernel final : public MicroKernel {
+/// AMX-INT8 (`kind` AmxInt8: i8 x i8 -> i32, groups of 4) or AMX-BF16
+/// (AmxBf16: bf16 x bf16 -> f32, pairs).
+class AmxMicroKernel final : public MicroKernel {
 public:
-  AmxInt8MicroKernel() : MicroKernel(MicroKernelKind::AmxInt8) {}
+  explicit AmxMicroKernel(MicroKernelKind kind) : MicroKernel(kind) {}
 
-  int64_t getReductionGroup() const override { return 4; }
+  bool isInteger() const { return getKind() == MicroKernelKind::AmxInt8; }
+  int64_t getReductionGroup() const override { return isInteger() ? 4 : 2; }
+  /// Bytes of one operand element.
+  int64_t elementBytes() const { return isInteger() ? 1 : 2; }
 
   /// A tile register cannot multiply one vector: a single step runs on the
-  /// VNNI kernel (no code generator asks: convolutions take group-1
-  /// kernels, and products whole tiles).
+  /// vector kernel of the same types (no code generator asks: convolutions
+  /// take group-1 kernels, and products whole tiles).
   Value emitMultiplyAccumulate(OpBuilder &b, Location loc, Value lhs,
                                Value rhs, Value acc) const override {
-    return getMicroKernel(MicroKernelKind::I8Vnni)
+    return getMicroKernel(isInteger() ? MicroKernelKind::I8Vnni
+                                      : MicroKernelKind::Bf16Dot)
         ->emitMultiplyAccumulate(b, loc, lhs, rhs, acc);
   }
 
-  /// Whole tiles of packed weights: columns in 16s, the reduction in 64s,
-  /// rows in tiles of selectTileRows.
+  /// Whole tiles of packed weights (amx_tiles::coverProduct): columns in
+  /// 16s, the reduction in 64-byte rows (64 i8, 32 bf16), rows in tiles of
+  /// selectTileRows.
   bool coversProduct(const ProductExtent &extent) const override {
-    return extent.packedRhs && selectTileRows(extent.rows) != 0 &&
-           extent.columns % kTileColumns == 0 &&
-           extent.reduction % kTileBytes == 0;
+    return extent.packedRhs &&
+           amx_tiles::coverProduct(extent.rows, extent.columns,
+                                   extent.reduction, elementBytes());
   }
 
   /// 2 x 2 tiles where the product has them, else 2 x 1 or 1 x 2 or 1 x 1.
@@ -208,10 +199,19 @@ public:
 };
 
 LogicalResult
-AmxInt8MicroKernel::emitProductTile(RewriterBase &rewriter,
-                                    linalg::LinalgOp tile) const {
-  std::optional<std::pair<bool, bool>> signs = cpu::int8Signedness(tile);
-  if (!signs || !tile.hasPureTensorSemantics() || tile.hasDynamicShape() ||
+AmxMicroKernel::emitProductTile(RewriterBase &rewriter,
+                                linalg::LinalgOp tile) const {
+  // i8: the signedness of each side (the instruction's); bf16: none.
+  std::optional<std::pair<bool, bool>> signs;
+  if (isInteger()) {
+    signs = cpu::int8Signedness(tile);
+    if (!signs)
+      return failure();
+  } else if (!cpu::isBf16Product(tile)) {
+    return failure();
+  }
+  int64_t group = getReductionGroup();
+  if (!tile.hasPureTensorSemantics() || tile.hasDynamicShape() ||
       tile.getNumLoops() != 4)
     return failure();
   MLIRContext *ctx = tile.getContext();
@@ -221,14 +221,15 @@ AmxInt8MicroKernel::emitProductTile(RewriterBase &rewriter,
                                     AffineMap::get(4, 0, {k0, n, k1}, ctx),
                                     AffineMap::get(4, 0, {m, n}, ctx)};
   SmallVector<int64_t> ranges = tile.getStaticLoopRanges();
-  if (tile.getIndexingMapsArray() != grouped || ranges[3] != 4)
+  if (tile.getIndexingMapsArray() != grouped || ranges[3] != group)
     return failure();
   // Rows in one tile of up to 16, or two of up to 16 each.
   int64_t rows = ranges[0], columns = ranges[1], groups = ranges[2];
   int64_t tileRows = rows <= kTileRows ? 1 : 2;
   int64_t rowsPerTile = rows / tileRows;
   int64_t tileColumns = columns / kTileColumns;
-  int64_t stepGroups = kTileBytes / 4;
+  // 64 bytes of the reduction a step: 16 groups (of 4 i8 or 2 bf16).
+  int64_t stepGroups = kTileBytes / (group * elementBytes());
   if (rows % tileRows != 0 || rowsPerTile > kTileRows ||
       columns % kTileColumns != 0 || groups % stepGroups != 0 ||
       tileRows * tileColumns + tileRows + tileColumns > kTileRegisters)
@@ -238,19 +239,23 @@ AmxInt8MicroKernel::emitProductTile(RewriterBase &rewriter,
   rewriter.setInsertionPoint(tile);
   Value lhs = tile.getDpsInputs()[0], rhs = tile.getDpsInputs()[1];
   Value out = tile.getDpsInits()[0];
-  Type i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
+  Type element = isInteger() ? Type(rewriter.getI8Type())
+                             : Type(rewriter.getBF16Type());
+  Type sum = isInteger() ? Type(rewriter.getI32Type())
+                         : Type(rewriter.getF32Type());
+  int64_t rowElements = kTileBytes / elementBytes();
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
   };
   // The right-hand tile is 16 groups of 4 bytes always; the left-hand and
   // accumulator tiles have the tile's rows.
-  auto lhsTile = amx::TileType::get({rowsPerTile, kTileBytes}, i8);
-  auto rhsTile = amx::TileType::get({kTileRows, kTileBytes}, i8);
+  auto lhsTile = amx::TileType::get({rowsPerTile, rowElements}, element);
+  auto rhsTile = amx::TileType::get({kTileRows, rowElements}, element);
   auto accumulatorTile =
-      amx::TileType::get({rowsPerTile, kTileColumns}, i32);
-  auto rowVector = VectorType::get({kTileColumns}, i32);
-  Value zero32 = arith::ConstantOp::create(rewriter, loc, i32,
-                                           rewriter.getI32IntegerAttr(0));
+      amx::TileType::get({rowsPerTile, kTileColumns}, sum);
+  auto rowVector = VectorType::get({kTileColumns}, sum);
+  Value zero32 = arith::ConstantOp::create(rewriter, loc, sum,
+                                           rewriter.getZeroAttr(sum));
   SmallVector<bool> inBounds = {true};
 
   // The tile's weights: its panels of 16 columns [NR/16, K/4, 64] (each
@@ -325,10 +330,18 @@ AmxInt8MicroKernel::emitProductTile(RewriterBase &rewriter,
         SmallVector<Value> next;
         for (int64_t i = 0; i < tileRows; ++i)
           for (int64_t j = 0; j < tileColumns; ++j)
-            next.push_back(amx::TileMulIOp::create(
-                builder, loc, accumulatorTile, lhsTiles[i], rhsTiles[j],
-                carried[i * tileColumns + j],
-                /*isZextLhs=*/!signs->first, /*isZextRhs=*/!signs->second));
+            next.push_back(
+                isInteger()
+                    ? amx::TileMulIOp::create(
+                          builder, loc, accumulatorTile, lhsTiles[i],
+                          rhsTiles[j], carried[i * tileColumns + j],
+                          /*isZextLhs=*/!signs->first,
+                          /*isZextRhs=*/!signs->second)
+                          .getResult()
+                    : amx::TileMulFOp::create(builder, loc, accumulatorTile,
+                                              lhsTiles[i], rhsTiles[j],
+                                              carried[i * tileColumns + j])
+                          .getResult());
         scf::YieldOp::create(builder, loc, next);
       });
 
@@ -341,7 +354,7 @@ AmxInt8MicroKernel::emitProductTile(RewriterBase &rewriter,
   // them before the first write and spilled half of them.)
   // Rows of 64 bytes, each on its own cache line.
   Value block = memref::AllocOp::create(
-      rewriter, loc, MemRefType::get({rows, columns}, i32),
+      rewriter, loc, MemRefType::get({rows, columns}, sum),
       /*alignment=*/rewriter.getI64IntegerAttr(64));
   for (int64_t i = 0; i < tileRows; ++i)
     for (int64_t j = 0; j < tileColumns; ++j)
@@ -365,6 +378,11 @@ AmxInt8MicroKernel::emitProductTile(RewriterBase &rewriter,
 } // namespace
 
 const MicroKernel *mlir::tessel::cpu::getAmxInt8MicroKernel() {
-  static const AmxInt8MicroKernel kernel;
+  static const AmxMicroKernel kernel(MicroKernelKind::AmxInt8);
+  return &kernel;
+}
+
+const MicroKernel *mlir::tessel::cpu::getAmxBf16MicroKernel() {
+  static const AmxMicroKernel kernel(MicroKernelKind::AmxBf16);
   return &kernel;
 }

@@ -19,6 +19,7 @@
 
 #include "Convolution2D.h"
 
+#include "tessel/Codegen/CPU/AmxTiles.h"
 #include "tessel/Codegen/KernelGroup.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -344,8 +345,14 @@ FailureOr<linalg::GenericOp> mlir::tessel::rewriteConvolutionAsProduct(
   // step: a 7x7 stem over 3 channels has 147 taps.
   int64_t rowLength =
       conv.kernelHeight * conv.kernelWidth * conv.channelsPerGroup;
-  if (!pointwise && conv.narrow)
+  if (!pointwise && conv.narrow) {
     rowLength = llvm::alignTo(rowLength, conv.reductionGroup);
+    // bf16 on AMX tiles: whole 64-byte tile rows where that costs little
+    // (tessel-bf16-products asked the same when it chose bf16).
+    Type element = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
+    if (options.bf16TileRows && element.isBF16())
+      rowLength = amx_tiles::padReductionToTileRows(rowLength, 2);
+  }
   Value input =
       pointwise
           ? tensor::CollapseShapeOp::create(b, loc, op.getDpsInputs()[0],

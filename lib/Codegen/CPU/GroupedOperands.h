@@ -23,6 +23,10 @@ namespace mlir::tessel::cpu {
 /// body (`out + ext(a) * ext(b)`). None for anything else.
 std::optional<std::pair<bool, bool>> int8Signedness(linalg::LinalgOp op);
 
+/// Whether `op` is bf16 x bf16 -> f32: a named matmul of those types, or a
+/// generic `out + extf(a) * extf(b)`.
+bool isBf16Product(linalg::LinalgOp op);
+
 /// The rows of groups (4 bytes, 2 bf16) that a packed register tile reads,
 /// `rhs` being its slice [K/g, NR, g] of the constant weights [K/g, N, g]:
 /// read instead from the same weights stored panel by panel,
@@ -35,6 +39,8 @@ Value panelRuns(RewriterBase &rewriter, Location loc, Value rhs,
 
 /// i8 x i8 -> i32 on AMX tiles (AmxMicroKernel.cpp).
 const MicroKernel *getAmxInt8MicroKernel();
+/// bf16 x bf16 -> f32 on AMX tiles (AmxMicroKernel.cpp).
+const MicroKernel *getAmxBf16MicroKernel();
 
 } // namespace mlir::tessel::cpu
 

@@ -200,6 +200,34 @@ Value mlir::tessel::cpu::panelRuns(RewriterBase &rewriter, Location loc,
       rewriter, loc, runs, SmallVector<ReassociationIndices>{{0, 1}, {2}});
 }
 
+bool mlir::tessel::cpu::isBf16Product(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return false;
+  auto elementType = [](Value v) { return getElementTypeOrSelf(v.getType()); };
+  if (!elementType(op.getDpsInputs()[0]).isBF16() ||
+      !elementType(op.getDpsInputs()[1]).isBF16() ||
+      !elementType(op.getDpsInits()[0]).isF32())
+    return false;
+  if (isa<linalg::MatmulOp>(op.getOperation()))
+    return true;
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || !linalg::isaContractionOpInterface(op))
+    return false;
+  Block &body = generic.getRegion().front();
+  int64_t extensions = 0;
+  for (Operation &inner : body.without_terminator()) {
+    if (auto ext = dyn_cast<arith::ExtFOp>(inner)) {
+      auto arg = dyn_cast<BlockArgument>(ext.getIn());
+      if (!arg || arg.getOwner() != &body || arg.getArgNumber() > 1)
+        return false;
+      ++extensions;
+    } else if (!isa<arith::MulFOp, arith::AddFOp>(inner)) {
+      return false;
+    }
+  }
+  return extensions == 2 && body.getOperations().size() == 5;
+}
+
 namespace {
 
 /// One x86 instruction as side-effect-free inline assembly: an
@@ -331,35 +359,6 @@ private:
   Form form;
 };
 
-/// Whether `op` is bf16 x bf16 -> f32: `out + extf(a) * extf(b)`.
-bool isBf16Product(linalg::LinalgOp op) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
-    return false;
-  auto elementType = [](Value v) { return getElementTypeOrSelf(v.getType()); };
-  if (!elementType(op.getDpsInputs()[0]).isBF16() ||
-      !elementType(op.getDpsInputs()[1]).isBF16() ||
-      !elementType(op.getDpsInits()[0]).isF32())
-    return false;
-  if (isa<linalg::MatmulOp>(op.getOperation()))
-    return true;
-  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  if (!generic || !linalg::isaContractionOpInterface(op))
-    return false;
-  Block &body = generic.getRegion().front();
-  int64_t extensions = 0;
-  for (Operation &inner : body.without_terminator()) {
-    if (auto ext = dyn_cast<arith::ExtFOp>(inner)) {
-      auto arg = dyn_cast<BlockArgument>(ext.getIn());
-      if (!arg || arg.getOwner() != &body || arg.getArgNumber() > 1)
-        return false;
-      ++extensions;
-    } else if (!isa<arith::MulFOp, arith::AddFOp>(inner)) {
-      return false;
-    }
-  }
-  return extensions == 2 && body.getOperations().size() == 5;
-}
-
 /// bf16 x bf16 -> f32 with AVX512-BF16 `vdpbf16ps`: each f32 lane adds the
 /// products of its 2 bf16 pairs (512- or 256-bit vectors).
 class Bf16DotMicroKernel final : public GroupedDotMicroKernel {
@@ -384,7 +383,7 @@ public:
 protected:
   bool matchOperands(linalg::LinalgOp tile, bool &signedLhs) const override {
     signedLhs = false;
-    return isBf16Product(tile);
+    return cpu::isBf16Product(tile);
   }
 
   int64_t selectLanes(int64_t columns) const override {
@@ -587,11 +586,11 @@ const MicroKernel *mlir::tessel::getMicroKernel(MicroKernelKind kind) {
     return &bf16Dot;
   case MicroKernelKind::AmxInt8:
     return cpu::getAmxInt8MicroKernel();
-  // The other low-precision kernels are issues of their own (AMX-BF16,
-  // FP16).
+  case MicroKernelKind::AmxBf16:
+    return cpu::getAmxBf16MicroKernel();
+  // FP16 is an issue of its own.
   case MicroKernelKind::None:
   case MicroKernelKind::F16Fma:
-  case MicroKernelKind::AmxBf16:
     return nullptr;
   }
   llvm_unreachable("unknown micro-kernel kind");

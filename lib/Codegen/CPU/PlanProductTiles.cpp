@@ -247,8 +247,9 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
   // 576] x [576, 64]: 0.32 ms against 0.33; a 7 x 7 one, [49, 4608] x
   // [4608, 512], columns outer: 0.43 ms against 0.83 (Xeon EMR,
   // tessel-bench p50).
-  bool rowsOuter = microKernel->getKind() == MicroKernelKind::AmxInt8 &&
-                   mDim && ranges[*mDim] >= ranges[*nDim];
+  bool amx = microKernel->getKind() == MicroKernelKind::AmxInt8 ||
+             microKernel->getKind() == MicroKernelKind::AmxBf16;
+  bool rowsOuter = amx && mDim && ranges[*mDim] >= ranges[*nDim];
   if (rowsOuter)
     plan.interchange.push_back(*mDim);
   plan.interchange.push_back(*nDim);

@@ -43,7 +43,7 @@ llvm::StringRef mlir::tessel::stringifyMicroKernel(MicroKernelKind kind) {
 CpuTargetInfo mlir::tessel::describeVectorTarget(int64_t f32Lanes,
                                                 int64_t accumulators,
                                                 bool vnni, bool bf16,
-                                                bool amx) {
+                                                bool amx, bool amxBf16) {
   CpuTargetInfo target;
   target.vectorBits = 32 * f32Lanes;
   target.vectorRegisters = accumulators > 12 ? 32 : 16;
@@ -53,7 +53,9 @@ CpuTargetInfo mlir::tessel::describeVectorTarget(int64_t f32Lanes,
   target.avx512Vnni = vnni && target.avx512f;
   target.avxVnni = vnni && !target.avx512f;
   target.avx512Bf16 = bf16 && target.avx512f;
-  target.amxTile = target.amxInt8 = amx && target.avx512f;
+  target.amxInt8 = amx && target.avx512f;
+  target.amxBf16 = amxBf16 && target.avx512f;
+  target.amxTile = target.amxInt8 || target.amxBf16;
   return target;
 }
 
@@ -169,6 +171,9 @@ void mlir::tessel::printCpuTargetInfo(const CpuTargetInfo &target,
                  choice.emitted == MicroKernelKind::AmxBf16;
     if (tiles && choice.emittable.size() > 1)
       os << ", else " << stringifyMicroKernel(choice.emittable[1]);
+    else if (choice.emitted == MicroKernelKind::AmxBf16)
+      os << ", else f32 (--precision=bf16 keeps the products that are not "
+            "whole tiles in f32)";
     if (choice.best != choice.emitted)
       os << "; target allows " << stringifyMicroKernel(choice.best)
          << ", not generated yet";

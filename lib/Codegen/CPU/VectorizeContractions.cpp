@@ -47,7 +47,8 @@ struct VectorizeContractionsPass
     options.lanes = std::max<int64_t>(1, vectorWidth);
     options.accumulators = accumulators;
     options.target =
-        describeVectorTarget(options.lanes, accumulators, vnni, bf16, amx);
+        describeVectorTarget(options.lanes, accumulators, vnni, bf16, amx,
+                             amxBf16);
 
     // Only contractions: the rewrites below erase the elementwise ops
     // around them.

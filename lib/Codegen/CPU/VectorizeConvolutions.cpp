@@ -53,6 +53,7 @@ struct VectorizeConvolutionsPass
     options.vectorWidth = std::max<int64_t>(1, vectorWidth);
     options.accumulators = accumulators;
     options.fuseEpilogue = fuseEpilogue;
+    options.bf16TileRows = bf16TileRows;
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp conv : convs)
       (void)tessel::vectorizeConvolution(rewriter, conv, options);

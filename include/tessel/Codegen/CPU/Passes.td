@@ -63,6 +63,9 @@ def TesselVectorizeContractionsPass
     Option<"amx", "amx", "bool", /*default=*/"false",
            "the target has AMX-INT8 (with AVX-512): i8 x i8 -> i32 products "
            "of whole tiles run on tdpb[su][su]d">,
+    Option<"amxBf16", "amx-bf16", "bool", /*default=*/"false",
+           "the target has AMX-BF16 (with AVX-512): bf16 x bf16 -> f32 "
+           "products of whole tiles run on tdpbf16ps">,
   ];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect",
@@ -221,6 +224,8 @@ def TesselVectorizeConvolutionsPass
     - `vector-width`: f32 elements per vector register (8: AVX2, 16: AVX-512).
     - `accumulators`: vector registers the output tile may occupy.
     - `fuse-epilogue`: start from the bias, run the consumer before the store.
+    - `bf16-tile-rows`: pad a bf16 convolution's gathered windows to whole
+      AMX tile rows (`include/tessel/Codegen/CPU/AmxTiles.h`).
 
     Details: docs/codegen-cpu.md#tessel-vectorize-convolutions
 
@@ -242,6 +247,11 @@ def TesselVectorizeConvolutionsPass
     Option<"fuseEpilogue", "fuse-epilogue", "bool", /*default=*/"true",
            "start the accumulators from the bias (or 0) and run the "
            "consuming elementwise generic on them before the store">,
+    Option<"bf16TileRows", "bf16-tile-rows", "bool", /*default=*/"false",
+           "the target runs bf16 products on AMX tiles: a bf16 "
+           "convolution's gathered windows are padded with zeros to whole "
+           "64-byte tile rows where that adds at most a quarter to its "
+           "taps">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -66,14 +66,15 @@ struct CpuTargetInfo {
 };
 
 /// The target a pass's `vector-width` (f32 lanes), `accumulators`, `vnni`,
-/// `bf16` and `amx` options describe when it runs on its own (tessel-opt):
-/// FMA on vectors of that width, 32 registers when more than 12
-/// accumulators are asked for, with `vnni` vpdpbusd on them, with `bf16`
-/// (AVX-512 only) vdpbf16ps, and with `amx` (AVX-512 only) AMX-INT8 tiles.
-/// The pipeline sets those options from the resolved target.
+/// `bf16`, `amx` and `amx-bf16` options describe when it runs on its own
+/// (tessel-opt): FMA on vectors of that width, 32 registers when more than
+/// 12 accumulators are asked for, with `vnni` vpdpbusd on them, with `bf16`
+/// (AVX-512 only) vdpbf16ps, with `amx` (AVX-512 only) AMX-INT8 tiles and
+/// with `amxBf16` (AVX-512 only) AMX-BF16 tiles. The pipeline sets those
+/// options from the resolved target.
 CpuTargetInfo describeVectorTarget(int64_t f32Lanes, int64_t accumulators,
                                    bool vnni = false, bool bf16 = false,
-                                   bool amx = false);
+                                   bool amx = false, bool amxBf16 = false);
 
 /// The instruction sequence that multiplies and accumulates one register
 /// (or tile-register) block: the unit a code generator emits per ISA. A code

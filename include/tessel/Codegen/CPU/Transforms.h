@@ -200,6 +200,10 @@ struct ConvolutionTilingOptions {
   /// initialised with, and run the consuming elementwise generic on them
   /// before the store: the kernel absorbs both.
   bool fuseEpilogue = true;
+  /// The target runs bf16 products on AMX tiles: a bf16 convolution run as
+  /// a product on its gathered windows pads them to whole tile rows
+  /// (amx_tiles::padReductionToTileRows).
+  bool bf16TileRows = false;
 };
 
 /// Rewrites a 1x1, stride-1, unpadded, ungrouped convolution as a product

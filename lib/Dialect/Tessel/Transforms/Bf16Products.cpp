@@ -14,6 +14,7 @@
 
 #include "FoldingUtils.h"
 
+#include "tessel/Codegen/CPU/AmxTiles.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Support/Remarks.h"
 
@@ -81,8 +82,8 @@ struct Bf16ProductsPass
       std::string reason;
       if (!productKernel)
         reason = "the target has no bf16 product kernel faster than its "
-                 "FP32 FMA (AVX512-BF16's vdpbf16ps, where it does more "
-                 "multiply-adds per cycle)";
+                 "FP32 FMA (AMX-BF16 tiles, or AVX512-BF16's vdpbf16ps where "
+                 "it does more multiply-adds per cycle)";
       else if (auto matmul = dyn_cast<MatMulOp>(op))
         reason = rewrite(matmul);
       else if (auto gemm = dyn_cast<GemmOp>(op))
@@ -116,6 +117,21 @@ struct Bf16ProductsPass
     return castTo(builder, loc, product.getResult(), builder.getF32Type());
   }
 
+  /// Empty when AMX tiles cover a product of `rows` x `columns` over
+  /// `reduction` bf16 values or need not (without `whole-amx-tiles`), else
+  /// why the product stays f32.
+  std::string tilesRefusal(int64_t rows, int64_t columns,
+                           int64_t reduction) const {
+    if (!wholeAmxTiles ||
+        amx_tiles::coverProduct(rows, columns, reduction, /*elementBytes=*/2))
+      return "";
+    return "the product (" + std::to_string(rows) + " x " +
+           std::to_string(reduction) + " x " + std::to_string(columns) +
+           ") is not whole AMX-BF16 tiles (rows in tiles of 5 to 16, "
+           "columns in 16s, the reduction in 32s), and the target's "
+           "vdpbf16ps does fewer multiply-adds per cycle than its FP32 FMA";
+  }
+
   std::string rewrite(MatMulOp matmul) {
     std::optional<std::vector<float>> weights =
         getConstantF32Values(matmul.getRhs());
@@ -125,6 +141,14 @@ struct Bf16ProductsPass
     auto rhsType = cast<RankedTensorType>(matmul.getRhs().getType());
     if (rhsType.getRank() != 2)
       return "the right-hand side is not a matrix of weights";
+    auto lhsType = cast<RankedTensorType>(matmul.getLhs().getType());
+    if (lhsType.getRank() < 2)
+      return "the left-hand side is a vector";
+    if (std::string refusal = tilesRefusal(
+            lhsType.getDimSize(lhsType.getRank() - 2), rhsType.getDimSize(1),
+            rhsType.getDimSize(0));
+        !refusal.empty())
+      return refusal;
     OpBuilder builder(matmul);
     Value result = bf16MatMul(builder, matmul.getLoc(), matmul.getLhs(),
                               rhsType.getShape(), *weights, false,
@@ -141,6 +165,14 @@ struct Bf16ProductsPass
         getConstantF32Values(gemm.getB());
     if (!weights)
       return "B is not constant (a product of two activations)";
+    auto aType = cast<RankedTensorType>(gemm.getA().getType());
+    auto bType = cast<RankedTensorType>(gemm.getB().getType());
+    if (std::string refusal =
+            tilesRefusal(aType.getDimSize(0),
+                         bType.getDimSize(gemm.getTransB() ? 0 : 1),
+                         aType.getDimSize(1));
+        !refusal.empty())
+      return refusal;
     OpBuilder builder(gemm);
     Location loc = gemm.getLoc();
     auto resultType = cast<RankedTensorType>(gemm.getType());
@@ -177,6 +209,26 @@ struct Bf16ProductsPass
     std::optional<std::vector<float>> bias;
     if (Value b = conv.getBias(); b && !(bias = getConstantF32Values(b)))
       return "the bias is not constant";
+    {
+      // A product [N*OH*OW, KH*KW*C] x [KH*KW*C, F] (a gathered window's
+      // taps padded to pairs, and to whole tile rows where that costs
+      // little: tessel-vectorize-convolutions' bf16-tile-rows).
+      auto outType = cast<RankedTensorType>(conv.getType());
+      ArrayRef<int64_t> w =
+          cast<RankedTensorType>(conv.getWeight().getType()).getShape();
+      bool last = conv.getLayout() == Layout::NHWC;
+      int64_t positions = outType.getDimSize(0) *
+                          outType.getDimSize(last ? 1 : 2) *
+                          outType.getDimSize(last ? 2 : 3);
+      int64_t taps = w[1] * w[2] * w[3];
+      bool pointwise = w[2] == 1 && w[3] == 1;
+      int64_t reduction =
+          pointwise ? taps
+                    : amx_tiles::padReductionToTileRows(taps + taps % 2, 2);
+      if (std::string refusal = tilesRefusal(positions, w[0], reduction);
+          !refusal.empty())
+        return refusal;
+    }
     OpBuilder builder(conv);
     Location loc = conv.getLoc();
     Type bf16 = builder.getBF16Type();

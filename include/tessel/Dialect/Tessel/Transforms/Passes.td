@@ -201,8 +201,12 @@ def TesselBf16ProductsPass : Pass<"tessel-bf16-products", "func::FuncOp"> {
     convolutions stay f32, as does every product with
     `product-kernel=false` (the pipeline's choice on a target without bf16
     arithmetic, or whose `vdpbf16ps` does fewer multiply-adds per cycle than
-    its FP32 FMA, as on Intel's Sapphire and Emerald Rapids: there bf16
-    operands would only slow the products down): each gets
+    its FP32 FMA and has no AMX-BF16: there bf16 operands would only slow
+    the products down), and with `whole-amx-tiles` (Intel's Sapphire and
+    Emerald Rapids: AMX-BF16 tiles, and a `vdpbf16ps` at half the FMA's
+    rate) every product that AMX tiles do not cover
+    (`include/tessel/Codegen/CPU/AmxTiles.h`: a convolution's reduction is
+    its KH * KW * C taps, ResNet's 7 x 7 stem over 3 channels 147): each gets
     a `full-precision-product` remark with the reason, and each product
     moved to bf16 a `low-precision-product` remark (the compile report
     lists both).
@@ -218,8 +222,13 @@ def TesselBf16ProductsPass : Pass<"tessel-bf16-products", "func::FuncOp"> {
   let options = [
     Option<"productKernel", "product-kernel", "bool", /*default=*/"true",
            "The target has a bf16 product kernel faster than its FP32 FMA "
-           "(AVX512-BF16); without one every product stays f32 (with a "
-           "remark)">,
+           "(AVX512-BF16, AMX-BF16); without one every product stays f32 "
+           "(with a remark)">,
+    Option<"wholeAmxTiles", "whole-amx-tiles", "bool", /*default=*/"false",
+           "The target's only such kernel is AMX-BF16 tiles (its vdpbf16ps "
+           "is slower than its FP32 FMA): only products that are whole "
+           "tiles (rows in tiles of 5 to 16, columns in 16s, the reduction "
+           "in 32s) move to bf16, the others stay f32 (with a remark)">,
   ];
 }
 
