@@ -66,16 +66,22 @@ def main():
     bin_dir = os.path.join(args.build, "bin")
     rng = np.random.default_rng(0)
     rows = []
-    # The VNNI peak (GOP/s, 1 thread, best of 5), where the CPU has VNNI.
-    peak = None
-    if "avx512_vnni" in cpu_flags():
-        exe = os.path.join(args.work, "peak")
+    # The VNNI and AMX peaks (GOP/s, 1 thread, best of 5), where the CPU has
+    # them: measured in every round beside the products, since this VM's
+    # speed moves by up to 2x between minutes (fast and slow phases); a
+    # product's share of the peak is taken round by round, then the median.
+    exe = os.path.join(args.work, "peak")
+    has_vnni = "avx512_vnni" in cpu_flags()
+    has_amx = "amx_int8" in cpu_flags()
+    if has_vnni or has_amx:
         subprocess.run(["cc", "-O2", "-o", exe, os.path.join(ROOT, "bench", "peak.c"),
                         "-lpthread"], check=True)
-        peak = json.loads(run([exe, "1", "5", "vnni"]))["best"]
-    amx = None
-    if "amx_int8" in cpu_flags():
-        amx = json.loads(run([os.path.join(args.work, "peak"), "1", "5", "amx"]))["best"]
+
+    def measure_peak(isa):
+        return json.loads(run([exe, "1", "5", isa]))["best"]
+
+    peaks = {"vnni": [], "amx": []}
+    amx = has_amx
     for shape in args.shapes.split(","):
         m, k, n = (int(x) for x in shape.split("x"))
         results = {}
@@ -98,11 +104,22 @@ def main():
                 run([os.path.join(bin_dir, "tessel-compile"), base + ".onnx", "-o",
                      base + ".vnni.so", "--disable=amx-tiles"])
         for _ in range(args.rounds):
+            round_peak = {}
+            if has_vnni:
+                round_peak["vnni"] = measure_peak("vnni")
+            if has_amx:
+                round_peak["amx"] = measure_peak("amx")
+            for isa, value in round_peak.items():
+                peaks[isa].append(value)
             for kind, r in results.items():
                 out = run([os.path.join(bin_dir, "tessel-bench"), r["base"] + ".so", "--input",
                            f"a={r['base']}.a.npy", "--warmup", "3", "--iterations",
                            str(args.iterations), "--threads", "1", "--json"])
-                r["tessel"].append(json.loads(out)["p50_ms"])
+                p50 = json.loads(out)["p50_ms"]
+                r["tessel"].append(p50)
+                for isa, value in round_peak.items():
+                    r.setdefault("share_" + isa, []).append(
+                        2.0 * m * n * k / p50 / 1e6 / value)
                 r["ort"].append(ort_p50(r["session"], {"a": r["a"]}, args.iterations))
                 if amx and kind != "f32":
                     out = run([os.path.join(bin_dir, "tessel-bench"), r["base"] + ".vnni.so",
@@ -113,7 +130,10 @@ def main():
         for kind, r in results.items():
             t, o = statistics.median(r["tessel"]), statistics.median(r["ort"])
             v = statistics.median(r["vnni"]) if r["vnni"] else None
-            rows.append((shape, kind, t, o, ops / t / 1e6, ops / o / 1e6, r["check"], v))
+            share = {isa: statistics.median(r["share_" + isa])
+                     for isa in ("vnni", "amx") if r.get("share_" + isa)}
+            rows.append((shape, kind, t, o, ops / t / 1e6, ops / o / 1e6, r["check"], v,
+                         share))
             print(f"int8_matmul: {shape} {kind}: tessel {t:.3f} ms, onnxruntime {o:.3f} ms",
                   file=sys.stderr, flush=True)
     flags = cpu_flags()
@@ -124,23 +144,32 @@ def main():
              f"{args.iterations} runs per round, median of {args.rounds} interleaved rounds; "
              f"load average {os.getloadavg()[0]:.2f} at the end. Weights constant; "
              "every Tessel result equals onnxruntime's (int exactly, f32 within rtol 1e-4).", "",
-             ("Measured VNNI peak (bench/peak.c vnni, 1 thread, best of 5): "
-              f"{peak:.1f} GOP/s." if peak else "No AVX512-VNNI: no integer peak.") +
-             (f" Measured AMX-INT8 peak (bench/peak.c amx, 4 accumulator tiles): {amx:.1f} GOP/s; "
+             ("Measured VNNI peak (bench/peak.c vnni, 1 thread, best of 5, once per round "
+              "before the products): median "
+              f"{statistics.median(peaks['vnni']):.1f} GOP/s (rounds: "
+              f"{', '.join(f'{x:.0f}' for x in peaks['vnni'])})." if peaks["vnni"]
+              else "No AVX512-VNNI: no integer peak.") +
+             (" Measured AMX-INT8 peak (bench/peak.c amx, 4 accumulator tiles, the same way): "
+              f"median {statistics.median(peaks['amx']):.1f} GOP/s (rounds: "
+              f"{', '.join(f'{x:.0f}' for x in peaks['amx'])}); "
               "the integer rows run on AMX tiles, and 'Tessel VNNI ms' is the same product "
-              "built with --disable=amx-tiles." if amx else ""), "",
+              "built with --disable=amx-tiles." if amx else ""),
+             "'% of peak' is the median over rounds of the product's rate over the peak "
+             "measured in the same round.", "",
              "| M x K x N | kind | Tessel ms | onnxruntime ms | Tessel / onnxruntime | Tessel GOP/s "
              "| onnxruntime GOP/s | Tessel % of VNNI peak | Tessel f32 / Tessel int8 |" +
              (" Tessel VNNI ms | Tessel % of AMX peak |" if amx else ""),
              "|---|---|---|---|---|---|---|---|---|" + ("---|---|" if amx else "")]
     f32 = {r[0]: r[2] for r in rows if r[1] == "f32"}
-    for shape, kind, t, o, tg, og, _, v in rows:
+    for shape, kind, t, o, tg, og, _, v, shares in rows:
         speedup = "-" if kind == "f32" else f"{f32[shape] / t:.2f}"
-        share = "-" if kind == "f32" or not peak else f"{100 * tg / peak:.0f}%"
+        share = ("-" if kind == "f32" or "vnni" not in shares
+                 else f"{100 * shares['vnni']:.0f}%")
         line = (f"| {shape} | {kind} | {t:.3f} | {o:.3f} | {t / o:.2f} | {tg:.1f} | "
                 f"{og:.1f} | {share} | {speedup} |")
         if amx:
-            line += (" - | - |" if v is None else f" {v:.3f} | {100 * tg / amx:.0f}% |")
+            line += (" - | - |" if v is None or "amx" not in shares
+                     else f" {v:.3f} | {100 * shares['amx']:.0f}% |")
         lines.append(line)
     lines += ["", "Checks:", ""] + [f"- {r[0]} {r[1]}: `{r[6]}`" for r in rows]
     write_results(args.out, lines)
