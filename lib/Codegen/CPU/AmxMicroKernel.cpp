@@ -6,13 +6,14 @@
 // into 16 x 16 i32 accumulators, 16 x 16 x 64 multiply-adds per
 // instruction, any signedness of either side. AMX-BF16's `tdpbf16ps` does
 // the same with bf16 pairs (groups of 2) into f32 accumulators, 16 x 16 x
-// 32 multiply-adds per instruction; both kernels are this one emitter. The register block is 2 x 2 tiles where the
-// product allows (4 accumulators, 2 left- and 2 right-hand tiles: all 8
-// tile registers), and the kernel walks the whole reduction 64 bytes a step
-// with the accumulators carried in tile registers; constant weights are
-// read from panels of 16 columns [N/16, K/4, 64], each right-hand tile 1
-// KiB of contiguous bytes (../shared/reference/amx-recipe: 45-55% of the
-// AMX peak, 2.2-4x vpdpbusd's).
+// 32 multiply-adds per instruction; both kernels are this one emitter. The
+// register block is 2 x 2 tiles where the product allows (4 accumulators,
+// 2 left- and 2 right-hand tiles: all 8 tile registers), and the kernel
+// walks the whole reduction 64 bytes a step with the accumulators carried
+// in tile registers; constant weights are read from panels of 16 columns
+// [N/16, K/4, 64] (bf16: [N/16, K/2, 32]), each right-hand tile 1 KiB of
+// contiguous bytes (../shared/reference/amx-recipe: 45-55% of the AMX
+// peak, 2.2-4x vpdpbusd's).
 //
 // The amx ops read and write memory: the tile's tensors are read through
 // `bufferization.to_buffer` (read-only, any layout: no copy) flattened to
@@ -87,8 +88,9 @@ FlatView flatten(OpBuilder &b, Location loc, Value tensor) {
 }
 
 /// Whether `value`, the output tile a product starts from, is zero: a fill
-/// or splat of zero, or a slice of one, also through the loops that tile
-/// the product (each output tile is read once, before it is written).
+/// or splat of zero (integer or +0.0), or a slice of one, also through the
+/// loops that tile the product (each output tile is read once, before it
+/// is written).
 bool isZero(Value value) {
   for (int depth = 0; depth < 8; ++depth) {
     if (matchPattern(value, m_Zero()) || matchPattern(value, m_PosZeroFloat()))

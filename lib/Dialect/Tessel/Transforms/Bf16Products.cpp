@@ -141,12 +141,12 @@ struct Bf16ProductsPass
     auto rhsType = cast<RankedTensorType>(matmul.getRhs().getType());
     if (rhsType.getRank() != 2)
       return "the right-hand side is not a matrix of weights";
+    // The rows of each matrix of the left-hand side (a vector: one).
     auto lhsType = cast<RankedTensorType>(matmul.getLhs().getType());
-    if (lhsType.getRank() < 2)
-      return "the left-hand side is a vector";
-    if (std::string refusal = tilesRefusal(
-            lhsType.getDimSize(lhsType.getRank() - 2), rhsType.getDimSize(1),
-            rhsType.getDimSize(0));
+    int64_t rows =
+        lhsType.getRank() < 2 ? 1 : lhsType.getDimSize(lhsType.getRank() - 2);
+    if (std::string refusal =
+            tilesRefusal(rows, rhsType.getDimSize(1), rhsType.getDimSize(0));
         !refusal.empty())
       return refusal;
     OpBuilder builder(matmul);
