@@ -103,6 +103,11 @@ llvm::ArrayRef<Optimization> mlir::tessel::getOptimizations() {
       {"prefetch-weights", "codegen", "tessel-prefetch-weights",
        "prefetch the next panel of a convolution's or product's packed "
        "weights while the tiles of this one run"},
+      {"block-gathered-rows", "codegen",
+       "tessel-vectorize-convolutions{block-gathered-rows}",
+       "gather an 8-bit or bf16 convolution's windows block by block of "
+       "its product's rows, in the parallel loop that multiplies them, "
+       "instead of all of them first"},
       {"amx-tiles", "codegen", "tessel-vectorize-contractions{amx,amx-bf16}",
        "run 8-bit and bf16 products of whole tiles on AMX tiles where the "
        "target has AMX-INT8 and AMX-BF16 (else 8-bit ones on VNNI, and "
@@ -280,6 +285,7 @@ void mlir::tessel::buildCodegenPipeline(OpPassManager &pm,
     convolutions.fuseEpilogue = options.enabled("fuse-conv-epilogue");
     convolutions.accumulators = options.target.getConvolutionAccumulators();
     convolutions.bf16TileRows = options.amxBf16Tiles();
+    convolutions.blockGatheredRows = options.enabled("block-gathered-rows");
     pm.addNestedPass<func::FuncOp>(
         createTesselVectorizeConvolutionsPass(convolutions));
     // Before the vectorizers: they register-tile the ops in each head's

@@ -18,16 +18,22 @@
 #include "tessel/Codegen/CPU/Transforms.h"
 
 #include "Convolution2D.h"
+#include "ParallelMarks.h"
 
 #include "tessel/Codegen/CPU/AmxTiles.h"
 #include "tessel/Codegen/KernelGroup.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using mlir::tessel::cpu::Conv2D;
@@ -181,12 +187,14 @@ rebuildCollapsed(OpBuilder &b, linalg::GenericOp op,
 
 /// The windows of the (padded) channels-last input that the output
 /// positions read, one row each: [N*OH*OW, KH*KW*C], taps in (kh, kw, c)
-/// order, then zeros up to `rowLength`. A loop over the output positions
-/// copies each tap row's run of contiguous bytes (a row's KW taps of C
-/// channels when the columns are not dilated, else each tap's C) as
+/// order, then zeros up to `rowLength`; with `firstRow`, only the
+/// `blockRows` positions from it on, [blockRows, rowLength]. A loop over the output
+/// positions copies each tap row's run of contiguous bytes (a row's KW taps
+/// of C channels when the columns are not dilated, else each tap's C) as
 /// vectors of at most 256 bytes.
 static Value gatherWindows(OpBuilder &b, Location loc, Value input,
-                           const Conv2D &conv, int64_t rowLength) {
+                           const Conv2D &conv, int64_t rowLength,
+                           Value firstRow = Value(), int64_t blockRows = 0) {
   auto inputType = cast<RankedTensorType>(input.getType());
   ArrayRef<int64_t> in = inputType.getShape(); // [N, H, W, C]
   int64_t channels = in[3];
@@ -194,7 +202,8 @@ static Value gatherWindows(OpBuilder &b, Location loc, Value input,
   // The input as rows [N*H, W*C], the windows as [N*OH*OW, KH*KW*C].
   Value rows = tensor::CollapseShapeOp::create(
       b, loc, input, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
-  int64_t positions = conv.batch * conv.outHeight * conv.outWidth;
+  int64_t positions =
+      firstRow ? blockRows : conv.batch * conv.outHeight * conv.outWidth;
   int64_t taps = conv.kernelHeight * conv.kernelWidth * channels;
   Value windows =
       tensor::EmptyOp::create(b, loc, {positions, rowLength}, element);
@@ -206,14 +215,33 @@ static Value gatherWindows(OpBuilder &b, Location loc, Value input,
   auto index = [&](OpBuilder &nb, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(nb, loc, v);
   };
-  SmallVector<Value> lbs(3, index(b, 0)), steps(3, index(b, 1));
-  SmallVector<Value> ubs = {index(b, conv.batch), index(b, conv.outHeight),
-                            index(b, conv.outWidth)};
+  // All positions: loops over (n, oh, ow); a block of rows: one loop over
+  // its rows, each row's position taken apart.
+  SmallVector<Value> lbs(firstRow ? 1 : 3, index(b, 0)),
+      steps(firstRow ? 1 : 3, index(b, 1));
+  SmallVector<Value> ubs =
+      firstRow ? SmallVector<Value>{index(b, blockRows)}
+               : SmallVector<Value>{index(b, conv.batch),
+                                    index(b, conv.outHeight),
+                                    index(b, conv.outWidth)};
   scf::LoopNest nest = scf::buildLoopNest(
       b, loc, lbs, ubs, steps, ValueRange{windows},
       [&](OpBuilder &nb, Location nloc, ValueRange ivs,
           ValueRange args) -> scf::ValueVector {
-        Value n = ivs[0], oh = ivs[1], ow = ivs[2];
+        Value n, oh, ow;
+        if (firstRow) {
+          Value q = arith::AddIOp::create(nb, nloc, firstRow, ivs[0]);
+          Value plane = index(nb, conv.outHeight * conv.outWidth);
+          Value width = index(nb, conv.outWidth);
+          n = arith::DivUIOp::create(nb, nloc, q, plane);
+          Value inPlane = arith::RemUIOp::create(nb, nloc, q, plane);
+          oh = arith::DivUIOp::create(nb, nloc, inPlane, width);
+          ow = arith::RemUIOp::create(nb, nloc, inPlane, width);
+        } else {
+          n = ivs[0];
+          oh = ivs[1];
+          ow = ivs[2];
+        }
         // x * m + y + c (y optional).
         auto mulAdd = [&](Value x, int64_t m, Value y, int64_t c) -> Value {
           Value r = arith::MulIOp::create(nb, nloc, x, index(nb, m));
@@ -223,9 +251,11 @@ static Value gatherWindows(OpBuilder &b, Location loc, Value input,
             return r;
           return arith::AddIOp::create(nb, nloc, r, index(nb, c));
         };
-        // The output position's row: (n * OH + oh) * OW + ow.
-        Value p = mulAdd(mulAdd(n, conv.outHeight, oh, 0), conv.outWidth, ow,
-                         0);
+        // The output position's row: (n * OH + oh) * OW + ow, or the
+        // block's row.
+        Value p = firstRow ? ivs[0]
+                           : mulAdd(mulAdd(n, conv.outHeight, oh, 0),
+                                    conv.outWidth, ow, 0);
         Value rowBase = mulAdd(n, in[1], nullptr, 0);
         Value colBase = arith::MulIOp::create(
             nb, nloc, ow, index(nb, conv.strideW * channels));
@@ -301,6 +331,150 @@ static Value reductionMajorWeights(OpBuilder &b, Location loc,
         }
   return arith::ConstantOp::create(
       b, loc, DenseElementsAttr::getFromRawBuffer(flatType, reordered));
+}
+
+/// Bytes of gathered windows one block of a product's rows may hold: a
+/// block is gathered, then multiplied while it is still in the core's L2
+/// (1-2 MiB on the CPUs measured), instead of gathering every window of
+/// the convolution first (ResNet-18's 56 x 56 layers: 1.8 MiB in 8 bits,
+/// 3.6 MiB in bf16, written out of the caches and read back).
+constexpr int64_t kGatherBlockBytes = int64_t(256) << 10;
+
+/// The rows of each block a gathered convolution's product of `positions`
+/// rows x `filters` columns, rows of `rowBytes`, runs in: the most, in
+/// 16s (whole AMX tiles and VNNI register tiles), that divide the rows
+/// and fit kGatherBlockBytes; 0 (one block) when none does, or when the
+/// weights are the larger operand (fewer rows than columns: each block
+/// would read all of them again, ResNet's 7 x 7 layers).
+static int64_t selectGatherBlockRows(int64_t positions, int64_t filters,
+                                     int64_t rowBytes) {
+  if (positions < filters)
+    return 0;
+  int64_t best = 0;
+  for (int64_t rows = 16; rows < positions; rows += 16)
+    if (positions % rows == 0 && rows * rowBytes <= kGatherBlockBytes)
+      best = rows;
+  return best;
+}
+
+/// Runs `root` (the product of the gathered `windows`, or the consumer
+/// rebuilt on its views) in blocks of `blockRows` rows, with the product
+/// and its initialiser `init` fused in: a loop, marked parallel, whose
+/// iterations gather their own block of windows from `input` and multiply
+/// it. Returns the value that replaces `root`'s result, and erases what the
+/// blocks replace; fails, changing nothing, when the ops do not tile.
+static FailureOr<Value> gatherInRowBlocks(RewriterBase &rewriter,
+                                          Operation *root, Operation *product,
+                                          Operation *init, Value windows,
+                                          Value input, const Conv2D &conv,
+                                          int64_t rowLength,
+                                          int64_t blockRows, int64_t work) {
+  auto tileable = dyn_cast<TilingInterface>(root);
+  if (!tileable)
+    return failure();
+  MLIRContext *ctx = root->getContext();
+  SmallVector<int64_t> sizes(tileable.getLoopIteratorTypes().size(), 0);
+  sizes[0] = blockRows;
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes(getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>(sizes)));
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult producer,
+          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (producer.getOwner() == product ||
+            (init && producer.getOwner() == init))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
+  rewriter.setInsertionPoint(root);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(rewriter, tileable, options);
+  if (failed(fused) || fused->loops.size() != 1)
+    return failure();
+  Value replacement = fused->replacements.lookup(root->getResult(0));
+  // Each block reads its slice of the windows: gathered there instead.
+  SmallVector<tensor::ExtractSliceOp> slices;
+  fused->loops.front()->walk([&](tensor::ExtractSliceOp slice) {
+    if (slice.getSource() == windows)
+      slices.push_back(slice);
+  });
+  if (!replacement || slices.empty())
+    return failure();
+  for (tensor::ExtractSliceOp slice : slices) {
+    if (slice.getResultType().getDimSize(0) != blockRows ||
+        slice.getResultType().getDimSize(1) != rowLength)
+      return failure();
+    rewriter.setInsertionPoint(slice);
+    Value first = getValueOrCreateConstantIndexOp(rewriter, slice.getLoc(),
+                                                  slice.getMixedOffsets()[0]);
+    Value block = gatherWindows(rewriter, slice.getLoc(), input, conv,
+                                rowLength, first, blockRows);
+    rewriter.replaceOp(slice, block);
+  }
+  // Whole slices of what the blocks read unsliced (the weights, a bias)
+  // read it directly: the kernels look for constant weights.
+  SmallVector<tensor::ExtractSliceOp> whole;
+  fused->loops.front()->walk([&](tensor::ExtractSliceOp slice) {
+    if (slice.getSourceType() == slice.getResultType() &&
+        llvm::all_of(slice.getMixedOffsets(),
+                     [](OpFoldResult o) { return isConstantIntValue(o, 0); }))
+      whole.push_back(slice);
+  });
+  for (tensor::ExtractSliceOp slice : whole)
+    rewriter.replaceOp(slice, slice.getSource());
+  tessel::cpu::markParallel(fused->loops.front().getOperation(), work);
+  rewriter.replaceAllUsesWith(root->getResult(0), replacement);
+  // Fusion leaves the slices it fused along without readers; they would
+  // keep the unblocked product, its initialiser and the whole gather alive.
+  SmallVector<tensor::ExtractSliceOp> unread;
+  fused->loops.front()->walk([&](tensor::ExtractSliceOp slice) {
+    if (slice->use_empty())
+      unread.push_back(slice);
+  });
+  for (tensor::ExtractSliceOp slice : unread)
+    rewriter.eraseOp(slice);
+  // The initialiser's block writes every element of a slice of a tensor
+  // made outside the loop (not one the loop carries): bufferization would
+  // copy that slice in every iteration. It writes a block of its own.
+  fused->loops.front()->walk([&](linalg::LinalgOp tile) {
+    if (tile.getNumReductionLoops() != 0 || tile.getNumDpsInits() != 1 ||
+        tile.payloadUsesValueFromOperand(tile.getDpsInitOperand(0)))
+      return;
+    auto slice =
+        tile.getDpsInits()[0].getDefiningOp<tensor::ExtractSliceOp>();
+    if (!slice || fused->loops.front()->isAncestor(
+                      slice.getSource().getParentRegion()->getParentOp()))
+      return;
+    rewriter.setInsertionPoint(tile);
+    Value empty = tensor::EmptyOp::create(
+        rewriter, slice.getLoc(), slice.getResultType().getShape(),
+        slice.getResultType().getElementType());
+    rewriter.modifyOpInPlace(tile, [&] {
+      tile.getDpsInitOperand(0)->set(empty);
+    });
+  });
+  rewriter.eraseOp(root);
+  if (product != root && product->use_empty())
+    rewriter.eraseOp(product);
+  if (init && init->use_empty())
+    rewriter.eraseOp(init);
+  if (Operation *gather = windows.getDefiningOp();
+      gather && gather->use_empty()) {
+    // With what only it read (its tensor.empty, the input's rows view).
+    SetVector<Operation *> read;
+    gather->walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && !gather->isAncestor(def))
+          read.insert(def);
+    });
+    rewriter.eraseOp(gather);
+    for (Operation *def : read)
+      if (isOpTriviallyDead(def))
+        rewriter.eraseOp(def);
+  }
+  return replacement;
 }
 
 /// Rewrites a convolution that runs as a product (`isProduct`) into it:
@@ -457,6 +631,39 @@ FailureOr<linalg::GenericOp> mlir::tessel::rewriteConvolutionAsProduct(
       epilogue = nullptr;
     }
   }
+  // Gathered windows: in blocks of rows, each gathered just before it is
+  // multiplied.
+  int64_t blockRows = 0;
+  if (!pointwise && options.blockGatheredRows) {
+    int64_t elementBytes =
+        getElementTypeOrSelf(input.getType()).getIntOrFloatBitWidth() / 8;
+    blockRows = selectGatherBlockRows(flatType.getDimSize(0),
+                                      flatType.getDimSize(1),
+                                      rowLength * elementBytes);
+  }
+  if (blockRows) {
+    Operation *initOp = init.getDefiningOp();
+    if (!isa_and_nonnull<linalg::LinalgOp>(initOp))
+      initOp = nullptr;
+    Operation *root = result.getDefiningOp();
+    int64_t work = flatType.getDimSize(0) * flatType.getDimSize(1) * rowLength;
+    if (FailureOr<Value> blocked = gatherInRowBlocks(
+            rewriter, root, product, initOp, input, op.getDpsInputs()[0], conv,
+            rowLength, blockRows, work);
+        succeeded(blocked)) {
+      result = *blocked;
+      b.setInsertionPointAfterValue(result);
+      // The product that is returned: the block's.
+      product = nullptr;
+      result.getDefiningOp()->getParentRegion()->walk(
+          [&](linalg::GenericOp tile) {
+            if (tile.getNumReductionLoops() > 0)
+              product = tile;
+          });
+    }
+  }
+  if (!product)
+    return failure();
   Value expanded = tensor::ExpandShapeOp::create(
       b, loc, cast<RankedTensorType>(replaced->getResult(0).getType()), result,
       planes);

@@ -181,10 +181,15 @@ void sliceParallelAllocations(Block &entry) {
       if (alloc->getNumOperands() != 0)
         return;
       // In the body, or in sequential loops there (an iteration of those
-      // reuses the slice the one before it left).
+      // reuses the slice the one before it left). A loop marked parallel
+      // inside this one is sequential too when this one has two
+      // iterations or more: tessel-parallelize-loops then runs this one on
+      // the threads and drops the inner marks (with one, canonicalization
+      // may remove this loop and leave the inner one outermost).
       for (Operation *parent = alloc->getParentOp(); parent != loop;
            parent = parent->getParentOp())
-        if (!isa<scf::ForOp>(parent) || parent->hasAttr(cpu::kParallelAttr))
+        if (!isa<scf::ForOp>(parent) ||
+            (parent->hasAttr(cpu::kParallelAttr) && trips < 2))
           return;
       std::optional<int64_t> bytes = staticBytes(alloc.getType());
       if (!bytes || *bytes == 0 || !staysInIteration(alloc))

@@ -54,6 +54,7 @@ struct VectorizeConvolutionsPass
     options.accumulators = accumulators;
     options.fuseEpilogue = fuseEpilogue;
     options.bf16TileRows = bf16TileRows;
+    options.blockGatheredRows = blockGatheredRows;
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp conv : convs)
       (void)tessel::vectorizeConvolution(rewriter, conv, options);

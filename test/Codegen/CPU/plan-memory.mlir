@@ -147,19 +147,23 @@ module {
 // product's tile of i32 sums before its requantization, one per tile): it
 // lives within one iteration of the inner loop, so each parallel
 // iteration gets a slice (2 x 64 bytes) that its inner iterations reuse.
-// One in a nested parallel loop keeps its allocation (its iterations may
-// run at the same time).
-// CHECK-LABEL: module attributes {tessel.workspace_size = 128 : i64}
-// CHECK:       func.func @tessel_model_main(%{{.*}}: memref<2x4x16xf32>, %[[WS:.*]]: memref<128xi8>)
-// CHECK:         %[[SLICES:.*]] = memref.view %[[WS]]{{.*}} : memref<128xi8> to memref<128xi8>
+// So does one in a loop marked parallel inside it: tessel-parallelize-loops
+// runs the outer loop (two iterations) on the threads and the inner one on
+// the thread that runs each outer iteration (a product's tile loops inside
+// a convolution's blocks of gathered rows).
+// CHECK-LABEL: module attributes {tessel.workspace_size = 256 : i64}
+// CHECK:       func.func @tessel_model_main(%{{.*}}: memref<2x4x16xf32>, %[[WS:.*]]: memref<256xi8>)
+// CHECK:         %[[SLICES:.*]] = memref.view %[[WS]]{{.*}} : memref<256xi8> to memref<256xi8>
 // CHECK:         scf.for
 // CHECK:           scf.for
 // CHECK-NOT:         memref.alloc
-// CHECK:             %[[TILE:.*]] = memref.view %[[SLICES]][%{{.*}}][] : memref<128xi8> to memref<16xf32>
+// CHECK:             %[[TILE:.*]] = memref.view %[[SLICES]][%{{.*}}][] : memref<256xi8> to memref<16xf32>
 // CHECK:             linalg.fill {{.*}} outs(%[[TILE]] : memref<16xf32>)
 // CHECK:           }
 // CHECK:           scf.for
-// CHECK:             memref.alloc() : memref<16xf32>
+// CHECK-NOT:         memref.alloc
+// CHECK:             %[[TILE2:.*]] = memref.view %[[SLICES]][%{{.*}}][] : memref<256xi8> to memref<16xf32>
+// CHECK:             linalg.fill {{.*}} outs(%[[TILE2]] : memref<16xf32>)
 // CHECK:           } {tessel.parallel}
 // CHECK:         } {tessel.parallel}
 module {
@@ -182,6 +186,40 @@ module {
         %row = memref.subview %out[%i, %j, 0] [1, 1, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<16xf32, strided<[1], offset: ?>>
         memref.copy %tile, %row : memref<16xf32> to memref<16xf32, strided<[1], offset: ?>>
       } {tessel.parallel}
+    } {tessel.parallel}
+    return
+  }
+}
+
+// -----
+
+// With one iteration the outer loop may be folded away before
+// tessel-parallelize-loops, leaving the inner marked loop outermost (its
+// iterations then run at the same time): an allocation in it keeps its
+// own buffer.
+// CHECK-LABEL: module attributes {tessel.workspace_size = 64 : i64}
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             memref.alloc() : memref<16xf32>
+// CHECK:           } {tessel.parallel}
+// CHECK:         } {tessel.parallel}
+module {
+  func.func @tessel_model_main(%out: memref<1x4x16xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %zero = arith.constant 0.0 : f32
+    scf.for %i = %c0 to %c1 step %c1 {
+      scf.for %j = %c0 to %c4 step %c1 {
+        %tile = memref.alloc() : memref<16xf32>
+        linalg.fill ins(%zero : f32) outs(%tile : memref<16xf32>)
+        %row = memref.subview %out[%i, %j, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32> to memref<16xf32, strided<[1], offset: ?>>
+        memref.copy %tile, %row : memref<16xf32> to memref<16xf32, strided<[1], offset: ?>>
+      } {tessel.parallel}
+      %tile2 = memref.alloc() : memref<16xf32>
+      linalg.fill ins(%zero : f32) outs(%tile2 : memref<16xf32>)
+      %row2 = memref.subview %out[%i, 0, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32> to memref<16xf32, strided<[1], offset: ?>>
+      memref.copy %tile2, %row2 : memref<16xf32> to memref<16xf32, strided<[1], offset: ?>>
     } {tessel.parallel}
     return
   }

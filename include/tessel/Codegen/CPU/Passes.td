@@ -226,6 +226,8 @@ def TesselVectorizeConvolutionsPass
     - `fuse-epilogue`: start from the bias, run the consumer before the store.
     - `bf16-tile-rows`: pad a bf16 convolution's gathered windows to whole
       AMX tile rows (`include/tessel/Codegen/CPU/AmxTiles.h`).
+    - `block-gathered-rows`: gather a convolution's windows block by block
+      of the product's rows, in the loop that multiplies them.
 
     Details: docs/codegen-cpu.md#tessel-vectorize-convolutions
 
@@ -252,6 +254,12 @@ def TesselVectorizeConvolutionsPass
            "convolution's gathered windows are padded with zeros to whole "
            "64-byte tile rows where that adds at most a quarter to its "
            "taps">,
+    Option<"blockGatheredRows", "block-gathered-rows", "bool",
+           /*default=*/"true",
+           "a convolution run as a product of its gathered windows runs in "
+           "blocks of rows (up to 256 KiB of windows, rows in 16s), each "
+           "block gathered just before it is multiplied, in a parallel "
+           "loop; off, every window is gathered first">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -204,6 +204,10 @@ struct ConvolutionTilingOptions {
   /// a product on its gathered windows pads them to whole tile rows
   /// (amx_tiles::padReductionToTileRows).
   bool bf16TileRows = false;
+  /// A convolution run as a product of its gathered windows runs in blocks
+  /// of rows, each block's windows gathered just before it is multiplied
+  /// (while they are in the core's L2), in a parallel loop.
+  bool blockGatheredRows = true;
 };
 
 /// Rewrites a 1x1, stride-1, unpadded, ungrouped convolution as a product
