@@ -399,12 +399,17 @@ static FailureOr<Value> gatherInRowBlocks(RewriterBase &rewriter,
     if (slice.getSource() == windows)
       slices.push_back(slice);
   });
-  if (!replacement || slices.empty())
+  bool blocks = replacement && !slices.empty() &&
+                llvm::all_of(slices, [&](tensor::ExtractSliceOp slice) {
+                  return slice.getResultType().getDimSize(0) == blockRows &&
+                         slice.getResultType().getDimSize(1) == rowLength;
+                });
+  if (!blocks) {
+    // The loop, not read yet, goes; the ops it was made from stay.
+    rewriter.eraseOp(fused->loops.front());
     return failure();
+  }
   for (tensor::ExtractSliceOp slice : slices) {
-    if (slice.getResultType().getDimSize(0) != blockRows ||
-        slice.getResultType().getDimSize(1) != rowLength)
-      return failure();
     rewriter.setInsertionPoint(slice);
     Value first = getValueOrCreateConstantIndexOp(rewriter, slice.getLoc(),
                                                   slice.getMixedOffsets()[0]);
@@ -655,11 +660,10 @@ FailureOr<linalg::GenericOp> mlir::tessel::rewriteConvolutionAsProduct(
       b.setInsertionPointAfterValue(result);
       // The product that is returned: the block's.
       product = nullptr;
-      result.getDefiningOp()->getParentRegion()->walk(
-          [&](linalg::GenericOp tile) {
-            if (tile.getNumReductionLoops() > 0)
-              product = tile;
-          });
+      result.getDefiningOp()->walk([&](linalg::GenericOp tile) {
+        if (tile.getNumReductionLoops() > 0)
+          product = tile;
+      });
     }
   }
   if (!product)
