@@ -19,6 +19,7 @@
 
 #include "Convolution2D.h"
 #include "ParallelMarks.h"
+#include "ProductTiling.h"
 
 #include "tessel/Codegen/CPU/AmxTiles.h"
 #include "tessel/Codegen/KernelGroup.h"
@@ -372,24 +373,10 @@ static FailureOr<Value> gatherInRowBlocks(RewriterBase &rewriter,
   auto tileable = dyn_cast<TilingInterface>(root);
   if (!tileable)
     return failure();
-  MLIRContext *ctx = root->getContext();
   SmallVector<int64_t> sizes(tileable.getLoopIteratorTypes().size(), 0);
   sizes[0] = blockRows;
-  scf::SCFTilingOptions tiling;
-  tiling.setTileSizes(getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>(sizes)));
-  scf::SCFTileAndFuseOptions options;
-  options.setTilingOptions(tiling);
-  options.setFusionControlFn(
-      [&](tensor::ExtractSliceOp, OpResult producer,
-          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        if (producer.getOwner() == product ||
-            (init && producer.getOwner() == init))
-          return scf::SCFTileAndFuseOptions::ControlFnResult{};
-        return std::nullopt;
-      });
-  rewriter.setInsertionPoint(root);
-  FailureOr<scf::SCFTileAndFuseResult> fused =
-      scf::tileConsumerAndFuseProducersUsingSCF(rewriter, tileable, options);
+  FailureOr<scf::SCFTileAndFuseResult> fused = tessel::tileWithProduct(
+      rewriter, root, sizes, /*interchange=*/{}, product, init);
   if (failed(fused) || fused->loops.size() != 1)
     return failure();
   Value replacement = fused->replacements.lookup(root->getResult(0));

@@ -152,23 +152,9 @@ LogicalResult mlir::tessel::fuseProductNeighbours(
   Operation *product = op.getOperation(), *init = kernel.prologue;
   int64_t work = tessel::cpu::workOf(opRanges);
 
-  scf::SCFTilingOptions tiling;
-  tiling.setTileSizes(getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>(sizes)));
-  tiling.setInterchange(interchange);
-  scf::SCFTileAndFuseOptions fuseOptions;
-  fuseOptions.setTilingOptions(tiling);
-  fuseOptions.setFusionControlFn(
-      [&](tensor::ExtractSliceOp, OpResult producer,
-          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        if (producer.getOwner() == product ||
-            (init && producer.getOwner() == init))
-          return scf::SCFTileAndFuseOptions::ControlFnResult{};
-        return std::nullopt;
-      });
-  rewriter.setInsertionPoint(root);
   FailureOr<scf::SCFTileAndFuseResult> fused =
-      scf::tileConsumerAndFuseProducersUsingSCF(
-          rewriter, cast<TilingInterface>(root), fuseOptions);
+      tessel::tileWithProduct(rewriter, root, sizes, interchange, product,
+                              init);
   if (failed(fused))
     return failure();
   Value replacement = fused->replacements.lookup(root->getResult(0));
@@ -262,4 +248,31 @@ LogicalResult mlir::tessel::fuseProductNeighbours(
     tessel::reportKernel(func, "contraction", kernelLoc);
   // The originals are dead; the canonicalization erases them.
   return success();
+}
+
+FailureOr<scf::SCFTileAndFuseResult>
+mlir::tessel::tileWithProduct(RewriterBase &rewriter, Operation *root,
+                              ArrayRef<int64_t> sizes,
+                              ArrayRef<int64_t> interchange,
+                              Operation *product, Operation *init) {
+  auto tileable = dyn_cast<TilingInterface>(root);
+  if (!tileable)
+    return failure();
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes(getAsIndexOpFoldResult(root->getContext(), sizes));
+  if (!interchange.empty())
+    tiling.setInterchange(interchange);
+  scf::SCFTileAndFuseOptions fuseOptions;
+  fuseOptions.setTilingOptions(tiling);
+  fuseOptions.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult producer,
+          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (producer.getOwner() == product ||
+            (init && producer.getOwner() == init))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
+  rewriter.setInsertionPoint(root);
+  return scf::tileConsumerAndFuseProducersUsingSCF(rewriter, tileable,
+                                                   fuseOptions);
 }

@@ -10,6 +10,7 @@
 #define TESSEL_LIB_CODEGEN_CPU_PRODUCTTILING_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
@@ -35,6 +36,16 @@ bool shouldPackRhsBlocks(linalg::LinalgOp op, const ProductLoopTiles &plan);
 /// `rowLoop` (null: not hoisted), whose register tiles all stream it.
 void packRhsBlock(RewriterBase &rewriter, linalg::LinalgOp op,
                   LoopLikeOpInterface rowLoop);
+
+/// Tiles `root` (a product, or the consumer of one) by `sizes` (its loops
+/// in `interchange` order when given), inserted at `root`, with `product`
+/// and its initialiser `init` (null: none) fused into the tiles and nothing
+/// else: a product's kernel as one loop nest (tessel-vectorize-contractions'
+/// epilogue fusion, the row blocks of a convolution's gathered windows).
+FailureOr<scf::SCFTileAndFuseResult>
+tileWithProduct(RewriterBase &rewriter, Operation *root,
+                ArrayRef<int64_t> sizes, ArrayRef<int64_t> interchange,
+                Operation *product, Operation *init);
 
 } // namespace mlir::tessel
 
