@@ -5,10 +5,11 @@ Tessel on MatMulInteger (int8 x int8 -> int32, and uint8 x int8), Tessel on
 the f32 MatMul of the same shape, and onnxruntime on both. 1 thread, p50 of
 each tool's timing loop, median over interleaved rounds; reports the ratios
 and GOP/s (2*M*N*K), the integer ones against this CPU's VNNI peak measured
-in the same run (bench/peak.c vnni: 12 chains of vpdpbusd). On a CPU with
-AMX-INT8 the integer products run on AMX tiles where they are whole tiles:
-the run then also times Tessel's VNNI build of each (--disable=amx-tiles)
-and reports against the AMX peak measured alike (bench/peak.c amx). Checks
+in every round beside them (bench/peak.c vnni: 12 chains of vpdpbusd; the
+median of the rounds' shares). On a CPU with AMX-INT8 the integer products
+run on AMX tiles where they are whole tiles: the run then also times
+Tessel's VNNI build of each (--disable=amx-tiles) and reports against the
+AMX peak measured alike (bench/peak.c amx). Checks
 every Tessel result against onnxruntime's. Names the CPU and whether it has
 AVX512-VNNI and AMX. Usage:
 
@@ -81,7 +82,6 @@ def main():
         return json.loads(run([exe, "1", "5", isa]))["best"]
 
     peaks = {"vnni": [], "amx": []}
-    amx = has_amx
     for shape in args.shapes.split(","):
         m, k, n = (int(x) for x in shape.split("x"))
         results = {}
@@ -100,7 +100,7 @@ def main():
             results[kind] = {"base": base, "a": a, "session": sess,
                              "check": check.strip().splitlines()[-1], "tessel": [], "ort": [],
                              "vnni": []}
-            if amx and kind != "f32":
+            if has_amx and kind != "f32":
                 run([os.path.join(bin_dir, "tessel-compile"), base + ".onnx", "-o",
                      base + ".vnni.so", "--disable=amx-tiles"])
         for _ in range(args.rounds):
@@ -121,7 +121,7 @@ def main():
                     r.setdefault("share_" + isa, []).append(
                         2.0 * m * n * k / p50 / 1e6 / value)
                 r["ort"].append(ort_p50(r["session"], {"a": r["a"]}, args.iterations))
-                if amx and kind != "f32":
+                if has_amx and kind != "f32":
                     out = run([os.path.join(bin_dir, "tessel-bench"), r["base"] + ".vnni.so",
                                "--input", f"a={r['base']}.a.npy", "--warmup", "3",
                                "--iterations", str(args.iterations), "--threads", "1", "--json"])
@@ -153,13 +153,13 @@ def main():
               f"median {statistics.median(peaks['amx']):.1f} GOP/s (rounds: "
               f"{', '.join(f'{x:.0f}' for x in peaks['amx'])}); "
               "the integer rows run on AMX tiles, and 'Tessel VNNI ms' is the same product "
-              "built with --disable=amx-tiles." if amx else ""),
+              "built with --disable=amx-tiles." if has_amx else ""),
              "'% of peak' is the median over rounds of the product's rate over the peak "
              "measured in the same round.", "",
              "| M x K x N | kind | Tessel ms | onnxruntime ms | Tessel / onnxruntime | Tessel GOP/s "
              "| onnxruntime GOP/s | Tessel % of VNNI peak | Tessel f32 / Tessel int8 |" +
-             (" Tessel VNNI ms | Tessel % of AMX peak |" if amx else ""),
-             "|---|---|---|---|---|---|---|---|---|" + ("---|---|" if amx else "")]
+             (" Tessel VNNI ms | Tessel % of AMX peak |" if has_amx else ""),
+             "|---|---|---|---|---|---|---|---|---|" + ("---|---|" if has_amx else "")]
     f32 = {r[0]: r[2] for r in rows if r[1] == "f32"}
     for shape, kind, t, o, tg, og, _, v, shares in rows:
         speedup = "-" if kind == "f32" else f"{f32[shape] / t:.2f}"
@@ -167,7 +167,7 @@ def main():
                  else f"{100 * shares['vnni']:.0f}%")
         line = (f"| {shape} | {kind} | {t:.3f} | {o:.3f} | {t / o:.2f} | {tg:.1f} | "
                 f"{og:.1f} | {share} | {speedup} |")
-        if amx:
+        if has_amx:
             line += (" - | - |" if v is None or "amx" not in shares
                      else f" {v:.3f} | {100 * shares['amx']:.0f}% |")
         lines.append(line)

@@ -41,7 +41,7 @@ import onnx
 from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
                                       quantize_static)
 
-from ort_timing import (cosine, cpu_name, isa_label, ort_p50, run, session,
+from ort_timing import (cosine, cpu_flags, cpu_name, isa_label, ort_p50, run, session,
                         write_results)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -197,7 +197,7 @@ def main():
         print(f"qdq: {name}: " + ", ".join(f"{k} {v:.3f} ms" for k, v in t.items()),
               file=sys.stderr, flush=True)
     cpu, isa = cpu_name(), isa_label()
-    flags = open("/proc/cpuinfo").read()
+    flags = cpu_flags()
     bf16_isa = ", ".join(n for f, n in (("amx_bf16", "AMX-BF16"), ("avx512_bf16", "AVX512-BF16"))
                          if f in flags) or "no bf16 arithmetic"
     lines = ["# Tessel INT8, Tessel on onnxruntime's QDQ models, and Tessel BF16", "",

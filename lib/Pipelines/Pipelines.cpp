@@ -175,6 +175,23 @@ FailureOr<PipelineOptions> mlir::tessel::resolvePipelineOptions(
   return options;
 }
 
+/// The target's bf16 product kernels as the switches leave them.
+static MicroKernelChoice bf16ProductKernels(const PipelineOptions &options) {
+  CpuTargetInfo target = options.target;
+  target.amxBf16 = options.amxBf16Tiles();
+  return selectBf16ProductKernel(target);
+}
+
+bool PipelineOptions::hasFastBf16Products() const {
+  return bf16ProductKernels(*this).emitted != MicroKernelKind::None;
+}
+
+bool PipelineOptions::bf16WholeTilesOnly() const {
+  MicroKernelChoice choice = bf16ProductKernels(*this);
+  return choice.emitted == MicroKernelKind::AmxBf16 &&
+         choice.emittable.size() == 1;
+}
+
 void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
                                       const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());

@@ -99,21 +99,15 @@ struct PipelineOptions {
   bool amxBf16Tiles() const {
     return target.amxTile && target.amxBf16 && enabled("amx-tiles");
   }
-  /// Whether the target has a bf16 product kernel that beats its FP32 FMA
-  /// (AMX-BF16 tiles, or a vdpbf16ps faster than the FMA), and whether that
-  /// is AMX alone (then only products of whole tiles go bf16).
-  bool hasFastBf16Products() const {
-    return amxBf16Tiles() || fastBf16Dot();
-  }
-  bool bf16WholeTilesOnly() const { return amxBf16Tiles() && !fastBf16Dot(); }
+  /// Whether the target, as the switches leave it, has a bf16 product
+  /// kernel that beats its FP32 FMA (selectBf16ProductKernel: AMX-BF16
+  /// tiles, or a vdpbf16ps faster than the FMA), and whether that is AMX
+  /// tiles alone (then only products of whole tiles go bf16).
+  bool hasFastBf16Products() const;
+  bool bf16WholeTilesOnly() const;
   /// f32 elements per vector register of the target.
   int64_t getVectorWidth() const { return target.getF32Lanes(); }
   static CpuTargetInfo getDefaultTarget();
-
-private:
-  bool fastBf16Dot() const {
-    return target.avx512Bf16 && target.bf16DotRate > 1.0;
-  }
 };
 
 /// The registered pipelines' textual options: the same as tessel-compile's

@@ -25,11 +25,11 @@
 #include "tessel/Codegen/KernelGroup.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -189,10 +189,10 @@ rebuildCollapsed(OpBuilder &b, linalg::GenericOp op,
 /// The windows of the (padded) channels-last input that the output
 /// positions read, one row each: [N*OH*OW, KH*KW*C], taps in (kh, kw, c)
 /// order, then zeros up to `rowLength`; with `firstRow`, only the
-/// `blockRows` positions from it on, [blockRows, rowLength]. A loop over the output
-/// positions copies each tap row's run of contiguous bytes (a row's KW taps
-/// of C channels when the columns are not dilated, else each tap's C) as
-/// vectors of at most 256 bytes.
+/// `blockRows` positions from it on, [blockRows, rowLength]. A loop over
+/// the output positions copies each tap row's run of contiguous bytes (a
+/// row's KW taps of C channels when the columns are not dilated, else each
+/// tap's C) as vectors of at most 256 bytes.
 static Value gatherWindows(OpBuilder &b, Location loc, Value input,
                            const Conv2D &conv, int64_t rowLength,
                            Value firstRow = Value(), int64_t blockRows = 0) {

@@ -181,12 +181,16 @@ void mlir::tessel::printCpuTargetInfo(const CpuTargetInfo &target,
   }
 }
 
-bool mlir::tessel::hasBf16ProductKernel(const CpuTargetInfo &target) {
+MicroKernelChoice
+mlir::tessel::selectBf16ProductKernel(const CpuTargetInfo &target) {
   MLIRContext context(MLIRContext::Threading::DISABLED);
   Builder b(&context);
   return selectMicroKernel(target, b.getBF16Type(), b.getBF16Type(),
-                           b.getF32Type())
-             .emitted != MicroKernelKind::None;
+                           b.getF32Type());
+}
+
+bool mlir::tessel::hasBf16ProductKernel(const CpuTargetInfo &target) {
+  return selectBf16ProductKernel(target).emitted != MicroKernelKind::None;
 }
 
 bool mlir::tessel::hasEightBitProductKernel(const CpuTargetInfo &target) {

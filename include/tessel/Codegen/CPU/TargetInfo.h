@@ -131,6 +131,9 @@ bool hasEightBitProductKernel(const CpuTargetInfo &target);
 
 /// Whether Tessel emits a bf16 x bf16 -> f32 micro-kernel on `target` that
 /// beats its FP32 FMA (--precision=bf16 runs products on it).
+/// The kernels `target` has for bf16 x bf16 -> f32 products
+/// (selectMicroKernel's choice for those types).
+MicroKernelChoice selectBf16ProductKernel(const CpuTargetInfo &target);
 bool hasBf16ProductKernel(const CpuTargetInfo &target);
 
 /// Whether Tessel has an emitter for `kind` (`getMicroKernel`,
