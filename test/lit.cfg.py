@@ -76,6 +76,8 @@ if "avx_vnni" in flags:
     config.available_features.add("host-avx-vnni")
 if "avx512f" in flags and "avx512_bf16" in flags:
     config.available_features.add("host-avx512-bf16")
+if "avx512f" in flags and "avx512_fp16" in flags:
+    config.available_features.add("host-avx512-fp16")
 # AMX tiles: the runtime asks Linux for the tile state (5.16 and later).
 if "amx_tile" in flags and "amx_int8" in flags and "avx512f" in flags:
     config.available_features.add("host-amx-int8")

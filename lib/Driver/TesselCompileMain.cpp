@@ -153,11 +153,12 @@ cl::opt<std::string> quantizeKind(
              "activations calibrated on --calibration-data"),
     cl::cat(category));
 cl::opt<std::string> precision(
-    "precision", cl::value_desc("fp32|bf16"), cl::init("fp32"),
-    cl::desc("The products' precision: fp32 (the model's, default) or bf16 "
-             "(convolutions and matrix products with constant weights "
-             "multiply bf16 operands and sum in f32, on AVX512-BF16; a "
-             "target without bf16 arithmetic keeps fp32, with a warning)"),
+    "precision", cl::value_desc("fp32|bf16|fp16"), cl::init("fp32"),
+    cl::desc("The products' precision: fp32 (the model's, default), bf16 or "
+             "fp16 (convolutions and matrix products with constant weights "
+             "multiply bf16 or f16 operands and sum in f32: bf16 on "
+             "AVX512-BF16 or AMX-BF16, fp16 on AVX512-FP16; a target without "
+             "that arithmetic keeps fp32, with a warning)"),
     cl::cat(category));
 cl::list<std::string> keepFp32(
     "keep-fp32", cl::value_desc("NODE,..."), cl::CommaSeparated,
@@ -409,6 +410,11 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     else
       llvm::errs() << "has no bf16 arithmetic (AVX512-BF16)\n";
   }
+  if (precision == "fp16" && !pipelineOptions.hasFastF16Products())
+    llvm::errs() << "tessel-compile: warning: --precision=fp16: the products "
+                    "stay fp32: the target ("
+                 << pipelineOptions.target.cpu
+                 << ") has no f16 arithmetic (AVX512-FP16)\n";
   if (printTarget) {
     MLIRContext context;
     printCpuTargetInfo(pipelineOptions.target, &context, llvm::outs());

@@ -166,8 +166,9 @@ FailureOr<PipelineOptions> mlir::tessel::resolvePipelineOptions(
     return failure();
   }
   options.layout = layout.str();
-  if (precision != "fp32" && precision != "bf16") {
-    error = "unknown --precision '" + precision.str() + "' (fp32, bf16)";
+  if (precision != "fp32" && precision != "bf16" && precision != "fp16") {
+    error =
+        "unknown --precision '" + precision.str() + "' (fp32, bf16, fp16)";
     return failure();
   }
   options.precision = precision.str();
@@ -183,13 +184,18 @@ static MicroKernelChoice bf16ProductKernels(const PipelineOptions &options) {
 }
 
 bool PipelineOptions::hasFastBf16Products() const {
-  return bf16ProductKernels(*this).emitted != MicroKernelKind::None;
+  return isFasterThanFp32(bf16ProductKernels(*this).emitted);
+}
+
+bool PipelineOptions::hasFastF16Products() const {
+  return hasF16ProductKernel(target);
 }
 
 bool PipelineOptions::bf16WholeTilesOnly() const {
+  // AMX tiles, and no vdpbf16ps that beats the FMA for the rest.
   MicroKernelChoice choice = bf16ProductKernels(*this);
   return choice.emitted == MicroKernelKind::AmxBf16 &&
-         choice.emittable.size() == 1;
+         !llvm::is_contained(choice.emittable, MicroKernelKind::Bf16Dot);
 }
 
 void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
@@ -249,11 +255,15 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
   }
   // After the folds and the dropped channels: they read f32 weights.
-  if (options.precision == "bf16") {
-    TesselBf16ProductsPassOptions bf16;
-    bf16.productKernel = options.hasFastBf16Products();
-    bf16.wholeAmxTiles = options.bf16WholeTilesOnly();
-    pm.addNestedPass<func::FuncOp>(createTesselBf16ProductsPass(bf16));
+  if (options.precision == "bf16" || options.precision == "fp16") {
+    TesselLowPrecisionProductsPassOptions narrow;
+    bool f16 = options.precision == "fp16";
+    narrow.element = f16 ? "f16" : "bf16";
+    narrow.productKernel =
+        f16 ? options.hasFastF16Products() : options.hasFastBf16Products();
+    narrow.wholeAmxTiles = !f16 && options.bf16WholeTilesOnly();
+    pm.addNestedPass<func::FuncOp>(
+        createTesselLowPrecisionProductsPass(narrow));
     pm.addPass(createCanonicalizerPass());
   }
   // Last: the folds above see the model's own layout.
@@ -315,12 +325,14 @@ void mlir::tessel::buildCodegenPipeline(OpPassManager &pm,
     vectorize.fuseEpilogue = options.enabled("fuse-product-epilogue");
     vectorize.vnni = options.target.avx512Vnni || options.target.avxVnni;
     // The instruction's presence, not whether it beats the FMA: where it
-    // does not, tessel-bf16-products makes no bf16 products for it to run.
-    // (The products of a model that arrives in bf16 do not reach it yet.)
+    // does not, tessel-low-precision-products makes no bf16 products for
+    // it to run, and a model's own bf16 products run on the next kernel
+    // (the widened FMA).
     vectorize.bf16 = options.target.avx512Bf16;
     vectorize.amx = options.target.amxTile && options.target.amxInt8 &&
                     options.enabled("amx-tiles");
     vectorize.amxBf16 = options.amxBf16Tiles();
+    vectorize.fp16 = options.target.avx512Fp16;
     pm.addNestedPass<func::FuncOp>(
         createTesselVectorizeContractionsPass(vectorize));
     TesselVectorizeWindowsPassOptions windows;

@@ -681,6 +681,44 @@ def lstm_wide(rng):
     return graph, [rng.standard_normal((steps, batch, size)).astype(np.float32)]
 
 
+def half_cnn(rng):
+    """A model that arrives in float16 (inputs, weights, every op): Conv
+    3 -> 16, Relu, MaxPool, Conv 16 -> 32 (strided, padded), Relu,
+    GlobalAveragePool, Flatten, Gemm 32 -> 16, Softmax."""
+    def init(name, array):
+        return numpy_helper.from_array(np.asarray(array, dtype=np.float16), name)
+    inits = [
+        init("conv1.weight", rng.standard_normal((16, 3, 3, 3)) * 0.3),
+        init("conv1.bias", rng.standard_normal(16) * 0.1),
+        init("conv2.weight", rng.standard_normal((32, 16, 3, 3)) * 0.1),
+        init("conv2.bias", rng.standard_normal(32) * 0.1),
+        init("fc.weight", rng.standard_normal((16, 32)) * 0.3),
+        init("fc.bias", rng.standard_normal(16) * 0.1),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["x", "conv1.weight", "conv1.bias"], ["c1"], name="conv1",
+                         pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("MaxPool", ["r1"], ["p1"], name="pool1", kernel_shape=[2, 2],
+                         strides=[2, 2]),
+        helper.make_node("Conv", ["p1", "conv2.weight", "conv2.bias"], ["c2"], name="conv2",
+                         strides=[2, 2], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+        helper.make_node("GlobalAveragePool", ["r2"], ["g"], name="gap"),
+        helper.make_node("Flatten", ["g"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", "fc.weight", "fc.bias"], ["logits"], name="fc",
+                         transB=1),
+        helper.make_node("Softmax", ["logits"], ["probs"], name="softmax", axis=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "half_cnn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [2, 3, 32, 32])],
+        [helper.make_tensor_value_info("probs", TensorProto.FLOAT16, [2, 16])],
+        inits)
+    inputs = [rng.standard_normal((2, 3, 32, 32)).astype(np.float16)]
+    return graph, inputs
+
+
 MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "stem_cnn": stem_cnn, "stem_cnn_normalized": stem_cnn_normalized,
           "mlp_normalized": mlp_normalized, "attention": attention,
@@ -692,7 +730,8 @@ MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "qdq_mlp": qdq_mlp, "qdq_batched": qdq_batched,
           "qdq_cnn": qdq_cnn,
           "gru_linear_before_reset": gru_linear_before_reset,
-          "gru_reset_first": gru_reset_first, "lstm_wide": lstm_wide}
+          "gru_reset_first": gru_reset_first, "lstm_wide": lstm_wide,
+          "half_cnn": half_cnn}
 
 
 def main():

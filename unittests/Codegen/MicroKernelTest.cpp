@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Codegen/CPU/AmxTiles.h"
+#include "tessel/Codegen/CPU/F16Blocks.h"
 #include "tessel/Codegen/CPU/MicroKernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -49,10 +50,13 @@ TEST_F(MicroKernelTest, F32FmaI8Bf16AndAmxInt8KernelsHaveEmitters) {
   EXPECT_EQ(getMicroKernel(MicroKernelKind::AmxInt8)->getReductionGroup(), 4);
   ASSERT_NE(getMicroKernel(MicroKernelKind::AmxBf16), nullptr);
   EXPECT_EQ(getMicroKernel(MicroKernelKind::AmxBf16)->getReductionGroup(), 2);
-  for (MicroKernelKind kind : {MicroKernelKind::None, MicroKernelKind::F16Fma}) {
-    EXPECT_EQ(getMicroKernel(kind), nullptr) << stringifyMicroKernel(kind).str();
-    EXPECT_FALSE(isMicroKernelImplemented(kind));
-  }
+  ASSERT_NE(getMicroKernel(MicroKernelKind::F16Fma), nullptr);
+  EXPECT_EQ(getMicroKernel(MicroKernelKind::F16Fma)->getReductionGroup(), 1);
+  ASSERT_NE(getMicroKernel(MicroKernelKind::WidenedFma), nullptr);
+  EXPECT_EQ(getMicroKernel(MicroKernelKind::WidenedFma)->getReductionGroup(),
+            1);
+  EXPECT_EQ(getMicroKernel(MicroKernelKind::None), nullptr);
+  EXPECT_FALSE(isMicroKernelImplemented(MicroKernelKind::None));
 }
 
 TEST_F(MicroKernelTest, AmxTakesWholeTilesAndFallsBackToVnni) {
@@ -149,21 +153,24 @@ TEST_F(MicroKernelTest, Bf16ProductsRunOnVdpbf16psOnlyWhereItBeatsTheFma) {
   EXPECT_EQ(dot->getKind(), MicroKernelKind::Bf16Dot);
   EXPECT_EQ(dot->getReductionGroup(), 2);
   EXPECT_TRUE(hasBf16ProductKernel(zen4));
-  // Half the FMA's rate (Sapphire and Emerald Rapids): no bf16 kernel.
+  // Half the FMA's rate (Sapphire and Emerald Rapids): no bf16 kernel
+  // that beats the FMA; a model's own bf16 products run widened to f32.
   CpuTargetInfo spr = zen4;
   spr.bf16DotRate = 0.5;
   EXPECT_EQ(selectMicroKernel(spr, bf16, bf16, f32).best,
-            MicroKernelKind::None);
+            MicroKernelKind::WidenedFma);
   EXPECT_FALSE(hasBf16ProductKernel(spr));
   // With AMX-BF16 (Sapphire and Emerald Rapids): tiles, for whole tiles
-  // only (the reduction in 32s: 64-byte rows of bf16), and nothing else
-  // there (tessel-bf16-products leaves those products f32).
+  // only (the reduction in 32s: 64-byte rows of bf16), and for the others
+  // only the widened FMA (tessel-low-precision-products leaves those
+  // products f32).
   CpuTargetInfo sprAmx = describeVectorTarget(
       16, 16, /*vnni=*/true, /*bf16=*/true, /*amx=*/true, /*amxBf16=*/true);
   sprAmx.bf16DotRate = 0.5;
   MicroKernelChoice tiles = selectMicroKernel(sprAmx, bf16, bf16, f32);
   EXPECT_EQ(tiles.emitted, MicroKernelKind::AmxBf16);
-  EXPECT_EQ(tiles.emittable.size(), 1u);
+  ASSERT_EQ(tiles.emittable.size(), 2u);
+  EXPECT_EQ(tiles.emittable[1], MicroKernelKind::WidenedFma);
   EXPECT_TRUE(hasBf16ProductKernel(sprAmx));
   const MicroKernel *amx = getMicroKernel(MicroKernelKind::AmxBf16);
   EXPECT_TRUE(amx->coversProduct(ProductExtent{32, 32, 64, true}));
@@ -172,8 +179,9 @@ TEST_F(MicroKernelTest, Bf16ProductsRunOnVdpbf16psOnlyWhereItBeatsTheFma) {
   EXPECT_FALSE(amx->coversProduct(ProductExtent{32, 24, 64, true}));
   EXPECT_FALSE(amx->coversProduct(ProductExtent{32, 32, 64, false}));
   EXPECT_EQ(getProductMicroKernel(sprAmx, bf16, bf16, f32,
-                                  ProductExtent{32, 32, 48, true}),
-            nullptr);
+                                  ProductExtent{32, 32, 48, true})
+                ->getKind(),
+            MicroKernelKind::WidenedFma);
   // The same rule the graph pass asks (AmxTiles.h), and the padding of a
   // convolution's gathered windows: 147 taps (148 in pairs) to 160, 72 not
   // (96 would be a third more work).
@@ -186,6 +194,59 @@ TEST_F(MicroKernelTest, Bf16ProductsRunOnVdpbf16psOnlyWhereItBeatsTheFma) {
   EXPECT_FALSE(hasBf16ProductKernel(describeVectorTarget(16, 16)));
   EXPECT_FALSE(hasBf16ProductKernel(
       describeVectorTarget(8, 12, /*vnni=*/false, /*bf16=*/true)));
+}
+
+TEST_F(MicroKernelTest, F16ProductsRunOnAvx512Fp16InBlocksElseWidened) {
+  Builder b(&context);
+  Type f16 = b.getF16Type(), f32 = b.getF32Type();
+  // AVX512-FP16: vfmadd231ph for columns in 16s and reductions in 8s,
+  // walking the reduction itself; the widened FMA for the others.
+  CpuTargetInfo spr = describeVectorTarget(16, 16, /*vnni=*/true,
+                                           /*bf16=*/true, /*amx=*/true,
+                                           /*amxBf16=*/true, /*fp16=*/true);
+  MicroKernelChoice choice = selectMicroKernel(spr, f16, f16, f32);
+  EXPECT_EQ(choice.emitted, MicroKernelKind::F16Fma);
+  ASSERT_EQ(choice.emittable.size(), 2u);
+  EXPECT_EQ(choice.emittable[1], MicroKernelKind::WidenedFma);
+  EXPECT_TRUE(hasF16ProductKernel(spr));
+  const MicroKernel *fp16 = getMicroKernel(MicroKernelKind::F16Fma);
+  EXPECT_TRUE(fp16->coversProduct(ProductExtent{49, 512, 4608, false}));
+  EXPECT_TRUE(fp16->walksReduction(ProductExtent{49, 512, 4608, false}));
+  EXPECT_EQ(fp16->getProductTile(ProductExtent{49, 512, 4608, false}),
+            std::make_pair(int64_t(7), int64_t(32)));
+  EXPECT_FALSE(fp16->coversProduct(ProductExtent{32, 24, 64, false}));
+  EXPECT_FALSE(fp16->coversProduct(ProductExtent{32, 32, 36, false}));
+  EXPECT_EQ(getProductMicroKernel(spr, f16, f16, f32,
+                                  ProductExtent{32, 24, 64, false})
+                ->getKind(),
+            MicroKernelKind::WidenedFma);
+  // Without AVX512-FP16: widened on AVX2 and AVX-512 (F16C), none on SSE.
+  EXPECT_EQ(selectMicroKernel(describeVectorTarget(16, 16), f16, f16, f32)
+                .emitted,
+            MicroKernelKind::WidenedFma);
+  EXPECT_EQ(selectMicroKernel(describeVectorTarget(8, 12), f16, f16, f32)
+                .emitted,
+            MicroKernelKind::WidenedFma);
+  EXPECT_EQ(selectMicroKernel(describeVectorTarget(4, 16), f16, f16, f32)
+                .emitted,
+            MicroKernelKind::None);
+  EXPECT_FALSE(hasF16ProductKernel(describeVectorTarget(16, 16)));
+  EXPECT_FALSE(isFasterThanFp32(MicroKernelKind::WidenedFma));
+  EXPECT_TRUE(isFasterThanFp32(MicroKernelKind::F16Fma));
+  // The rule the graph pass asks (F16Blocks.h).
+  EXPECT_EQ(f16_blocks::selectTile(3136, 64), std::make_pair(int64_t(7),
+                                                             int64_t(32)));
+  EXPECT_EQ(f16_blocks::selectTile(12, 16), std::make_pair(int64_t(6),
+                                                           int64_t(16)));
+  EXPECT_EQ(f16_blocks::selectTile(12, 24).first, 0);
+  EXPECT_EQ(f16_blocks::selectReductionBlock(576), 64);
+  EXPECT_EQ(f16_blocks::selectReductionBlock(72), 8);
+  EXPECT_EQ(f16_blocks::selectReductionBlock(36), 0);
+  EXPECT_EQ(f16_blocks::padReduction(147), 160);
+  EXPECT_EQ(f16_blocks::padReduction(27), 32);
+  EXPECT_EQ(f16_blocks::padReduction(36), 40);
+  EXPECT_FALSE(f16_blocks::paysOff(4, 16, 32));
+  EXPECT_TRUE(f16_blocks::paysOff(4, 16, 64));
 }
 
 TEST_F(MicroKernelTest, F32FmaMultipliesAndAccumulatesWithVectorFma) {

@@ -81,8 +81,9 @@ struct PipelineOptions {
   std::vector<double> quantizeScales;
   std::vector<int64_t> quantizeZeroPoints;
   /// The products' precision (tessel-compile --precision): "fp32" (the
-  /// model's), or "bf16" (tessel-bf16-products: products with constant
-  /// weights on bf16 operands, where the target has bf16 arithmetic).
+  /// model's), "bf16" or "fp16" (tessel-low-precision-products: products
+  /// with constant weights on bf16 or f16 operands, where the target has
+  /// the arithmetic).
   std::string precision = "fp32";
   /// tessel-compile --debug-outputs: the artifact also returns each model
   /// node's output (tessel-expose-node-outputs), for tessel-compare.
@@ -105,6 +106,9 @@ struct PipelineOptions {
   /// tiles alone (then only products of whole tiles go bf16).
   bool hasFastBf16Products() const;
   bool bf16WholeTilesOnly() const;
+  /// Whether the target has an f16 product kernel that beats its FP32 FMA
+  /// (AVX512-FP16).
+  bool hasFastF16Products() const;
   /// f32 elements per vector register of the target.
   int64_t getVectorWidth() const { return target.getF32Lanes(); }
   static CpuTargetInfo getDefaultTarget();
@@ -136,7 +140,7 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
       llvm::cl::init("nchw")};
   Option<std::string> precision{
       *this, "precision",
-      llvm::cl::desc("fp32 or bf16 (as tessel-compile --precision)"),
+      llvm::cl::desc("fp32, bf16 or fp16 (as tessel-compile --precision)"),
       llvm::cl::init("fp32")};
   Option<bool> debugOutputs{
       *this, "debug-outputs",

@@ -21,8 +21,9 @@
 //    (their element types).
 //  - `float-quantized-product` (analysis), at a product of dequantized
 //    values left in f32, metric `reason`.
-//  - `low-precision-product` (passed), at a product tessel-bf16-products
-//    runs on bf16 operands, metric `precision`.
+//  - `low-precision-product` (passed), at a product
+//    tessel-low-precision-products runs on bf16 or f16 operands, metric
+//    `precision`.
 //  - `full-precision-product` (analysis), at a product `--precision` left
 //    in f32, metric `reason`.
 //

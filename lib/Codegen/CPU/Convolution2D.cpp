@@ -35,7 +35,8 @@ static bool isMultiplyAccumulate(linalg::GenericOp op) {
 
 /// The reduction group of a body `out + ext(in0) * ext(in1)`, each input
 /// extended once: 4 for 8-bit inputs (extended signed or unsigned) into
-/// i32, 2 for bf16 ones into f32; 0 for anything else.
+/// i32, 2 for bf16 ones into f32 (vdpbf16ps's pairs), 1 for f16 ones; 0
+/// for anything else.
 static int64_t narrowMultiplyAccumulateGroup(linalg::GenericOp op) {
   Block &body = op.getRegion().front();
   if (body.getOperations().size() != 5)
@@ -51,7 +52,8 @@ static int64_t narrowMultiplyAccumulateGroup(linalg::GenericOp op) {
     Type narrow = body.getArgument(arg).getType();
     return integer ? isa<arith::ExtSIOp, arith::ExtUIOp>(ext) &&
                          narrow.isInteger(8)
-                   : isa<arith::ExtFOp>(ext) && narrow.isBF16();
+                   : isa<arith::ExtFOp>(ext) &&
+                         (narrow.isBF16() || narrow.isF16());
   };
   Operation *yield = body.getTerminator();
   Operation *add = yield->getNumOperands() == 1
@@ -70,7 +72,9 @@ static int64_t narrowMultiplyAccumulateGroup(linalg::GenericOp op) {
              extended(mul->getOperand(1), 1)) ||
             (extended(mul->getOperand(0), 1) &&
              extended(mul->getOperand(1), 0));
-  return ok ? (integer ? 4 : 2) : 0;
+  if (!ok)
+    return 0;
+  return integer ? 4 : body.getArgument(0).getType().isF16() ? 1 : 2;
 }
 
 std::optional<Conv2D> mlir::tessel::cpu::matchConv2D(linalg::GenericOp op,

@@ -22,6 +22,7 @@
 #include "ProductTiling.h"
 
 #include "tessel/Codegen/CPU/AmxTiles.h"
+#include "tessel/Codegen/CPU/F16Blocks.h"
 #include "tessel/Codegen/KernelGroup.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -514,10 +515,14 @@ FailureOr<linalg::GenericOp> mlir::tessel::rewriteConvolutionAsProduct(
   if (!pointwise && conv.narrow) {
     rowLength = llvm::alignTo(rowLength, conv.reductionGroup);
     // bf16 on AMX tiles: whole 64-byte tile rows where that costs little
-    // (tessel-bf16-products asked the same when it chose bf16).
+    // (tessel-low-precision-products asked the same when it chose bf16).
     Type element = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
     if (options.bf16TileRows && element.isBF16())
       rowLength = amx_tiles::padReductionToTileRows(rowLength, 2);
+    // f16: the AVX512-FP16 kernel's reduction blocks (tessel-low-precision-
+    // products asked the same).
+    if (element.isF16())
+      rowLength = f16_blocks::padReduction(rowLength);
   }
   Value input =
       pointwise

@@ -108,12 +108,17 @@ linalg::LinalgOp mlir::tessel::dropProductUnitLoops(RewriterBase &rewriter,
   // bf16 ones accumulating in f32 (vdpbf16ps's).
   auto isF32 = [](Value v) { return getElementTypeOrSelf(v).isF32(); };
   auto isI8 = [](Value v) { return getElementTypeOrSelf(v).isInteger(8); };
-  auto isBF16 = [](Value v) { return getElementTypeOrSelf(v).isBF16(); };
   bool narrow = llvm::all_of(op.getDpsInputs(), isI8) &&
                 llvm::all_of(op.getDpsInits(), [](Value v) {
                   return getElementTypeOrSelf(v).isInteger(32);
                 });
-  narrow |= llvm::all_of(op.getDpsInputs(), isBF16) &&
+  // (f16 and bf16 ones, or f32 times either, summing in f32: the bf16 and
+  // widened-FMA kernels'.)
+  auto isFloat = [&](Value v) {
+    Type t = getElementTypeOrSelf(v);
+    return t.isF32() || t.isBF16() || t.isF16();
+  };
+  narrow |= llvm::all_of(op.getDpsInputs(), isFloat) &&
             llvm::all_of(op.getDpsInits(), isF32);
   if (!generic || !linalg::isaContractionOpInterface(op) ||
       op.hasDynamicShape() ||
@@ -197,11 +202,15 @@ linalg::LinalgOp mlir::tessel::specializeProduct(RewriterBase &rewriter,
   if (!generic || !linalg::isaContractionOpInterface(op) ||
       !hasPlainProductMaps(op))
     return op;
-  // Mixed element types (an i8 product with its extensions in the body)
-  // stay generic: a named op has one cast for both inputs.
+  // Mixed integer types (an i8 product with its extensions in the body)
+  // stay generic: a named op has one cast for both inputs, signed or not.
+  // Narrower floats summed in f32 become the named op's `extf` (the widened
+  // FMA's contraction reads them narrow).
   Type outType = getElementTypeOrSelf(op.getDpsInits()[0].getType());
   if (llvm::any_of(op.getDpsInputs(), [&](Value input) {
-        return getElementTypeOrSelf(input.getType()) != outType;
+        Type type = getElementTypeOrSelf(input.getType());
+        return type != outType &&
+               !(isa<FloatType>(type) && isa<FloatType>(outType));
       }))
     return op;
   rewriter.setInsertionPoint(generic);

@@ -32,15 +32,20 @@ bool isBf16Product(linalg::LinalgOp op);
 /// read instead from the same weights stored panel by panel,
 /// [N/NR, K/g, NR * g], as the tile's panel [K/g, NR * g]. With a
 /// `panelWidth` W dividing NR, stored in panels of W columns,
-/// [N/W, K/g, W * g], as the tile's NR/W panels [NR/W, K/g, W * g]. Null
+/// [N/W, K/g, W * g], as the tile's NR/W panels [NR/W, K/g, W * g]. A 2-D
+/// slice [K, NR] of weights [K, N]: from [N/NR, K/i, NR * i], each group
+/// of `interleave` rows interleaved per column, as [K/i, NR * i]. Null
 /// when `rhs` is not such a slice.
 Value panelRuns(RewriterBase &rewriter, Location loc, Value rhs,
-                int64_t panelWidth = 0);
+                int64_t panelWidth = 0, int64_t interleave = 1);
 
 /// i8 x i8 -> i32 on AMX tiles (AmxMicroKernel.cpp).
 const MicroKernel *getAmxInt8MicroKernel();
 /// bf16 x bf16 -> f32 on AMX tiles (AmxMicroKernel.cpp).
 const MicroKernel *getAmxBf16MicroKernel();
+/// f16 x f16 -> f32 on AVX512-FP16, f16 sums per reduction block
+/// (F16MicroKernel.cpp).
+const MicroKernel *getF16FmaMicroKernel();
 
 } // namespace mlir::tessel::cpu
 

@@ -21,6 +21,9 @@
 // f32 lane, on the same register tiles (groups of 2: weights packed
 // [K/2, N, 2], each row's pair broadcast as one 32-bit word).
 //
+// Widened FMA: f16 or bf16 operands extended to f32 in registers, then the
+// f32 kernel (16-bit storage at FP32's rate).
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Codegen/CPU/MicroKernel.h"
@@ -69,6 +72,35 @@ public:
       return failure();
     rewriter.replaceOp(tile, vectorized->replacements);
     return success();
+  }
+};
+
+/// f16 or bf16 operands extended to f32 in registers, then the f32 FMA:
+/// the product's register tile vectorizes as the f32 kernel's (its
+/// `vector.contract` reads the narrow values and extends them), and a step
+/// extends its operands before the `vector.fma`.
+class WidenedFmaMicroKernel final : public MicroKernel {
+public:
+  WidenedFmaMicroKernel() : MicroKernel(MicroKernelKind::WidenedFma) {}
+
+  int64_t getReductionGroup() const override { return 1; }
+
+  Value emitMultiplyAccumulate(OpBuilder &b, Location loc, Value lhs,
+                               Value rhs, Value acc) const override {
+    auto widen = [&](Value v) -> Value {
+      auto type = cast<VectorType>(v.getType());
+      Type accElement = getElementTypeOrSelf(acc.getType());
+      if (type.getElementType() == accElement)
+        return v;
+      return arith::ExtFOp::create(b, loc, type.clone(accElement), v);
+    };
+    return vector::FMAOp::create(b, loc, widen(lhs), widen(rhs), acc);
+  }
+
+  LogicalResult emitProductTile(RewriterBase &rewriter,
+                                linalg::LinalgOp tile) const override {
+    return getMicroKernel(MicroKernelKind::F32Fma)
+        ->emitProductTile(rewriter, tile);
   }
 };
 
@@ -121,41 +153,71 @@ mlir::tessel::cpu::int8Signedness(linalg::LinalgOp op) {
 /// (one more constant, made here; the first loses its readers), so that
 /// the tile's reduction walks one contiguous run instead of NR * g values
 /// every N * g (with N * g bytes of 2 KiB or more, a new page every group
-/// or two: the hardware prefetchers and the TLB fall behind). Null when `rhs`
-/// is not such a slice.
+/// or two: the hardware prefetchers and the TLB fall behind). A 2-D slice
+/// [K, NR] of weights [K, N] (the f16 kernel's) is read from panels of
+/// `interleave` rows interleaved per column, [N/NR, K/i, NR * i] (i = 1:
+/// the rows as they are), as the tile's [K/i, NR * i]. Null when `rhs` is
+/// not such a slice.
 Value mlir::tessel::cpu::panelRuns(RewriterBase &rewriter, Location loc,
-                                  Value rhs, int64_t panelWidth) {
+                                  Value rhs, int64_t panelWidth,
+                                  int64_t interleave) {
   // Through nested slices (a column block, then the tile in it): whole
   // along the groups and the bytes, their column offsets summed.
   auto sliceType = dyn_cast<RankedTensorType>(rhs.getType());
-  if (!sliceType || sliceType.getRank() != 3)
+  if (!sliceType || (sliceType.getRank() != 3 && sliceType.getRank() != 2))
     return Value();
+  int64_t rank = sliceType.getRank();
   SmallVector<OpFoldResult> columnOffsets;
   Value source = rhs;
   while (auto slice = source.getDefiningOp<tensor::ExtractSliceOp>()) {
     RankedTensorType from = slice.getSourceType();
-    if (!slice.hasUnitStride() || from.getRank() != 3 ||
-        slice.getResultType().getRank() != 3 ||
+    if (!slice.hasUnitStride() || from.getRank() != rank ||
+        slice.getResultType().getRank() != rank ||
         slice.getResultType().getDimSize(0) != from.getDimSize(0) ||
-        slice.getResultType().getDimSize(2) != from.getDimSize(2))
+        (rank == 3 &&
+         slice.getResultType().getDimSize(2) != from.getDimSize(2)))
       return Value();
     columnOffsets.push_back(slice.getMixedOffsets()[1]);
     source = slice.getSource();
   }
+  // (Interleaving rows is worth a copy even of a tile that spans every
+  // column.)
   DenseElementsAttr weights;
-  if (columnOffsets.empty() || !matchPattern(source, m_Constant(&weights)) ||
-      weights.isSplat())
+  if ((columnOffsets.empty() && interleave == 1) ||
+      !matchPattern(source, m_Constant(&weights)) || weights.isSplat())
     return Value();
+  if (columnOffsets.empty())
+    columnOffsets.push_back(rewriter.getIndexAttr(0));
   auto type = cast<RankedTensorType>(weights.getType());
   int64_t groups = type.getDimSize(0), columns = type.getDimSize(1),
-          group = type.getDimSize(2);
+          group = rank == 3 ? type.getDimSize(2) : 1;
+  // Rows interleaved: the same copy, each group of `interleave` rows
+  // transposed first ([K/i, i, N] -> [K/i, N, i]).
+  std::vector<char> interleaved;
+  if (rank == 2 && interleave > 1) {
+    if (groups % interleave != 0)
+      return Value();
+    size_t bytes = type.getElementTypeBitWidth() / 8;
+    ArrayRef<char> raw = weights.getRawData();
+    interleaved.resize(raw.size());
+    for (int64_t k = 0; k < groups; ++k)
+      for (int64_t c = 0; c < columns; ++c)
+        std::copy_n(raw.data() + (k * columns + c) * bytes, bytes,
+                    interleaved.data() +
+                        (((k / interleave) * columns + c) * interleave +
+                         k % interleave) *
+                            bytes);
+    groups /= interleave;
+    group = interleave;
+  }
   int64_t tileWidth = sliceType.getDimSize(1);
   int64_t width = panelWidth ? panelWidth : tileWidth;
   if (columns % width != 0 || tileWidth % width != 0 ||
-      (!panelWidth && columns == width))
+      (!panelWidth && columns == width && interleave == 1))
     return Value();
   int64_t panels = columns / width;
-  ArrayRef<char> raw = weights.getRawData();
+  ArrayRef<char> raw =
+      interleaved.empty() ? weights.getRawData() : ArrayRef<char>(interleaved);
   size_t bytes = type.getElementTypeBitWidth() / 8;
   std::vector<char> panelled(raw.size());
   int64_t run = width * group;
@@ -575,6 +637,7 @@ const MicroKernel *mlir::tessel::getMicroKernel(MicroKernelKind kind) {
   static const I8VnniMicroKernel i8Vnni(I8VnniMicroKernel::Form::Evex);
   static const I8VnniMicroKernel i8Madd(I8VnniMicroKernel::Form::Madd);
   static const Bf16DotMicroKernel bf16Dot;
+  static const WidenedFmaMicroKernel widenedFma;
   switch (kind) {
   case MicroKernelKind::F32Fma:
     return &f32Fma;
@@ -588,9 +651,11 @@ const MicroKernel *mlir::tessel::getMicroKernel(MicroKernelKind kind) {
     return cpu::getAmxInt8MicroKernel();
   case MicroKernelKind::AmxBf16:
     return cpu::getAmxBf16MicroKernel();
-  // FP16 is an issue of its own.
-  case MicroKernelKind::None:
+  case MicroKernelKind::WidenedFma:
+    return &widenedFma;
   case MicroKernelKind::F16Fma:
+    return cpu::getF16FmaMicroKernel();
+  case MicroKernelKind::None:
     return nullptr;
   }
   llvm_unreachable("unknown micro-kernel kind");

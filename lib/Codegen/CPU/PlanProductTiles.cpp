@@ -217,6 +217,9 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
     tiles.columns = kernelTile->second;
     tiles.cacheBlocks.reset();
   }
+  bool walksReduction = microKernel->walksReduction(extent);
+  if (walksReduction && (groupDim || dims->k.size() != 1))
+    return std::nullopt;
 
   ProductLoopTiles plan;
   plan.microKernel = microKernel;
@@ -224,6 +227,9 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
   if (mDim)
     plan.tileSizes[*mDim] = tiles.rows;
   plan.tileSizes[*nDim] = tiles.columns;
+  // (0: untiled.)
+  if (walksReduction)
+    plan.tileSizes[dims->k.front()] = 0;
   if (groupDim) {
     plan.tileSizes[*groupDim] = group;
     // Packed weights: the micro-kernel walks the whole reduction itself

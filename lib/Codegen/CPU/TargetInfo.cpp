@@ -32,6 +32,8 @@ llvm::StringRef mlir::tessel::stringifyMicroKernel(MicroKernelKind kind) {
     return "bf16-dot";
   case MicroKernelKind::F16Fma:
     return "f16-fma";
+  case MicroKernelKind::WidenedFma:
+    return "widened-fma";
   case MicroKernelKind::AmxInt8:
     return "amx-int8";
   case MicroKernelKind::AmxBf16:
@@ -43,7 +45,8 @@ llvm::StringRef mlir::tessel::stringifyMicroKernel(MicroKernelKind kind) {
 CpuTargetInfo mlir::tessel::describeVectorTarget(int64_t f32Lanes,
                                                 int64_t accumulators,
                                                 bool vnni, bool bf16,
-                                                bool amx, bool amxBf16) {
+                                                bool amx, bool amxBf16,
+                                                bool fp16) {
   CpuTargetInfo target;
   target.vectorBits = 32 * f32Lanes;
   target.vectorRegisters = accumulators > 12 ? 32 : 16;
@@ -56,6 +59,7 @@ CpuTargetInfo mlir::tessel::describeVectorTarget(int64_t f32Lanes,
   target.amxInt8 = amx && target.avx512f;
   target.amxBf16 = amxBf16 && target.avx512f;
   target.amxTile = target.amxInt8 || target.amxBf16;
+  target.avx512Fp16 = fp16 && target.avx512f;
   return target;
 }
 
@@ -93,8 +97,10 @@ MicroKernelChoice mlir::tessel::selectMicroKernel(const CpuTargetInfo &target,
     // Only where it beats the FP32 FMA (CpuTargetInfo::bf16DotRate).
     candidates.push_back({MicroKernelKind::Bf16Dot,
                           target.avx512Bf16 && target.bf16DotRate > 1.0, 32});
-  } else if (lhs.isF16() && rhs.isF16() && acc.isF16()) {
-    candidates.push_back({MicroKernelKind::F16Fma, target.avx512Fp16, 16});
+    candidates.push_back({MicroKernelKind::WidenedFma, target.avx2, 32});
+  } else if (lhs.isF16() && rhs.isF16() && acc.isF32()) {
+    candidates.push_back({MicroKernelKind::F16Fma, target.avx512Fp16, 32});
+    candidates.push_back({MicroKernelKind::WidenedFma, target.avx2, 32});
   }
   MicroKernelChoice choice;
   bool haveBest = false;
@@ -157,7 +163,7 @@ void mlir::tessel::printCpuTargetInfo(const CpuTargetInfo &target,
       {"f32 x f32 -> f32", b.getF32Type(), b.getF32Type(), b.getF32Type()},
       {"i8 x i8 -> i32", b.getI8Type(), b.getI8Type(), b.getI32Type()},
       {"bf16 x bf16 -> f32", b.getBF16Type(), b.getBF16Type(), b.getF32Type()},
-      {"f16 x f16 -> f16", b.getF16Type(), b.getF16Type(), b.getF16Type()},
+      {"f16 x f16 -> f32", b.getF16Type(), b.getF16Type(), b.getF32Type()},
   };
   for (const Product &product : products) {
     MicroKernelChoice choice =
@@ -166,14 +172,17 @@ void mlir::tessel::printCpuTargetInfo(const CpuTargetInfo &target,
        << stringifyMicroKernel(choice.emitted);
     if (choice.emitted != MicroKernelKind::None)
       os << " (" << choice.accumulatorLanes << " lanes)";
-    // AMX takes whole tiles only; the other products run on the next.
+    // AMX takes whole tiles only, the f16 kernel columns in 16s and
+    // reductions in 8s; the other products run on the next.
     bool tiles = choice.emitted == MicroKernelKind::AmxInt8 ||
                  choice.emitted == MicroKernelKind::AmxBf16;
-    if (tiles && choice.emittable.size() > 1)
+    if ((tiles || choice.emitted == MicroKernelKind::F16Fma) &&
+        choice.emittable.size() > 1)
       os << ", else " << stringifyMicroKernel(choice.emittable[1]);
-    else if (choice.emitted == MicroKernelKind::AmxBf16)
-      os << ", else f32 (--precision=bf16 keeps the products that are not "
-            "whole tiles in f32)";
+    if (tiles && choice.emitted == MicroKernelKind::AmxBf16 &&
+        !isFasterThanFp32(choice.emittable.back()))
+      os << " (--precision=bf16 keeps the products that are not whole tiles "
+            "in f32)";
     if (choice.best != choice.emitted)
       os << "; target allows " << stringifyMicroKernel(choice.best)
          << ", not generated yet";
@@ -190,7 +199,32 @@ mlir::tessel::selectBf16ProductKernel(const CpuTargetInfo &target) {
 }
 
 bool mlir::tessel::hasBf16ProductKernel(const CpuTargetInfo &target) {
-  return selectBf16ProductKernel(target).emitted != MicroKernelKind::None;
+  return isFasterThanFp32(selectBf16ProductKernel(target).emitted);
+}
+
+bool mlir::tessel::hasF16ProductKernel(const CpuTargetInfo &target) {
+  MLIRContext context(MLIRContext::Threading::DISABLED);
+  Builder b(&context);
+  return isFasterThanFp32(selectMicroKernel(target, b.getF16Type(),
+                                            b.getF16Type(), b.getF32Type())
+                              .emitted);
+}
+
+bool mlir::tessel::isFasterThanFp32(MicroKernelKind kind) {
+  switch (kind) {
+  case MicroKernelKind::None:
+  case MicroKernelKind::F32Fma:
+  case MicroKernelKind::WidenedFma:
+    return false;
+  case MicroKernelKind::I8Vnni:
+  case MicroKernelKind::I8Madd:
+  case MicroKernelKind::Bf16Dot:
+  case MicroKernelKind::F16Fma:
+  case MicroKernelKind::AmxInt8:
+  case MicroKernelKind::AmxBf16:
+    return true;
+  }
+  llvm_unreachable("unknown micro-kernel kind");
 }
 
 bool mlir::tessel::hasEightBitProductKernel(const CpuTargetInfo &target) {

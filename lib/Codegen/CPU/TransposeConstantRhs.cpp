@@ -11,6 +11,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
 
+#include <vector>
+
 using namespace mlir;
 using namespace mlir::tessel;
 
@@ -22,24 +24,33 @@ LogicalResult mlir::tessel::transposeConstantRhs(RewriterBase &rewriter,
   if (rank < 2 || !rhsMap.isProjectedPermutation())
     return failure();
   DenseElementsAttr value;
+  // Any float constant (f32, and a model's f16 or bf16 weights), moved as
+  // raw elements.
   if (!matchPattern(op.getDpsInputs()[1], m_Constant(&value)) ||
-      !value.getElementType().isF32())
+      !isa<FloatType>(value.getElementType()))
     return failure();
   auto type = cast<RankedTensorType>(value.getType());
   int64_t rows = type.getDimSize(rank - 2), cols = type.getDimSize(rank - 1);
   int64_t batch = type.getNumElements() / std::max<int64_t>(1, rows * cols);
-
-  SmallVector<float> source(value.getValues<float>());
-  SmallVector<float> transposed(source.size());
-  for (int64_t b = 0; b < batch; ++b)
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cols; ++c)
-        transposed[b * rows * cols + c * rows + r] =
-            source[b * rows * cols + r * cols + c];
+  size_t bytes = type.getElementTypeBitWidth() / 8;
   SmallVector<int64_t> shape(type.getShape());
   std::swap(shape[rank - 2], shape[rank - 1]);
   auto newType = RankedTensorType::get(shape, type.getElementType());
-  auto attr = DenseElementsAttr::get(newType, ArrayRef<float>(transposed));
+
+  DenseElementsAttr attr;
+  if (value.isSplat()) {
+    attr = value.resizeSplat(newType);
+  } else {
+    ArrayRef<char> source = value.getRawData();
+    std::vector<char> transposed(source.size());
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+          std::copy_n(
+              source.data() + (b * rows * cols + r * cols + c) * bytes, bytes,
+              transposed.data() + (b * rows * cols + c * rows + r) * bytes);
+    attr = DenseElementsAttr::getFromRawBuffer(newType, transposed);
+  }
 
   rewriter.setInsertionPoint(op);
   Value constant = arith::ConstantOp::create(rewriter, op.getLoc(), attr);

@@ -15,9 +15,10 @@ bool mlir::tessel::cpu::hasVectorTypes(linalg::LinalgOp op) {
       integers = true;
       return integer.getWidth() >= 8 && integer.getWidth() <= 64;
     }
-    // bf16: --precision=bf16's activations, converted next to the
-    // products that read or write them.
-    return element.isF32() || element.isBF16();
+    // bf16 and f16: --precision's activations, converted next to the
+    // products that read or write them, and a model's own (its elementwise
+    // ops compute in f32, tessel-to-linalg's computeWide).
+    return element.isF32() || element.isBF16() || element.isF16();
   };
   if (!llvm::all_of(op->getOperandTypes(), allowed) ||
       !llvm::all_of(op->getResultTypes(), allowed))

@@ -48,7 +48,7 @@ struct VectorizeContractionsPass
     options.accumulators = accumulators;
     options.target =
         describeVectorTarget(options.lanes, accumulators, vnni, bf16, amx,
-                             amxBf16);
+                             amxBf16, fp16);
 
     // Only contractions: the rewrites below erase the elementwise ops
     // around them.

@@ -5,8 +5,8 @@
 // (lib/Codegen/CPU/AmxMicroKernel.cpp) run these and nothing else, and the
 // graph passes that choose a product's precision ask the same question
 // before they give it an element type only AMX multiplies fast
-// (tessel-bf16-products on a target whose vdpbf16ps is slower than its FP32
-// FMA). Header-only: no library dependency.
+// (tessel-low-precision-products on a target whose vdpbf16ps is slower than
+// its FP32 FMA). Header-only: no library dependency.
 //
 //===----------------------------------------------------------------------===//
 

@@ -68,6 +68,14 @@ public:
     return std::nullopt;
   }
 
+  /// Whether the kernel's register tile spans the whole reduction of a
+  /// product of `extent` (the kernel walks it, carrying its accumulators:
+  /// the f16 kernel's blocks of f16 sums), rather than one step of it (the
+  /// accumulators then carried by the tiled loop).
+  virtual bool walksReduction(const ProductExtent &extent) const {
+    return false;
+  }
+
 private:
   MicroKernelKind kind;
 };

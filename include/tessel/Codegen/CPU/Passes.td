@@ -66,6 +66,11 @@ def TesselVectorizeContractionsPass
     Option<"amxBf16", "amx-bf16", "bool", /*default=*/"false",
            "the target has AMX-BF16 (with AVX-512): bf16 x bf16 -> f32 "
            "products of whole tiles run on tdpbf16ps">,
+    Option<"fp16", "fp16", "bool", /*default=*/"false",
+           "the target has AVX512-FP16: f16 x f16 -> f32 products with "
+           "columns in 16s and the reduction in 8s run on vfmadd231ph, "
+           "summing blocks of up to 64 steps (32 per f16 lane) in f16 and "
+           "the blocks in f32">,
   ];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect",

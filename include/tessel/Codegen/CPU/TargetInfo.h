@@ -66,15 +66,17 @@ struct CpuTargetInfo {
 };
 
 /// The target a pass's `vector-width` (f32 lanes), `accumulators`, `vnni`,
-/// `bf16`, `amx` and `amx-bf16` options describe when it runs on its own
-/// (tessel-opt): FMA on vectors of that width, 32 registers when more than
-/// 12 accumulators are asked for, with `vnni` vpdpbusd on them, with `bf16`
-/// (AVX-512 only) vdpbf16ps, with `amx` (AVX-512 only) AMX-INT8 tiles and
-/// with `amxBf16` (AVX-512 only) AMX-BF16 tiles. The pipeline sets those
+/// `bf16`, `amx`, `amx-bf16` and `fp16` options describe when it runs on
+/// its own (tessel-opt): FMA on vectors of that width, 32 registers when
+/// more than 12 accumulators are asked for, with `vnni` vpdpbusd on them,
+/// with `bf16` (AVX-512 only) vdpbf16ps, with `amx` (AVX-512 only)
+/// AMX-INT8 tiles, with `amxBf16` (AVX-512 only) AMX-BF16 tiles and with
+/// `fp16` (AVX-512 only) AVX512-FP16's FMAs. The pipeline sets those
 /// options from the resolved target.
 CpuTargetInfo describeVectorTarget(int64_t f32Lanes, int64_t accumulators,
                                    bool vnni = false, bool bf16 = false,
-                                   bool amx = false, bool amxBf16 = false);
+                                   bool amx = false, bool amxBf16 = false,
+                                   bool fp16 = false);
 
 /// The instruction sequence that multiplies and accumulates one register
 /// (or tile-register) block: the unit a code generator emits per ISA. A code
@@ -96,8 +98,16 @@ enum class MicroKernelKind {
   I8Madd,
   /// bf16 x bf16 -> f32 with AVX512-BF16 `vdpbf16ps` (2 per 32-bit lane).
   Bf16Dot,
-  /// f16 x f16 -> f16 with AVX512-FP16 FMA.
+  /// f16 x f16 -> f32 with AVX512-FP16's `vfmadd231ph` (32 f16 lanes),
+  /// summing blocks of the reduction in f16 and the blocks in f32
+  /// (tessel/Codegen/CPU/F16Blocks.h: columns in 16s, reductions in 8s).
   F16Fma,
+  /// f16 x f16 or bf16 x bf16 -> f32 with the operands extended to f32 in
+  /// registers, then the f32 FMA: `vcvtph2ps` (F16C, every AVX2 CPU) for
+  /// f16, a 16-bit shift for bf16. The narrow values are only storage: the
+  /// products run at FP32's rate at best (a model's own f16 or bf16
+  /// products, where the target has no faster kernel for them).
+  WidenedFma,
   /// i8 x i8 -> i32 on AMX tiles (`tdpbusd`).
   AmxInt8,
   /// bf16 x bf16 -> f32 on AMX tiles (`tdpbf16ps`).
@@ -135,6 +145,15 @@ bool hasEightBitProductKernel(const CpuTargetInfo &target);
 /// (selectMicroKernel's choice for those types).
 MicroKernelChoice selectBf16ProductKernel(const CpuTargetInfo &target);
 bool hasBf16ProductKernel(const CpuTargetInfo &target);
+
+/// Whether Tessel emits an f16 x f16 -> f32 micro-kernel on `target` that
+/// beats its FP32 FMA (--precision=fp16 runs products on it): AVX512-FP16.
+bool hasF16ProductKernel(const CpuTargetInfo &target);
+
+/// Whether `kind` does more multiply-adds per instruction than the f32 FMA
+/// on the target that selects it (the 8-bit and 16-bit dot products and
+/// tiles; not the widened FMA, whose narrow operands are only storage).
+bool isFasterThanFp32(MicroKernelKind kind);
 
 /// Whether Tessel has an emitter for `kind` (`getMicroKernel`,
 /// tessel/Codegen/CPU/MicroKernel.h): the code generators can use it.

@@ -84,10 +84,11 @@ bool hasChannelsLastKernel(Operation *op, int64_t lanes) {
       conv && inputType.getElementType().isInteger(32))
     return conv.getGroup() == 1 && isConstant(conv.getWeight()) &&
            isWidenedFromEightBits(conv.getInput());
-  // bf16 operands (--precision=bf16): a product of the gathered windows on
-  // the bf16 kernel, as for 8-bit values.
+  // bf16 or f16 operands (--precision): a product of the gathered windows
+  // on the bf16 or f16 kernel, as for 8-bit values.
   if (auto conv = dyn_cast<ConvOp>(op);
-      conv && inputType.getElementType().isBF16())
+      conv && (inputType.getElementType().isBF16() ||
+               inputType.getElementType().isF16()))
     return conv.getGroup() == 1 && isConstant(conv.getWeight());
   if (!inputType.getElementType().isF32())
     return false;
@@ -319,7 +320,7 @@ struct TesselAssignLayoutsPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     // With `integer-only`, only a module holding a convolution of 8-bit
-    // values or bf16 ones (whose kernels exist only channels last) goes
+    // values or bf16 or f16 ones (whose kernels exist only channels last) goes
     // channels last;
     // then every op with a channels-last kernel does, so that the f32 ones
     // between them (a quantized model's depthwise convolutions, pooling)
@@ -329,7 +330,8 @@ struct TesselAssignLayoutsPass
       module.walk([&](ConvOp conv) {
         Type element = getElementTypeOrSelf(conv.getInput().getType());
         quantized |= conv.getLayout() == Layout::NCHW &&
-                     (element.isInteger(32) || element.isBF16()) &&
+                     (element.isInteger(32) || element.isBF16() ||
+                      element.isF16()) &&
                      hasChannelsLastKernel(conv, vectorWidth);
       });
       if (!quantized)

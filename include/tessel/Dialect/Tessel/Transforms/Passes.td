@@ -183,52 +183,64 @@ def TesselIntegerProductsPass
   ];
 }
 
-def TesselBf16ProductsPass : Pass<"tessel-bf16-products", "func::FuncOp"> {
-  let summary = "Runs matmuls and convolutions with constant weights on bf16 operands";
+def TesselLowPrecisionProductsPass
+    : Pass<"tessel-low-precision-products", "func::FuncOp"> {
+  let summary = "Runs matmuls and convolutions with constant weights on 16-bit floats";
   let description = [{
-    `--precision=bf16`: a product whose right-hand side is constant weights,
-    an ungrouped 2-D `conv`, a `matmul` or a `gemm` (not transposing its
-    left-hand side), multiplies bf16 operands and sums in f32. The weights
-    become a bf16 constant (rounded to nearest even, here, once), the
-    activation is cast to bf16 before the product, and the product's result
-    (bf16: the activations between products are stored in bf16) is cast
-    back to f32, where the bias, a Gemm's alpha and beta * C, and every
-    other op (normalisations, softmax, reductions, elementwise) compute as
-    before. tessel-to-linalg sums bf16 products in f32, and the CPU code
-    generator runs them on AVX512-BF16's `vdpbf16ps`.
+    `--precision=bf16|fp16`: a product whose right-hand side is constant
+    weights, an ungrouped 2-D `conv`, a `matmul` or a `gemm` (not
+    transposing its left-hand side), multiplies `element` (bf16 or f16)
+    operands and sums in f32. The weights become a constant of that type
+    (rounded to nearest even, here, once), the activation is cast to it
+    before the product, and the product's result (16 bits: the activations
+    between products are stored in 16 bits) is cast back to f32, where the
+    bias, a Gemm's alpha and beta * C, and every other op (normalisations,
+    softmax, reductions, elementwise) compute as before. tessel-to-linalg
+    sums 16-bit products in f32; the CPU code generator runs bf16 ones on
+    AVX512-BF16's `vdpbf16ps` or AMX-BF16 tiles, and f16 ones on
+    AVX512-FP16's `vfmadd231ph`, summing blocks of up to 64 reduction steps
+    (32 per f16 lane) in f16 and the blocks in f32
+    (`include/tessel/Codegen/CPU/F16Blocks.h`).
 
     Products of two activations (attention's) and grouped (depthwise)
     convolutions stay f32, as does every product with
-    `product-kernel=false` (the pipeline's choice on a target without bf16
-    arithmetic, or whose `vdpbf16ps` does fewer multiply-adds per cycle than
-    its FP32 FMA and has no AMX-BF16: there bf16 operands would only slow
-    the products down), and with `whole-amx-tiles` (Intel's Sapphire and
-    Emerald Rapids: AMX-BF16 tiles, and a `vdpbf16ps` at half the FMA's
-    rate) every product that AMX tiles do not cover
-    (`include/tessel/Codegen/CPU/AmxTiles.h`: a convolution's reduction is
-    its KH * KW * C taps, ResNet's 7 x 7 stem over 3 channels 147): each gets
+    `product-kernel=false` (the pipeline's choice on a target without a
+    16-bit kernel faster than its FP32 FMA: without AVX512-FP16 for f16;
+    without AVX512-BF16 or AMX-BF16 for bf16, or whose `vdpbf16ps` does
+    fewer multiply-adds per cycle than its FP32 FMA and has no AMX-BF16:
+    there 16-bit operands would only slow the products down). With bf16 and
+    `whole-amx-tiles` (Intel's Sapphire and Emerald Rapids: AMX-BF16 tiles,
+    and a `vdpbf16ps` at half the FMA's rate) every product that AMX tiles
+    do not cover (`include/tessel/Codegen/CPU/AmxTiles.h`: a convolution's
+    reduction is its KH * KW * C taps, ResNet's 7 x 7 stem over 3 channels
+    147) stays f32; with f16, every product whose columns are not in 16s
+    or whose reduction (a convolution's taps padded to the kernel's blocks)
+    is not in 8s, and every one with a weight beyond f16's range. Each gets
     a `full-precision-product` remark with the reason, and each product
-    moved to bf16 a `low-precision-product` remark (the compile report
+    moved to 16 bits a `low-precision-product` remark (the compile report
     lists both).
 
     ```mlir
     %y = tessel.matmul %x, %w : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
-    // becomes
+    // becomes, with element=bf16
     %xb = tessel.cast %x to bf16 : tensor<4x8xf32> -> tensor<4x8xbf16>
     %p = tessel.matmul %xb, %wb : (tensor<4x8xbf16>, tensor<8x16xbf16>) -> tensor<4x16xbf16>
     %y = tessel.cast %p to f32 : tensor<4x16xbf16> -> tensor<4x16xf32>
     ```
   }];
   let options = [
+    Option<"element", "element", "std::string", /*default=*/"\"bf16\"",
+           "The products' element type: bf16 or f16">,
     Option<"productKernel", "product-kernel", "bool", /*default=*/"true",
-           "The target has a bf16 product kernel faster than its FP32 FMA "
-           "(AVX512-BF16, AMX-BF16); without one every product stays f32 "
-           "(with a remark)">,
+           "The target has a product kernel for `element` faster than its "
+           "FP32 FMA (bf16: AVX512-BF16, AMX-BF16; f16: AVX512-FP16); "
+           "without one every product stays f32 (with a remark)">,
     Option<"wholeAmxTiles", "whole-amx-tiles", "bool", /*default=*/"false",
-           "The target's only such kernel is AMX-BF16 tiles (its vdpbf16ps "
-           "is slower than its FP32 FMA): only products that are whole "
-           "tiles (rows in tiles of 5 to 16, columns in 16s, the reduction "
-           "in 32s) move to bf16, the others stay f32 (with a remark)">,
+           "bf16: the target's only such kernel is AMX-BF16 tiles (its "
+           "vdpbf16ps is slower than its FP32 FMA): only products that are "
+           "whole tiles (rows in tiles of 5 to 16, columns in 16s, the "
+           "reduction in 32s) move to bf16, the others stay f32 (with a "
+           "remark)">,
   ];
 }
 
@@ -509,11 +521,11 @@ def TesselAssignLayoutsPass
     a zero point; `tessel-integer-products`, ConvInteger, QLinearConv) with
     constant weights goes channels last too, where it runs as a product of
     its gathered windows on the 8-bit dot-product kernel, and so does an
-    ungrouped bf16 `conv` with constant weights (`tessel-bf16-products`),
-    on the bf16 kernel. With
+    ungrouped bf16 or f16 `conv` with constant weights
+    (`tessel-low-precision-products`), on the bf16 or f16 kernel. With
     `integer-only` (tessel-compile's default layout), only a module that
-    holds such a convolution (8-bit or bf16) goes channels last, all of it then (a
-    quantized model's f32 depthwise convolutions and pooling would
+    holds such a convolution (8-bit, bf16 or f16) goes channels last, all
+    of it then (a quantized model's f32 depthwise convolutions and pooling would
     otherwise sit between transposes); other modules keep their layout. The
     transposes then sink through what follows: elementwise ops of one
     operand (activations, `clip`, math, `cast`), broadcasting binary ops

@@ -1,8 +1,8 @@
-// RUN: tessel-opt %s --split-input-file --tessel-bf16-products | FileCheck %s
-// RUN: tessel-opt %s --split-input-file --tessel-bf16-products \
+// RUN: tessel-opt %s --split-input-file --tessel-low-precision-products | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-low-precision-products \
 // RUN:   --remarks-filter=tessel --remark-format=emitRemark -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=REMARK
-// RUN: tessel-opt %s --split-input-file --tessel-bf16-products="product-kernel=false" \
+// RUN: tessel-opt %s --split-input-file --tessel-low-precision-products="product-kernel=false" \
 // RUN:   --remarks-filter=tessel --remark-format=emitRemark 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOKERNEL
 
@@ -64,7 +64,7 @@ func.func @conv(%x: tensor<1x2x4x4xf32>) -> tensor<1x3x6x6xf32> {
 // What stays f32, and why: a product of two activations, a depthwise
 // convolution.
 // REMARK: remark: [Analysis] full-precision-product | Category:tessel | Function=stays | reason="the right-hand side is not constant (a product of two activations)"
-// REMARK: remark: [Analysis] full-precision-product | Category:tessel | Function=stays | reason="a grouped convolution (no bf16 kernel)"
+// REMARK: remark: [Analysis] full-precision-product | Category:tessel | Function=stays | reason="a grouped convolution (no 16-bit kernel)"
 // CHECK-LABEL: func.func @stays
 // CHECK-NOT:     bf16
 // CHECK:         return

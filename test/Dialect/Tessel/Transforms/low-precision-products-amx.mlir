@@ -1,5 +1,5 @@
-// RUN: tessel-opt %s --split-input-file --tessel-bf16-products="whole-amx-tiles=true" | FileCheck %s
-// RUN: tessel-opt %s --split-input-file --tessel-bf16-products="whole-amx-tiles=true" \
+// RUN: tessel-opt %s --split-input-file --tessel-low-precision-products="whole-amx-tiles=true" | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-low-precision-products="whole-amx-tiles=true" \
 // RUN:   --remarks-filter=tessel --remark-format=emitRemark -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=REMARK
 
