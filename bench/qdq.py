@@ -1,4 +1,4 @@
-"""Tessel INT8, Tessel on onnxruntime's QDQ models and Tessel BF16, beside onnxruntime INT8 and both FP32.
+"""Tessel INT8, Tessel on onnxruntime's QDQ models, Tessel BF16 and FP16, beside onnxruntime INT8 and both FP32.
 
 For each model (exported by bench/export_models.py with Debian's torch): the
 model is quantized by onnxruntime's own `quantize_static` (QDQ format, U8S8:
@@ -8,8 +8,8 @@ the same 16 inputs); then, in one run, 1 thread, p50 of each tool's timing
 loop, median over interleaved rounds:
 
     Tessel FP32, Tessel INT8 (--quantize), Tessel on the QDQ model,
-    Tessel BF16 (--precision=bf16), onnxruntime FP32, onnxruntime INT8
-    (the QDQ model).
+    Tessel BF16 (--precision=bf16), Tessel FP16 (--precision=fp16),
+    onnxruntime FP32, onnxruntime INT8 (the QDQ model).
 
 Accuracy on 32 other inputs: each output's cosine against onnxruntime's FP32
 output (Tessel INT8, Tessel's QDQ build and onnxruntime INT8), and the share
@@ -20,9 +20,9 @@ optimizations off: each DequantizeLinear, float op and QuantizeLinear as
 ONNX defines it; onnxruntime INT8 fuses them into integer kernels that
 round differently, so the two references differ from each other).
 The compile report's `quantization` section says which products ran on
-integers, its `precision` section which ran in bf16 (on a CPU without a
-bf16 kernel faster than its FP32 FMA, none: the BF16 build is then the
-FP32 one). Names the CPU and its 8-bit and bf16 ISA. Usage:
+integers, its `precision` section which ran in bf16 or f16 (on a CPU without
+a 16-bit kernel faster than its FP32 FMA, none: the BF16 or FP16 build is
+then the FP32 one). Names the CPU and its 8-bit, bf16 and f16 ISA. Usage:
 
     python3 bench/qdq.py [--models mlp,bert,resnet18] [--rounds 3]
 
@@ -119,7 +119,9 @@ def main():
     if missing:
         run(["/usr/bin/python3", os.path.join(ROOT, "bench", "export_models.py"), args.work,
              "--models", ",".join(missing), "--gemm-sizes", "256"])
-    rows, notes, bf16_rows, bf16_notes = [], [], [], []
+    rows, notes = [], []
+    half_rows = {"bf16": [], "fp16": []}
+    half_notes = {"bf16": [], "fp16": []}
     for name in models:
         base = os.path.join(args.work, name)
         reference = dict(np.load(base + ".inputs.npz"))
@@ -138,22 +140,24 @@ def main():
                 (base + ".onnx", base + ".int8.so",
                  ["--quantize=int8", "--calibration-data=" + base + ".calibration.npz"]),
                 (qdq, base + ".qdq.so", []),
-                (base + ".onnx", base + ".bf16.so", ["--precision=bf16"])]:
+                (base + ".onnx", base + ".bf16.so", ["--precision=bf16"]),
+                (base + ".onnx", base + ".fp16.so", ["--precision=fp16"])]:
             run([os.path.join(bin_dir, "tessel-compile"), src, "-o", so,
                  "--report=" + so + ".json", *extra])
         fp32, int8 = session(base + ".onnx"), session(qdq)
         as_written = session(qdq, optimize=False)
         step = output_step(onnx.load(qdq))
         cos_tessel, cos_ort, cos_int8, within, within_written = [], [], [], [], []
-        cos_bf16 = []
+        cos_half = {"bf16": [], "fp16": []}
         output = fp32.get_outputs()[0].name + ".npy"
         for feed in samples(reference, 32, seed=2):
             expected = fp32.run(None, feed)[0]
             theirs = int8.run(None, feed)[0]
             out_dir = tessel_outputs(bin_dir, base + ".int8.so", feed, args.work)
             cos_int8.append(cosine(np.load(os.path.join(out_dir, output)), expected))
-            out_dir = tessel_outputs(bin_dir, base + ".bf16.so", feed, args.work)
-            cos_bf16.append(cosine(np.load(os.path.join(out_dir, output)), expected))
+            for half in cos_half:
+                out_dir = tessel_outputs(bin_dir, base + f".{half}.so", feed, args.work)
+                cos_half[half].append(cosine(np.load(os.path.join(out_dir, output)), expected))
             out_dir = tessel_outputs(bin_dir, base + ".qdq.so", feed, args.work)
             ours = np.load(os.path.join(out_dir, output))
             cos_tessel.append(cosine(ours, expected))
@@ -164,12 +168,13 @@ def main():
                 within_written.append(float(np.mean(np.abs(ours - written) <= step * 1.001)))
         feed_args = save_inputs(reference, args.work)
         times = {k: [] for k in ("tessel_fp32", "tessel_int8", "tessel_qdq", "tessel_bf16",
-                                 "ort_fp32", "ort_int8")}
+                                 "tessel_fp16", "ort_fp32", "ort_int8")}
         for _ in range(args.rounds):
             for key, so in [("tessel_fp32", base + ".fp32.so"),
                             ("tessel_int8", base + ".int8.so"),
                             ("tessel_qdq", base + ".qdq.so"),
-                            ("tessel_bf16", base + ".bf16.so")]:
+                            ("tessel_bf16", base + ".bf16.so"),
+                            ("tessel_fp16", base + ".fp16.so")]:
                 out = run([os.path.join(bin_dir, "tessel-bench"), so, "--input", *feed_args,
                            "--warmup", "5", "--iterations", str(args.iterations), "--threads",
                            "1", "--json"])
@@ -179,12 +184,15 @@ def main():
         t = {k: statistics.median(v) for k, v in times.items()}
         report = json.load(open(base + ".qdq.so.json"))["quantization"]
         own = json.load(open(base + ".int8.so.json"))["quantization"]
-        precision = json.load(open(base + ".bf16.so.json"))["precision"]
-        bf16_rows.append((name, t, min(cos_bf16), len(precision["low_precision_products"]),
-                          len(precision["full_precision_products"])))
-        reasons = sorted({p["reason"] for p in precision["full_precision_products"]})
-        if reasons:
-            bf16_notes.append(f"- {name} (BF16): products left in f32: " + "; ".join(reasons))
+        for half in half_rows:
+            precision = json.load(open(base + f".{half}.so.json"))["precision"]
+            half_rows[half].append((name, t, min(cos_half[half]),
+                                    len(precision["low_precision_products"]),
+                                    len(precision["full_precision_products"])))
+            reasons = sorted({p["reason"] for p in precision["full_precision_products"]})
+            if reasons:
+                half_notes[half].append(f"- {name} ({half.upper()}): products left in f32: " +
+                                        "; ".join(reasons))
         rows.append((name, t, min(cos_int8), min(cos_tessel), min(cos_ort),
                      min(within) if within else None,
                      min(within_written) if within_written else None,
@@ -198,9 +206,11 @@ def main():
               file=sys.stderr, flush=True)
     cpu, isa = cpu_name(), isa_label()
     flags = cpu_flags()
-    bf16_isa = ", ".join(n for f, n in (("amx_bf16", "AMX-BF16"), ("avx512_bf16", "AVX512-BF16"))
-                         if f in flags) or "no bf16 arithmetic"
-    lines = ["# Tessel INT8, Tessel on onnxruntime's QDQ models, and Tessel BF16", "",
+    half_isa = {
+        "bf16": ", ".join(n for f, n in (("amx_bf16", "AMX-BF16"), ("avx512_bf16", "AVX512-BF16"))
+                          if f in flags) or "no bf16 arithmetic",
+        "fp16": "AVX512-FP16" if "avx512_fp16" in flags else "no f16 arithmetic"}
+    lines = ["# Tessel INT8, Tessel on onnxruntime's QDQ models, and Tessel BF16 and FP16", "",
              f"`python3 bench/qdq.py`, {cpu} ({isa}), 1 thread, p50 of {args.iterations} runs "
              f"per round, median of {args.rounds} interleaved rounds; load average "
              f"{os.getloadavg()[0]:.2f} at the end. Tessel INT8: `tessel-compile "
@@ -227,21 +237,22 @@ def main():
                      f"{n_int} / {n_float} |")
     lines += ["", "Cosines and shares are the minimum over the inputs. Products left in f32, "
               "from the compile report:", ""] + (notes or ["- none"])
-    lines += ["", "## BF16", "",
-              f"`tessel-compile --precision=bf16` ({bf16_isa}), timed in the same rounds as "
-              "the table above; cosine against onnxruntime FP32 on the same 32 inputs "
-              "(minimum).", "",
-              "| model | Tessel FP32 ms | Tessel BF16 ms | onnxruntime FP32 ms "
-              "| Tessel BF16 / Tessel FP32 | Tessel BF16 / ORT FP32 | cosine vs FP32 "
-              "| products in bf16 / in f32 |",
-              "|---|---|---|---|---|---|---|---|"]
-    for name, t, cb, n_low, n_full in bf16_rows:
-        lines.append(f"| {name} | {t['tessel_fp32']:.3f} | {t['tessel_bf16']:.3f} | "
-                     f"{t['ort_fp32']:.3f} | {t['tessel_bf16'] / t['tessel_fp32']:.2f} | "
-                     f"{t['tessel_bf16'] / t['ort_fp32']:.2f} | {cb:.5f} | "
-                     f"{n_low} / {n_full} |")
-    lines += ["", "Products left in f32 by --precision=bf16, from the compile report:", ""] + \
-        (bf16_notes or ["- none"])
+    for half, label, element in (("bf16", "BF16", "bf16"), ("fp16", "FP16", "f16")):
+        lines += ["", f"## {label}", "",
+                  f"`tessel-compile --precision={half}` ({half_isa[half]}), timed in the same "
+                  "rounds as the table above; cosine against onnxruntime FP32 on the same 32 "
+                  "inputs (minimum).", "",
+                  f"| model | Tessel FP32 ms | Tessel {label} ms | onnxruntime FP32 ms "
+                  f"| Tessel {label} / Tessel FP32 | Tessel {label} / ORT FP32 | cosine vs FP32 "
+                  f"| products in {element} / in f32 |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for name, t, c, n_low, n_full in half_rows[half]:
+            key = "tessel_" + half
+            lines.append(f"| {name} | {t['tessel_fp32']:.3f} | {t[key]:.3f} | "
+                         f"{t['ort_fp32']:.3f} | {t[key] / t['tessel_fp32']:.2f} | "
+                         f"{t[key] / t['ort_fp32']:.2f} | {c:.5f} | {n_low} / {n_full} |")
+        lines += ["", f"Products left in f32 by --precision={half}, from the compile report:",
+                  ""] + (half_notes[half] or ["- none"])
     write_results(args.out, lines)
 
 

@@ -329,6 +329,11 @@ bool BudgetEvaluator::loadSimulation(const std::string &path,
   return runAll(path, &fp32, reference, nullptr, error);
 }
 
+bool BudgetEvaluator::loadReference(const std::string &path,
+                                    CalibrationError &error) {
+  return runAll(path, nullptr, reference, nullptr, error);
+}
+
 bool BudgetEvaluator::simulate(const std::vector<bool> &low,
                                std::vector<SubsetFigures> &figures,
                                CalibrationError &error) {

@@ -86,6 +86,11 @@ public:
   /// (every mask 0).
   bool loadSimulation(const std::string &path, size_t numProducts,
                       CalibrationError &error);
+  /// Records the FP32 outputs from `path`, the real build with every
+  /// product kept in FP32 (the FP32 model as these flags compile it, which
+  /// may sum in another order than the simulation's f32 path: another
+  /// layout, other fusions), instead of the simulation's.
+  bool loadReference(const std::string &path, CalibrationError &error);
   /// The figures of the simulation with the products in `low` in low
   /// precision (mask 1), the others FP32.
   bool simulate(const std::vector<bool> &low,

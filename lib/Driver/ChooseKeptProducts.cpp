@@ -110,8 +110,13 @@ bool mlir::tessel::chooseKeptProducts(
     unsigned optLevel, const ArtifactInfo &info, PipelineOptions &options,
     llvm::json::Value &section, std::string &summary, ErrorCode &code,
     std::string &message) {
+  // The search build: --quantize's products, or else --precision's, each
+  // behind a mask input.
   PipelineOptions simulation = options;
-  simulation.quantize = "simulate";
+  if (options.quantize.empty())
+    simulation.precisionMode = "simulate";
+  else
+    simulation.quantize = "simulate";
   simulation.debugOutputs = false;
   simulation.keepFp32.clear();
   std::vector<BudgetProduct> products;
@@ -139,10 +144,35 @@ bool mlir::tessel::chooseKeptProducts(
     return false;
   }
   BudgetEvaluator evaluator(budget, std::move(sets));
+  auto keepList = [&](const std::vector<size_t> &indices) {
+    std::vector<std::string> names;
+    for (size_t k : indices)
+      names.push_back(products[k].nodes.back());
+    return names;
+  };
+  // The FP32 reference: the real build with every product kept (its
+  // outputs may differ from the simulation's f32 path in the last bits: a
+  // budget of max-abs:0 then holds on it, as it should).
+  std::vector<size_t> everyProduct(products.size());
+  for (size_t k = 0; k < products.size(); ++k)
+    everyProduct[k] = k;
+  PipelineOptions fp32 = options;
+  fp32.debugOutputs = false;
+  fp32.keepFp32 = keepList(everyProduct);
+  FailureOr<TemporaryArtifact> reference = buildTemporaryArtifact(
+      module, registry, modelFile, fp32, machine, optLevel,
+      ArtifactInfo{info.compilerVersion,
+                   info.compileFlags + " (accuracy budget reference)"},
+      [](ModuleOp) { return success(); }, code, message);
+  if (failed(reference)) {
+    message = "the accuracy budget's FP32 reference build failed: " + message;
+    return false;
+  }
   std::vector<size_t> order, kept;
   std::vector<SubsetFigures> allLow, chosen;
   if (!evaluator.loadSimulation(simulated->getPath(), products.size(),
                                 failure) ||
+      !evaluator.loadReference(reference->getPath(), failure) ||
       !searchAccuracyBudget(evaluator, products, order, kept, allLow, chosen,
                             failure)) {
     code = failure.code;
@@ -151,14 +181,8 @@ bool mlir::tessel::chooseKeptProducts(
   }
 
   // The real build of the choice; while it misses the budget (the
-  // simulation sums in f32 where the kernels sum integers), keep the next
-  // most sensitive product too.
-  auto keepList = [&](const std::vector<size_t> &indices) {
-    std::vector<std::string> names;
-    for (size_t k : indices)
-      names.push_back(products[k].nodes.back());
-    return names;
-  };
+  // simulation sums in f32 where the kernels sum integers or in f16), keep
+  // the next most sensitive product too.
   // The real build keeping `indices` in FP32, run on the samples.
   auto measureReal = [&](const std::vector<size_t> &indices,
                          std::vector<SubsetFigures> &figures, double &ms) {
@@ -223,15 +247,25 @@ bool mlir::tessel::chooseKeptProducts(
         {"sensitivity", products[k].sensitivity},
         {"multiply_adds", products[k].multiplyAdds}});
   }
-  // Estimated: the kept multiply-adds at FP32's rate instead of the integer
-  // kernel's, relative to the all-low-precision model: VNNI's vpdpbusd does
-  // 4x the FP32 FMA's multiply-adds, AVX2's vpmaddwd 2x.
+  // Estimated: the kept multiply-adds at FP32's rate instead of the low
+  // precision kernel's, relative to the all-low-precision model: VNNI's
+  // vpdpbusd does 4x the FP32 FMA's multiply-adds, AVX2's vpmaddwd 2x;
+  // vdpbf16ps and vfmadd231ph 2x, AMX-BF16 taken as 4x (its measured share
+  // of the tiles' peak, amx-recipe: 27-53% of 16x).
   double share = totalMacs ? double(keptMacs) / double(totalMacs) : 0.0;
   const CpuTargetInfo &target = options.target;
-  double integerSpeedup = target.avx512Vnni || target.avxVnni ? 4.0
-                          : hasEightBitProductKernel(target)  ? 2.0
-                                                              : 1.0;
-  double estimated = (1.0 - share) + share * integerSpeedup;
+  double speedup = 1.0;
+  if (!options.quantize.empty())
+    speedup = target.avx512Vnni || target.avxVnni ? 4.0
+              : hasEightBitProductKernel(target)  ? 2.0
+                                                  : 1.0;
+  else if (options.precision == "fp16")
+    speedup = hasF16ProductKernel(target) ? 2.0 : 1.0;
+  else if (options.precision == "bf16")
+    speedup = options.amxBf16Tiles()           ? 4.0
+              : options.hasFastBf16Products() ? 2.0
+                                              : 1.0;
+  double estimated = (1.0 - share) + share * speedup;
   llvm::json::Array sensitivities;
   for (size_t k : order)
     sensitivities.push_back(llvm::json::Object{

@@ -162,14 +162,16 @@ cl::opt<std::string> precision(
     cl::cat(category));
 cl::list<std::string> keepFp32(
     "keep-fp32", cl::value_desc("NODE,..."), cl::CommaSeparated,
-    cl::desc("With --quantize=int8: the model nodes (ONNX names) whose "
-             "convolution or matrix product stays FP32"),
+    cl::desc("With --quantize=int8 or --precision=bf16|fp16: the model "
+             "nodes (ONNX names) whose convolution or matrix product stays "
+             "FP32"),
     cl::cat(category));
 cl::opt<std::string> accuracyBudget(
     "accuracy-budget", cl::value_desc("cosine:C|max-abs:X|top1:P"),
-    cl::desc("With --quantize=int8: keep the fewest products in FP32 such "
-             "that, on every sample of --accuracy-data (default: the "
-             "calibration data) and every subset, the outputs' cosine "
+    cl::desc("With --quantize=int8 or --precision=bf16|fp16: keep the "
+             "fewest products in FP32 such that, on every sample of "
+             "--accuracy-data (default with --quantize: the calibration "
+             "data) and every subset, the outputs' cosine "
              "similarity to FP32 is at least C, no output element differs by "
              "more than X, or at most P percent of the samples change their "
              "top-1 class"),
@@ -369,17 +371,23 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   pipelineOptions.keepFp32.assign(keepFp32.begin(), keepFp32.end());
   AccuracyBudget budget;
   if (!accuracyBudget.empty()) {
-    if (quantizeKind.empty())
-      return usageError("--accuracy-budget applies to --quantize=int8 (the "
-                        "products it may keep in FP32)");
+    if (quantizeKind.empty() && precision == "fp32")
+      return usageError("--accuracy-budget applies to --quantize=int8 or "
+                        "--precision=bf16|fp16 (the products it may keep in "
+                        "FP32)");
+    if (quantizeKind.empty() && accuracyData.empty())
+      return usageError("--accuracy-budget with --precision needs "
+                        "--accuracy-data=DIR or FILE.npz (the samples the "
+                        "budget must hold on)");
     std::string error;
     if (!parseAccuracyBudget(accuracyBudget, budget, error))
       return usageError(error);
   } else if (!accuracyData.empty()) {
     return usageError("--accuracy-data applies with --accuracy-budget");
   }
-  if (!keepFp32.empty() && quantizeKind.empty())
-    return usageError("--keep-fp32 applies with --quantize=int8");
+  if (!keepFp32.empty() && quantizeKind.empty() && precision == "fp32")
+    return usageError("--keep-fp32 applies with --quantize=int8 or "
+                      "--precision=bf16|fp16");
   CalibrationMethod calibration;
   if (!quantizeKind.empty()) {
     if (quantizeKind != "int8")

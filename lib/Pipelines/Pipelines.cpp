@@ -262,6 +262,10 @@ void mlir::tessel::buildGraphPipeline(OpPassManager &pm,
     narrow.productKernel =
         f16 ? options.hasFastF16Products() : options.hasFastBf16Products();
     narrow.wholeAmxTiles = !f16 && options.bf16WholeTilesOnly();
+    narrow.mode = options.precisionMode;
+    // (With --quantize the kept products are the 8-bit pass's.)
+    if (options.quantize.empty())
+      narrow.keep.assign(options.keepFp32.begin(), options.keepFp32.end());
     pm.addNestedPass<func::FuncOp>(
         createTesselLowPrecisionProductsPass(narrow));
     pm.addPass(createCanonicalizerPass());

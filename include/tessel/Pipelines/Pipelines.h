@@ -85,6 +85,10 @@ struct PipelineOptions {
   /// with constant weights on bf16 or f16 operands, where the target has
   /// the arithmetic).
   std::string precision = "fp32";
+  /// tessel-low-precision-products' mode: "apply", or "simulate" (each
+  /// product's precision chosen at run time by a mask input:
+  /// --accuracy-budget's search build with --precision).
+  std::string precisionMode = "apply";
   /// tessel-compile --debug-outputs: the artifact also returns each model
   /// node's output (tessel-expose-node-outputs), for tessel-compare.
   bool debugOutputs = false;

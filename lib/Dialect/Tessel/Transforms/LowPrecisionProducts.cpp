@@ -13,6 +13,7 @@
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "FoldingUtils.h"
+#include "NodeNames.h"
 
 #include "tessel/Codegen/CPU/AmxTiles.h"
 #include "tessel/Codegen/CPU/F16Blocks.h"
@@ -20,6 +21,7 @@
 #include "tessel/Support/Remarks.h"
 
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <cmath>
 #include <cstring>
@@ -108,6 +110,11 @@ struct LowPrecisionProductsPass
   /// The products' element type: bf16 or f16.
   Type narrow;
 
+  /// The model nodes whose products stay f32 (`keep`).
+  llvm::StringSet<> kept;
+  /// mode=simulate: the entry's mask arguments, one per product moved.
+  unsigned masks = 0;
+
   LogicalResult initialize(MLIRContext *context) override {
     if (element == "bf16")
       narrow = BFloat16Type::get(context);
@@ -117,18 +124,38 @@ struct LowPrecisionProductsPass
       return emitError(UnknownLoc::get(context))
              << "tessel-low-precision-products: unknown element '" << element
              << "' (bf16, f16)";
+    if (mode != "apply" && mode != "simulate")
+      return emitError(UnknownLoc::get(context))
+             << "tessel-low-precision-products: unknown mode '" << mode
+             << "' (apply, simulate)";
+    for (const std::string &name : keep)
+      kept.insert(name);
     return success();
   }
 
   void runOnOperation() override {
+    func::FuncOp func = getOperation();
     SmallVector<Operation *> products;
-    getOperation().walk([&](Operation *op) {
+    func.walk([&](Operation *op) {
       if (isa<MatMulOp, GemmOp, ConvOp>(op) && hasOnlyF32Tensors(op))
         products.push_back(op);
     });
+    // A name that is no candidate's is a mistake the user must hear of.
+    for (const std::string &name : keep)
+      if (llvm::none_of(products, [&](Operation *op) {
+            return getNodeName(op->getLoc()) == name;
+          })) {
+        mlir::emitError(func.getLoc())
+            << "--keep-fp32 names '" << name
+            << "', which is no product's node (a Conv, MatMul or Gemm)";
+        return signalPassFailure();
+      }
     for (Operation *op : products) {
       std::string reason;
-      if (!productKernel)
+      if (kept.contains(getNodeName(op->getLoc())))
+        reason = "kept in FP32 (--keep-fp32, or the accuracy budget's "
+                 "choice)";
+      else if (!productKernel)
         reason = narrow.isF16()
                      ? "the target has no f16 arithmetic (AVX512-FP16)"
                      : "the target has no bf16 product kernel faster than "
@@ -146,6 +173,55 @@ struct LowPrecisionProductsPass
                          remarkOptions(kFullPrecisionProductRemark, op))
             << remark::metric("reason", reason);
     }
+  }
+
+  /// `original`'s result replaced by `result`, its low-precision form:
+  /// with mode=simulate, chosen at run time by a new entry argument
+  /// `precision_mask_<k>` (tensor<1xf32>, 1 for `result`, 0 for the f32
+  /// product, which stays; a select, so that an f16 overflow in `result`
+  /// does not reach the f32 model), named after its nodes and multiply-adds
+  /// for --accuracy-budget's search.
+  void finish(Operation *original, Value result) {
+    Value y = original->getResult(0);
+    if (mode != "simulate") {
+      y.replaceAllUsesWith(result);
+      original->erase();
+      return;
+    }
+    func::FuncOp func = getOperation();
+    OpBuilder b(func.getContext());
+    auto maskType = RankedTensorType::get({1}, b.getF32Type());
+    unsigned index = func.getNumArguments();
+    if (failed(func.insertArgument(index, maskType, {}, func.getLoc())))
+      return signalPassFailure();
+    func.setArgAttr(index, kNameAttrName,
+                    b.getStringAttr("precision_mask_" +
+                                    std::to_string(masks++)));
+    SmallVector<StringRef> nodes;
+    collectNodeNames(original->getLoc(), nodes);
+    func.setArgAttr(index, "tessel.nodes",
+                    b.getStrArrayAttr(SmallVector<StringRef>(nodes)));
+    // Output elements times the reduction: the weights per output channel
+    // (a conv's first dimension, a matrix's columns).
+    auto type = cast<RankedTensorType>(y.getType());
+    auto weights = cast<RankedTensorType>(original->getOperand(1).getType());
+    int64_t channels =
+        isa<ConvOp>(original) ? weights.getDimSize(0)
+        : isa<GemmOp>(original) && cast<GemmOp>(original).getTransB()
+            ? weights.getDimSize(0)
+            : weights.getDimSize(1);
+    func.setArgAttr(index, "tessel.multiply_adds",
+                    b.getI64IntegerAttr(type.getNumElements() *
+                                        (weights.getNumElements() / channels)));
+    Value mask = func.getArgument(index);
+    // (`result` was built before `original`.)
+    b.setInsertionPointAfter(original);
+    Location loc = original->getLoc();
+    Value half = createF32Scalar(b, loc, 0.5f);
+    Value chosen = GreaterOp::create(
+        b, loc, RankedTensorType::get({1}, b.getI1Type()), mask, half);
+    Value blended = WhereOp::create(b, loc, type, chosen, result, y);
+    y.replaceAllUsesExcept(blended, blended.getDefiningOp());
   }
 
   void reportLowered(Location loc, Operation *product) const {
@@ -218,8 +294,7 @@ struct LowPrecisionProductsPass
     Value result = narrowMatMul(builder, matmul.getLoc(), matmul.getLhs(),
                                 rhsType.getShape(), *weights, false,
                                 matmul.getType());
-    matmul.replaceAllUsesWith(result);
-    matmul.erase();
+    finish(matmul, result);
     return "";
   }
 
@@ -255,8 +330,7 @@ struct LowPrecisionProductsPass
                           createF32Scalar(builder, loc, beta));
       result = AddOp::create(builder, loc, resultType, result, c);
     }
-    gemm.replaceAllUsesWith(result);
-    gemm.erase();
+    finish(gemm, result);
     return "";
   }
 
@@ -322,8 +396,7 @@ struct LowPrecisionProductsPass
       result = AddOp::create(builder, loc, resultType, result,
                              createF32Constant(builder, loc, shape, *bias));
     }
-    conv.replaceAllUsesWith(result);
-    conv.erase();
+    finish(conv, result);
     return "";
   }
 };

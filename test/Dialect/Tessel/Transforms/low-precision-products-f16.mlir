@@ -74,3 +74,4 @@ func.func @stem(%x: tensor<1x3x16x16xf32>) -> tensor<1x16x8x8xf32> {
   %y = tessel.conv %x, %w {dilations = array<i64: 1, 1>, pads = array<i64: 3, 3, 3, 3>, strides = array<i64: 2, 2>} : (tensor<1x3x16x16xf32>, tensor<16x3x7x7xf32>) -> tensor<1x16x8x8xf32>
   return %y : tensor<1x16x8x8xf32>
 }
+

@@ -231,6 +231,15 @@ def TesselLowPrecisionProductsPass
   let options = [
     Option<"element", "element", "std::string", /*default=*/"\"bf16\"",
            "The products' element type: bf16 or f16">,
+    Option<"mode", "mode", "std::string", /*default=*/"\"apply\"",
+           "apply (the products move), or simulate (each product moved gets "
+           "an entry argument precision_mask_<k>, tensor<1xf32>, that "
+           "chooses at run time between its low-precision result (1) and "
+           "the f32 one (0): --accuracy-budget's search build)">,
+    ListOption<"keep", "keep", "std::string",
+               "The model nodes whose products stay f32 (--keep-fp32, or "
+               "--accuracy-budget's choice); a name that is no product's "
+               "node is an error">,
     Option<"productKernel", "product-kernel", "bool", /*default=*/"true",
            "The target has a product kernel for `element` faster than its "
            "FP32 FMA (bf16: AVX512-BF16, AMX-BF16; f16: AVX512-FP16); "
