@@ -72,9 +72,13 @@ std::optional<Window2D> matchWindow2D(linalg::GenericOp op) {
     if (iterators[i] != (i < 4 ? utils::IteratorType::parallel
                                : utils::IteratorType::reduction))
       return std::nullopt;
-  for (Value v : {op.getDpsInputs()[0], op.getDpsInits()[0]})
-    if (!getElementTypeOrSelf(v.getType()).isF32())
+  // f32, or a model's own f16 or bf16 values (its average pooling may sum
+  // them in f32: the body extends them).
+  for (Value v : {op.getDpsInputs()[0], op.getDpsInits()[0]}) {
+    Type element = getElementTypeOrSelf(v.getType());
+    if (!element.isF32() && !element.isF16() && !element.isBF16())
       return std::nullopt;
+  }
   MLIRContext *ctx = op.getContext();
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -208,7 +212,8 @@ struct Tile {
   VectorType segmentType;    // the input row segment under a tile
   SmallVector<int64_t> keep; // its lanes that are the tile's columns
   bool combineWide;          // combine whole segments, then pick lanes
-  Value pad;                 // the transfers' padding value
+  Value pad;                 // the input transfers' padding value
+  Value accPad;              // the output's
   Value start;               // the accumulators' start, or null: read it
 };
 
@@ -228,9 +233,10 @@ Tile planTile(linalg::GenericOp op, const Window2D &w, const Source &source,
   if (source.clamped ? t.width * w.strideW <= source.width
                      : lastStart + t.width * w.strideW <= inputWidth)
     span = t.width * w.strideW;
-  Type f32 = Float32Type::get(op.getContext());
-  t.accType = VectorType::get({t.width}, f32);
-  t.segmentType = VectorType::get({span}, f32);
+  t.accType = VectorType::get(
+      {t.width}, getElementTypeOrSelf(op.getDpsInits()[0].getType()));
+  t.segmentType = VectorType::get(
+      {span}, getElementTypeOrSelf(op.getDpsInputs()[0].getType()));
   for (int64_t i = 0; i < t.width; ++i)
     t.keep.push_back(i * w.strideW);
   t.combineWide = w.strideW > 1 && isExactCombination(op);
@@ -239,6 +245,11 @@ Tile planTile(linalg::GenericOp op, const Window2D &w, const Source &source,
 
 Value index(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// A zero of float type `element` (a transfer's padding value).
+Value zeroOf(OpBuilder &b, Location loc, Type element) {
+  return arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0));
 }
 
 /// `for iv = lower to upper step step` carrying one value, `body(iv,
@@ -280,7 +291,7 @@ Value emitTile(OpBuilder &b, Location loc, linalg::GenericOp op,
   Value acc = tile.start;
   if (!acc)
     acc = vector::TransferReadOp::create(b, loc, tile.accType, out, at,
-                                         tile.pad, inBounds);
+                                         tile.accPad, inBounds);
   Value rowBase = affine(b, loc, oh, w.strideH, -source.top);
   Value colBase = affine(b, loc, ow, w.strideW, -source.left);
   int64_t span = tile.segmentType.getDimSize(0);
@@ -379,13 +390,17 @@ struct VectorizeWindowsPass
     OpBuilder b(op);
     Location loc = op.getLoc();
     Source source = sourceOf(op, w);
-    auto vecType = VectorType::get({lanes}, b.getF32Type());
-    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+    Type inElement = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
+    Type outElement = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+    auto vecType = VectorType::get({lanes}, inElement);
+    auto accType = VectorType::get({lanes}, outElement);
+    Value zero = zeroOf(b, loc, inElement);
+    Value accZero = zeroOf(b, loc, outElement);
     Value init = op.getDpsInits()[0];
     Value start;
     auto fill = init.getDefiningOp<linalg::FillOp>();
     if (fill) {
-      start = vector::BroadcastOp::create(b, loc, vecType, fill.value());
+      start = vector::BroadcastOp::create(b, loc, accType, fill.value());
       init = fill.getOutputs()[0];
     }
     auto inBounds = b.getBoolArrayAttr({true});
@@ -426,9 +441,10 @@ struct VectorizeWindowsPass
                           [&](OpBuilder &bc, Value c, Value out) {
                             Value acc = start ? start
                                               : vector::TransferReadOp::create(
-                                                    bc, loc, vecType, out,
+                                                    bc, loc, accType, out,
                                                     ValueRange{n, oh, ow, c},
-                                                    zero, ArrayRef<bool>{true})
+                                                    accZero,
+                                                    ArrayRef<bool>{true})
                                                     .getResult();
                             for (auto [ih, iw] : taps) {
                               Value x = vector::TransferReadOp::create(
@@ -461,7 +477,8 @@ struct VectorizeWindowsPass
     Location loc = op.getLoc();
     Source source = sourceOf(op, w);
     Tile tile = planTile(op, w, source, lanes);
-    tile.pad = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+    tile.pad = zeroOf(b, loc, tile.segmentType.getElementType());
+    tile.accPad = zeroOf(b, loc, tile.accType.getElementType());
     // An output filled with a constant (max pooling's -inf) is not read:
     // the accumulators start from the constant, and the fill goes dead.
     Value init = op.getDpsInits()[0];

@@ -12,6 +12,10 @@ using namespace mlir::tessel;
 
 namespace {
 
+/// Whether windows of `element` values sum in f32: f16 and bf16 (as their
+/// products and reductions do).
+bool sumsInF32(Type element) { return element.isF16() || element.isBF16(); }
+
 /// Geometry of a window op over [N, C, D1, ..., Dk] (or, `channelsLast`,
 /// [N, D1, D2, C]).
 struct Window {
@@ -126,11 +130,17 @@ struct AvgPoolLowering : OpRewritePattern<AvgPoolOp> {
     int64_t k = w.rank();
     Value padded = padForWindow(rewriter, loc, op.getInput(), resultType, w,
                                 rewriter.getZeroAttr(element));
+    // f16 and bf16 windows sum in f32 (each tap extended), divided in f32
+    // and rounded once.
+    Type sumElement = sumsInF32(element) ? rewriter.getF32Type() : element;
+    auto sumType = resultType.clone(sumElement);
     Value init =
-        buildFilled(rewriter, loc, resultType, rewriter.getZeroAttr(element));
+        buildFilled(rewriter, loc, sumType, rewriter.getZeroAttr(sumElement));
     Value sums = buildWindowReduction(
         rewriter, loc, padded, init, w,
         [](OpBuilder &b, Location l, Value acc, Value x) -> Value {
+          if (x.getType() != acc.getType())
+            x = arith::ExtFOp::create(b, l, acc.getType(), x);
           return arith::AddFOp::create(b, l, acc, x);
         });
 
@@ -168,7 +178,7 @@ struct AvgPoolLowering : OpRewritePattern<AvgPoolOp> {
           next.push_back(p * c);
       products = std::move(next);
     }
-    auto floatType = cast<FloatType>(element);
+    auto floatType = cast<FloatType>(sumElement);
     SmallVector<APFloat> divisors;
     for (int64_t p : products) {
       APFloat v(static_cast<double>(p));
@@ -180,16 +190,18 @@ struct AvgPoolLowering : OpRewritePattern<AvgPoolOp> {
     // Channels last, the table is [O1, ..., Ok, 1] against [N, O..., C].
     if (w.channelsLast)
       tableShape.push_back(1);
-    auto tableType = RankedTensorType::get(tableShape, element);
+    auto tableType = RankedTensorType::get(tableShape, sumElement);
     Value table = arith::ConstantOp::create(
         rewriter, loc, DenseElementsAttr::get(tableType, divisors));
     rewriter.replaceOp(
-        op, buildElementwise(rewriter, loc, resultType, {sums, table},
-                             [](OpBuilder &b, Location l, ValueRange args) {
-                               return arith::DivFOp::create(b, l, args[0],
-                                                            args[1])
-                                   .getResult();
-                             }));
+        op, buildElementwise(
+                rewriter, loc, resultType, {sums, table},
+                [element](OpBuilder &b, Location l, ValueRange args) -> Value {
+                  Value mean = arith::DivFOp::create(b, l, args[0], args[1]);
+                  if (mean.getType() != element)
+                    mean = arith::TruncFOp::create(b, l, element, mean);
+                  return mean;
+                }));
     return success();
   }
 };
@@ -209,10 +221,12 @@ struct GlobalAveragePoolLowering : OpRewritePattern<GlobalAveragePoolOp> {
     int64_t rank = inputType.getRank();
     // The channel dimension: 1, or the last one channels last.
     int64_t channel = op.getLayout() == Layout::NHWC ? rank - 1 : 1;
+    // f16 and bf16 sum in f32 and round once, after the division.
+    Type sumElement = sumsInF32(element) ? rewriter.getF32Type() : element;
     auto reducedType = RankedTensorType::get(
-        {inputType.getDimSize(0), inputType.getDimSize(channel)}, element);
-    Value init =
-        buildFilled(rewriter, loc, reducedType, rewriter.getZeroAttr(element));
+        {inputType.getDimSize(0), inputType.getDimSize(channel)}, sumElement);
+    Value init = buildFilled(rewriter, loc, reducedType,
+                             rewriter.getZeroAttr(sumElement));
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::reduction);
     iterators[0] = iterators[channel] = utils::IteratorType::parallel;
@@ -225,8 +239,11 @@ struct GlobalAveragePoolLowering : OpRewritePattern<GlobalAveragePoolOp> {
         linalg::GenericOp::create(
             rewriter, loc, reducedType, op.getInput(), init, maps, iterators,
             [](OpBuilder &b, Location l, ValueRange args) {
+              Value x = args[0];
+              if (x.getType() != args[1].getType())
+                x = arith::ExtFOp::create(b, l, args[1].getType(), x);
               linalg::YieldOp::create(
-                  b, l, arith::AddFOp::create(b, l, args[1], args[0]).getResult());
+                  b, l, arith::AddFOp::create(b, l, args[1], x).getResult());
             })
             .getResult(0);
     int64_t count = 1;
@@ -234,11 +251,14 @@ struct GlobalAveragePoolLowering : OpRewritePattern<GlobalAveragePoolOp> {
       if (i != channel)
         count *= inputType.getDimSize(i);
     Value means = buildElementwise(
-        rewriter, loc, reducedType, sums,
+        rewriter, loc, reducedType.clone(element), sums,
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           Value divisor = arith::ConstantOp::create(
-              b, l, b.getFloatAttr(element, static_cast<double>(count)));
-          return arith::DivFOp::create(b, l, args[0], divisor);
+              b, l, b.getFloatAttr(sumElement, static_cast<double>(count)));
+          Value mean = arith::DivFOp::create(b, l, args[0], divisor);
+          if (mean.getType() != element)
+            mean = arith::TruncFOp::create(b, l, element, mean);
+          return mean;
         });
     SmallVector<ReassociationIndices> reassociation = {{0}, {}};
     for (int64_t i = 1; i < rank; ++i)

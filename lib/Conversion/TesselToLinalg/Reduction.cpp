@@ -170,11 +170,31 @@ template <typename OpTy> struct ReductionLowering : OpRewritePattern<OpTy> {
     int64_t count = 1;
     for (int64_t axis : axes)
       count *= inputType.getDimSize(axis);
-    Value reduced =
-        lower(op, rewriter, op.getLoc(), {op.getInput(), axes, count});
+    // f16 and bf16 sum (and multiply) in f32, rounded once at the end, as
+    // their products do: a 16-bit running sum loses the small terms once it
+    // is large (2048 + 1 is 2048 in f16). Max and min are exact either way.
+    Location loc = op.getLoc();
+    Value input = op.getInput();
+    Type element = inputType.getElementType();
+    bool widen = (element.isF16() || element.isBF16()) &&
+                 !isa<ReduceMaxOp, ReduceMinOp>(op.getOperation());
+    if (widen)
+      input = buildElementwise(
+          rewriter, loc, inputType.clone(rewriter.getF32Type()), input,
+          [](OpBuilder &b, Location l, ValueRange args) -> Value {
+            return arith::ExtFOp::create(b, l, b.getF32Type(), args[0]);
+          });
+    Value reduced = lower(op, rewriter, loc, {input, axes, count});
+    if (widen)
+      reduced = buildElementwise(
+          rewriter, loc,
+          cast<RankedTensorType>(reduced.getType()).clone(element), reduced,
+          [element](OpBuilder &b, Location l, ValueRange args) -> Value {
+            return arith::TruncFOp::create(b, l, element, args[0]);
+          });
     auto resultType = cast<RankedTensorType>(op.getType());
-    rewriter.replaceOp(op, expandReducedDims(rewriter, op.getLoc(), reduced,
-                                             resultType, axes));
+    rewriter.replaceOp(
+        op, expandReducedDims(rewriter, loc, reduced, resultType, axes));
     return success();
   }
 };

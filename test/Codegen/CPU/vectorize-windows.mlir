@@ -171,3 +171,30 @@ func.func @sum_pool_padded(%x: tensor<1x1x6x24xf32>, %init: tensor<1x1x6x24xf32>
   } -> tensor<1x1x6x24xf32>
   return %0 : tensor<1x1x6x24xf32>
 }
+
+// -----
+
+// A model's own f16 average pooling sums in f32: the row segments are read
+// as f16 vectors and extended in the body, the accumulators are f32.
+
+#in = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#win = affine_map<(n, c, oh, ow, kh, kw) -> (kh, kw)>
+#out = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh, ow)>
+// CHECK-LABEL: func.func @sum_f16
+// CHECK:                 %[[ACC:.*]] = vector.transfer_read {{.*}} : tensor<1x1x8x8xf32>, vector<8xf32>
+// CHECK-COUNT-4:         vector.transfer_read {{.*}} : tensor<1x1x9x9xf16>, vector<8xf16>
+// CHECK:                 arith.extf {{.*}} : vector<8xf16> to vector<8xf32>
+// CHECK:                 arith.addf {{.*}} : vector<8xf32>
+// CHECK-NOT:     linalg.generic
+func.func @sum_f16(%x: tensor<1x1x9x9xf16>, %init: tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
+  %window = tensor.empty() : tensor<2x2xf32>
+  %0 = linalg.generic {indexing_maps = [#in, #win, #out],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %window : tensor<1x1x9x9xf16>, tensor<2x2xf32>) outs(%init : tensor<1x1x8x8xf32>) {
+  ^bb0(%a: f16, %unused: f32, %acc: f32):
+    %e = arith.extf %a : f16 to f32
+    %s = arith.addf %acc, %e : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1x8x8xf32>
+  return %0 : tensor<1x1x8x8xf32>
+}

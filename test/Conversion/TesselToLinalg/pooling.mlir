@@ -151,3 +151,36 @@ func.func @global_average_pool_nhwc(%x: tensor<1x4x5x3xf32>) -> tensor<1x1x1x3xf
   %0 = tessel.global_average_pool %x {layout = #tessel.layout<nhwc>} : (tensor<1x4x5x3xf32>) -> tensor<1x1x1x3xf32>
   return %0 : tensor<1x1x1x3xf32>
 }
+
+// -----
+
+// f16 average pooling sums in f32: each tap extended, the divisors f32, the
+// mean rounded once to f16.
+// CHECK-LABEL: func.func @avg_pool_f16
+// CHECK: %[[ACC:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x1x3x3xf32>)
+// CHECK: %[[SUMS:.+]] = linalg.generic
+// CHECK-SAME: outs(%[[ACC]] : tensor<1x1x3x3xf32>)
+// CHECK: ^bb0(%[[IN:.+]]: f16, %{{.+}}: f32, %[[OUT:.+]]: f32):
+// CHECK:   %[[E:.+]] = arith.extf %[[IN]] : f16 to f32
+// CHECK:   arith.addf %[[OUT]], %[[E]] : f32
+// CHECK: arith.constant dense<{{.+}}> : tensor<3x3xf32>
+// CHECK: linalg.generic
+// CHECK:   %[[M:.+]] = arith.divf %{{.+}}, %{{.+}} : f32
+// CHECK:   arith.truncf %[[M]] : f32 to f16
+func.func @avg_pool_f16(%x: tensor<1x1x3x3xf16>) -> tensor<1x1x3x3xf16> {
+  %0 = tessel.avg_pool %x {kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = false, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x1x3x3xf16>) -> tensor<1x1x3x3xf16>
+  return %0 : tensor<1x1x3x3xf16>
+}
+
+// -----
+
+// bf16 global average pooling sums in f32 too.
+// CHECK-LABEL: func.func @global_average_pool_bf16
+// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x2xf32>)
+// CHECK: arith.extf %{{.+}} : bf16 to f32
+// CHECK: arith.divf %{{.+}}, %{{.+}} : f32
+// CHECK: arith.truncf %{{.+}} : f32 to bf16
+func.func @global_average_pool_bf16(%x: tensor<1x2x4x4xbf16>) -> tensor<1x2x1x1xbf16> {
+  %0 = tessel.global_average_pool %x : (tensor<1x2x4x4xbf16>) -> tensor<1x2x1x1xbf16>
+  return %0 : tensor<1x2x1x1xbf16>
+}

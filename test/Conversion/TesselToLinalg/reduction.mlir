@@ -92,3 +92,25 @@ func.func @arg_min_first(%x: tensor<2x3xf32>) -> tensor<3xi64> {
   %0 = tessel.arg_min %x {axis = 0 : i64, keepdims = false} : (tensor<2x3xf32>) -> tensor<3xi64>
   return %0 : tensor<3xi64>
 }
+
+// -----
+
+// f16 and bf16 sums run in f32 (the input extended first), rounded once;
+// max and min stay in the input's type (exact).
+// CHECK-LABEL: func.func @sum_f16
+// CHECK: %[[WIDE:.+]] = linalg.generic {{.+}} ins(%{{.+}} : tensor<4x8xf16>) outs(%{{.+}} : tensor<4x8xf32>)
+// CHECK:   arith.extf %{{.+}} : f16 to f32
+// CHECK: %[[SUM:.+]] = linalg.generic {{.+}} ins(%[[WIDE]] : tensor<4x8xf32>) outs(%{{.+}} : tensor<4xf32>)
+// CHECK: linalg.generic {{.+}} ins(%[[SUM]] : tensor<4xf32>) outs(%{{.+}} : tensor<4xf16>)
+// CHECK:   arith.truncf %{{.+}} : f32 to f16
+// CHECK-LABEL: func.func @max_f16
+// CHECK-NOT: extf
+// CHECK: arith.maximumf %{{.+}}, %{{.+}} : f16
+func.func @sum_f16(%x: tensor<4x8xf16>) -> tensor<4xf16> {
+  %0 = tessel.reduce_sum %x {axes = array<i64: 1>, keepdims = false} : (tensor<4x8xf16>) -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+func.func @max_f16(%x: tensor<4x8xf16>) -> tensor<4xf16> {
+  %0 = tessel.reduce_max %x {axes = array<i64: 1>, keepdims = false} : (tensor<4x8xf16>) -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}

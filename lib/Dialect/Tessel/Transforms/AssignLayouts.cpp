@@ -90,7 +90,11 @@ bool hasChannelsLastKernel(Operation *op, int64_t lanes) {
       conv && (inputType.getElementType().isBF16() ||
                inputType.getElementType().isF16()))
     return conv.getGroup() == 1 && isConstant(conv.getWeight());
-  if (!inputType.getElementType().isF32())
+  // f32, and a model's own f16 or bf16 pooling (its windows vectorize
+  // alike).
+  Type element = inputType.getElementType();
+  bool half = element.isF16() || element.isBF16();
+  if (!element.isF32() && !(half && !isa<ConvOp>(op)))
     return false;
   int64_t channels = inputType.getDimSize(1);
   if (auto conv = dyn_cast<ConvOp>(op)) {
