@@ -150,24 +150,36 @@ bool mlir::tessel::chooseKeptProducts(
       names.push_back(products[k].nodes.back());
     return names;
   };
+  // The real build keeping `indices` in FP32 (`purpose` names it in the
+  // artifact's flags and in an error).
+  auto buildKeeping = [&](const std::vector<size_t> &indices,
+                          llvm::StringRef purpose)
+      -> FailureOr<TemporaryArtifact> {
+    PipelineOptions real = options;
+    real.debugOutputs = false;
+    real.keepFp32 = keepList(indices);
+    FailureOr<TemporaryArtifact> built = buildTemporaryArtifact(
+        module, registry, modelFile, real, machine, optLevel,
+        ArtifactInfo{info.compilerVersion,
+                     info.compileFlags + " (accuracy budget " + purpose.str() +
+                         ")"},
+        [](ModuleOp) { return success(); }, code, message);
+    if (failed(built))
+      message = "the accuracy budget's " + purpose.str() +
+                " build failed: " + message;
+    return built;
+  };
   // The FP32 reference: the real build with every product kept (its
-  // outputs may differ from the simulation's f32 path in the last bits: a
-  // budget of max-abs:0 then holds on it, as it should).
+  // outputs may differ from the simulation's f32 path in the last bits:
+  // another layout, other fusions; a budget of max-abs:0 then holds on it,
+  // as it should).
   std::vector<size_t> everyProduct(products.size());
   for (size_t k = 0; k < products.size(); ++k)
     everyProduct[k] = k;
-  PipelineOptions fp32 = options;
-  fp32.debugOutputs = false;
-  fp32.keepFp32 = keepList(everyProduct);
-  FailureOr<TemporaryArtifact> reference = buildTemporaryArtifact(
-      module, registry, modelFile, fp32, machine, optLevel,
-      ArtifactInfo{info.compilerVersion,
-                   info.compileFlags + " (accuracy budget reference)"},
-      [](ModuleOp) { return success(); }, code, message);
-  if (failed(reference)) {
-    message = "the accuracy budget's FP32 reference build failed: " + message;
+  FailureOr<TemporaryArtifact> reference =
+      buildKeeping(everyProduct, "reference");
+  if (failed(reference))
     return false;
-  }
   std::vector<size_t> order, kept;
   std::vector<SubsetFigures> allLow, chosen;
   if (!evaluator.loadSimulation(simulated->getPath(), products.size(),
@@ -182,22 +194,12 @@ bool mlir::tessel::chooseKeptProducts(
 
   // The real build of the choice; while it misses the budget (the
   // simulation sums in f32 where the kernels sum integers or in f16), keep
-  // the next most sensitive product too.
-  // The real build keeping `indices` in FP32, run on the samples.
+  // the next most sensitive product too. Each run on the samples.
   auto measureReal = [&](const std::vector<size_t> &indices,
                          std::vector<SubsetFigures> &figures, double &ms) {
-    PipelineOptions real = options;
-    real.debugOutputs = false;
-    real.keepFp32 = keepList(indices);
-    FailureOr<TemporaryArtifact> built = buildTemporaryArtifact(
-        module, registry, modelFile, real, machine, optLevel,
-        ArtifactInfo{info.compilerVersion,
-                     info.compileFlags + " (accuracy budget check)"},
-        [](ModuleOp) { return success(); }, code, message);
-    if (failed(built)) {
-      message = "the accuracy budget's check build failed: " + message;
+    FailureOr<TemporaryArtifact> built = buildKeeping(indices, "check");
+    if (failed(built))
       return false;
-    }
     if (!evaluator.measure(built->getPath(), figures, ms, failure)) {
       code = failure.code;
       message = failure.message;

@@ -47,16 +47,22 @@ def mlp(rng):
     return graph, inputs
 
 
-def cnn(rng):
+def _small_cnn(rng, name, dtype, channels, classes, size):
     """Conv, Relu, MaxPool, Conv (strided, padded), Relu, GlobalAveragePool,
-    Flatten, Gemm, Softmax."""
+    Flatten, Gemm, Softmax on [2, 3, size, size] inputs, in `dtype` (numpy
+    float32 or float16: the inputs, the weights and every op)."""
+    c1, c2 = channels
+    elem = TensorProto.FLOAT if dtype == np.float32 else TensorProto.FLOAT16
+
+    def init(name, array):
+        return numpy_helper.from_array(np.asarray(array, dtype=dtype), name)
     inits = [
-        _init("conv1.weight", rng.standard_normal((8, 3, 3, 3)) * 0.3),
-        _init("conv1.bias", rng.standard_normal(8) * 0.1),
-        _init("conv2.weight", rng.standard_normal((16, 8, 3, 3)) * 0.2),
-        _init("conv2.bias", rng.standard_normal(16) * 0.1),
-        _init("fc.weight", rng.standard_normal((10, 16)) * 0.5),
-        _init("fc.bias", rng.standard_normal(10) * 0.1),
+        init("conv1.weight", rng.standard_normal((c1, 3, 3, 3)) * 0.3),
+        init("conv1.bias", rng.standard_normal(c1) * 0.1),
+        init("conv2.weight", rng.standard_normal((c2, c1, 3, 3)) * 0.2),
+        init("conv2.bias", rng.standard_normal(c2) * 0.1),
+        init("fc.weight", rng.standard_normal((classes, c2)) * 0.5),
+        init("fc.bias", rng.standard_normal(classes) * 0.1),
     ]
     nodes = [
         helper.make_node("Conv", ["x", "conv1.weight", "conv1.bias"], ["c1"], name="conv1",
@@ -74,12 +80,17 @@ def cnn(rng):
         helper.make_node("Softmax", ["logits"], ["probs"], name="softmax", axis=1),
     ]
     graph = helper.make_graph(
-        nodes, "cnn",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 16, 16])],
-        [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [2, 10])],
+        nodes, name,
+        [helper.make_tensor_value_info("x", elem, [2, 3, size, size])],
+        [helper.make_tensor_value_info("probs", elem, [2, classes])],
         inits)
-    inputs = [rng.standard_normal((2, 3, 16, 16)).astype(np.float32)]
+    inputs = [rng.standard_normal((2, 3, size, size)).astype(dtype)]
     return graph, inputs
+
+
+def cnn(rng):
+    """_small_cnn in float32: 8 and 16 filters, 10 classes, 16 x 16."""
+    return _small_cnn(rng, "cnn", np.float32, (8, 16), 10, 16)
 
 
 def cnn_bn(rng):
@@ -682,41 +693,9 @@ def lstm_wide(rng):
 
 
 def half_cnn(rng):
-    """A model that arrives in float16 (inputs, weights, every op): Conv
-    3 -> 16, Relu, MaxPool, Conv 16 -> 32 (strided, padded), Relu,
-    GlobalAveragePool, Flatten, Gemm 32 -> 16, Softmax."""
-    def init(name, array):
-        return numpy_helper.from_array(np.asarray(array, dtype=np.float16), name)
-    inits = [
-        init("conv1.weight", rng.standard_normal((16, 3, 3, 3)) * 0.3),
-        init("conv1.bias", rng.standard_normal(16) * 0.1),
-        init("conv2.weight", rng.standard_normal((32, 16, 3, 3)) * 0.1),
-        init("conv2.bias", rng.standard_normal(32) * 0.1),
-        init("fc.weight", rng.standard_normal((16, 32)) * 0.3),
-        init("fc.bias", rng.standard_normal(16) * 0.1),
-    ]
-    nodes = [
-        helper.make_node("Conv", ["x", "conv1.weight", "conv1.bias"], ["c1"], name="conv1",
-                         pads=[1, 1, 1, 1]),
-        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
-        helper.make_node("MaxPool", ["r1"], ["p1"], name="pool1", kernel_shape=[2, 2],
-                         strides=[2, 2]),
-        helper.make_node("Conv", ["p1", "conv2.weight", "conv2.bias"], ["c2"], name="conv2",
-                         strides=[2, 2], pads=[1, 1, 1, 1]),
-        helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
-        helper.make_node("GlobalAveragePool", ["r2"], ["g"], name="gap"),
-        helper.make_node("Flatten", ["g"], ["f"], name="flatten"),
-        helper.make_node("Gemm", ["f", "fc.weight", "fc.bias"], ["logits"], name="fc",
-                         transB=1),
-        helper.make_node("Softmax", ["logits"], ["probs"], name="softmax", axis=1),
-    ]
-    graph = helper.make_graph(
-        nodes, "half_cnn",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [2, 3, 32, 32])],
-        [helper.make_tensor_value_info("probs", TensorProto.FLOAT16, [2, 16])],
-        inits)
-    inputs = [rng.standard_normal((2, 3, 32, 32)).astype(np.float16)]
-    return graph, inputs
+    """A model that arrives in float16 (inputs, weights, every op):
+    _small_cnn with 16 and 32 filters, 16 classes, 32 x 32."""
+    return _small_cnn(rng, "half_cnn", np.float16, (16, 32), 16, 32)
 
 
 MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
