@@ -421,8 +421,11 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   if (precision == "fp16" && !pipelineOptions.hasFastF16Products())
     llvm::errs() << "tessel-compile: warning: --precision=fp16: the products "
                     "stay fp32: the target ("
-                 << pipelineOptions.target.cpu
-                 << ") has no f16 arithmetic (AVX512-FP16)\n";
+                 << pipelineOptions.target.cpu << ") "
+                 << (pipelineOptions.target.avx512Fp16
+                         ? "has AVX512-FP16, turned off (--disable=f16-fma)"
+                         : "has no f16 arithmetic (AVX512-FP16)")
+                 << "\n";
   if (printTarget) {
     MLIRContext context;
     printCpuTargetInfo(pipelineOptions.target, &context, llvm::outs());

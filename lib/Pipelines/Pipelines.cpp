@@ -113,6 +113,11 @@ llvm::ArrayRef<Optimization> mlir::tessel::getOptimizations() {
        "target has AMX-INT8 and AMX-BF16 (else 8-bit ones on VNNI, and "
        "bf16 ones, on a target whose vdpbf16ps is slower than its FMA, in "
        "f32)"},
+      {"f16-fma", "codegen", "tessel-vectorize-contractions{fp16}",
+       "run f16 products on AVX512-FP16's vfmadd231ph, summing blocks of at "
+       "most 32 steps per lane in f16 and the blocks in f32 (else a model's "
+       "own f16 products sum in f32 on the widened FMA, and "
+       "--precision=fp16 keeps every product f32)"},
   };
   return optimizations;
 }
@@ -188,7 +193,9 @@ bool PipelineOptions::hasFastBf16Products() const {
 }
 
 bool PipelineOptions::hasFastF16Products() const {
-  return hasF16ProductKernel(target);
+  CpuTargetInfo switched = target;
+  switched.avx512Fp16 = f16Fma();
+  return hasF16ProductKernel(switched);
 }
 
 bool PipelineOptions::bf16WholeTilesOnly() const {
@@ -336,7 +343,7 @@ void mlir::tessel::buildCodegenPipeline(OpPassManager &pm,
     vectorize.amx = options.target.amxTile && options.target.amxInt8 &&
                     options.enabled("amx-tiles");
     vectorize.amxBf16 = options.amxBf16Tiles();
-    vectorize.fp16 = options.target.avx512Fp16;
+    vectorize.fp16 = options.f16Fma();
     pm.addNestedPass<func::FuncOp>(
         createTesselVectorizeContractionsPass(vectorize));
     TesselVectorizeWindowsPassOptions windows;

@@ -698,6 +698,20 @@ def half_cnn(rng):
     return _small_cnn(rng, "half_cnn", np.float16, (16, 32), 16, 32)
 
 
+def half_batched_matmul(rng):
+    """A batched MatMul of two float16 activations, [4, 64, 64] x [4, 64,
+    64] (attention's scores, in a model that arrives in f16)."""
+    f16 = TensorProto.FLOAT16
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["a", "b"], ["y"], name="bmm")], "half_batched_matmul",
+        [helper.make_tensor_value_info("a", f16, [4, 64, 64]),
+         helper.make_tensor_value_info("b", f16, [4, 64, 64])],
+        [helper.make_tensor_value_info("y", f16, [4, 64, 64])])
+    inputs = [rng.standard_normal((4, 64, 64)).astype(np.float16),
+              rng.standard_normal((4, 64, 64)).astype(np.float16)]
+    return graph, inputs
+
+
 MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "stem_cnn": stem_cnn, "stem_cnn_normalized": stem_cnn_normalized,
           "mlp_normalized": mlp_normalized, "attention": attention,
@@ -710,7 +724,7 @@ MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "qdq_cnn": qdq_cnn,
           "gru_linear_before_reset": gru_linear_before_reset,
           "gru_reset_first": gru_reset_first, "lstm_wide": lstm_wide,
-          "half_cnn": half_cnn}
+          "half_cnn": half_cnn, "half_batched_matmul": half_batched_matmul}
 
 
 def main():

@@ -104,14 +104,17 @@ struct PipelineOptions {
   bool amxBf16Tiles() const {
     return target.amxTile && target.amxBf16 && enabled("amx-tiles");
   }
+  /// Whether f16 products run on AVX512-FP16's FMAs (the target has them
+  /// and `f16-fma` is enabled).
+  bool f16Fma() const { return target.avx512Fp16 && enabled("f16-fma"); }
   /// Whether the target, as the switches leave it, has a bf16 product
   /// kernel that beats its FP32 FMA (selectBf16ProductKernel: AMX-BF16
   /// tiles, or a vdpbf16ps faster than the FMA), and whether that is AMX
   /// tiles alone (then only products of whole tiles go bf16).
   bool hasFastBf16Products() const;
   bool bf16WholeTilesOnly() const;
-  /// Whether the target has an f16 product kernel that beats its FP32 FMA
-  /// (AVX512-FP16).
+  /// Whether the target, as the switches leave it, has an f16 product
+  /// kernel that beats its FP32 FMA (AVX512-FP16, `f16-fma`).
   bool hasFastF16Products() const;
   /// f32 elements per vector register of the target.
   int64_t getVectorWidth() const { return target.getF32Lanes(); }

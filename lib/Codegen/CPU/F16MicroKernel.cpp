@@ -14,9 +14,9 @@
 // pair of reduction steps interleaved per column, [N/C, K/2, 2C] (one
 // contiguous run per tile, as the 8-bit kernels read theirs): a vector's
 // even lanes sum the even steps, its odd lanes the odd ones, and each row
-// broadcasts its two values as one 32-bit word (`vpbroadcastd` from memory
-// is a load; `vpbroadcastw` also takes the shuffle port that every second
-// FMA needs). A block's two lanes per column are added in f16 before the
+// broadcasts its two values as one 32-bit word (`vbroadcastss` from memory
+// is a load alone; `vpbroadcastw` also takes the shuffle port that every
+// second FMA needs). A block's two lanes per column are added in f16 before the
 // conversion. A right-hand side that is not constant runs one step at a
 // time, each row's value broadcast from memory into the FMA.
 //
@@ -37,16 +37,12 @@ using namespace mlir::tessel;
 
 namespace {
 
-/// Whether `tile` is `out[m, n] += ext(lhs[m, k]) * ext(rhs[k, n])` with
-/// f16 operands and an f32 output (a named matmul or its generic).
+/// Whether `tile` is an f16 x f16 -> f32 matrix product, batched or not,
+/// every batch loop of one iteration (cpu::isUnitBatchMatmul).
 bool isF16Product(linalg::LinalgOp tile) {
-  if (tile.getNumDpsInputs() != 2 || tile.getNumDpsInits() != 1 ||
-      tile.getNumLoops() != 3 || !linalg::isaContractionOpInterface(tile) ||
-      tile.getIndexingMapsArray() !=
-          linalg::MatmulOp::getDefaultIndexingMaps(tile.getContext()))
-    return false;
   auto element = [](Value v) { return getElementTypeOrSelf(v.getType()); };
-  return element(tile.getDpsInputs()[0]).isF16() &&
+  return cpu::isUnitBatchMatmul(tile) &&
+         element(tile.getDpsInputs()[0]).isF16() &&
          element(tile.getDpsInputs()[1]).isF16() &&
          element(tile.getDpsInits()[0]).isF32();
 }
@@ -91,15 +87,20 @@ F16FmaMicroKernel::emitProductTile(RewriterBase &rewriter,
       tile.hasDynamicShape())
     return failure();
   SmallVector<int64_t> ranges = tile.getStaticLoopRanges();
-  int64_t rows = ranges[0], columns = ranges[1], reduction = ranges[2];
+  int64_t batch = ranges.size() - 3;
+  int64_t rows = ranges[batch], columns = ranges[batch + 1],
+          reduction = ranges[batch + 2];
   int64_t block = f16_blocks::selectReductionBlock(reduction);
   if (block == 0 || columns % 16 != 0)
     return failure();
 
   Location loc = tile.getLoc();
   rewriter.setInsertionPoint(tile);
-  Value lhs = tile.getDpsInputs()[0], rhs = tile.getDpsInputs()[1];
-  Value out = tile.getDpsInits()[0];
+  // A batched tile's operands as matrices (its batch loops run once).
+  Value lhs = cpu::asMatrix(rewriter, loc, tile.getDpsInputs()[0]);
+  Value rhs = cpu::asMatrix(rewriter, loc, tile.getDpsInputs()[1]);
+  Value batchedOut = tile.getDpsInits()[0];
+  Value out = cpu::asMatrix(rewriter, loc, batchedOut);
   // Constant weights: read from panels of the tile's columns with each
   // pair of rows interleaved per column ([N/C, K/2, 2C]): one 32-lane
   // vector holds 16 columns' values at steps 2g and 2g + 1, and a row's
@@ -251,6 +252,7 @@ F16FmaMicroKernel::emitProductTile(RewriterBase &rewriter,
                 ValueRange{index(rewriter, r), index(rewriter, c * 16)},
                 inBounds)
                 .getResult();
+  out = cpu::intoBatched(rewriter, loc, out, batchedOut);
   rewriter.replaceOp(tile, out);
   return success();
 }

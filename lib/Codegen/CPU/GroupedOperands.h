@@ -39,6 +39,18 @@ bool isBf16Product(linalg::LinalgOp op);
 Value panelRuns(RewriterBase &rewriter, Location loc, Value rhs,
                 int64_t panelWidth = 0, int64_t interleave = 1);
 
+/// Whether `tile` is `out[b.., m, n] += lhs[b.., m, k] * rhs[b.., k, n]`
+/// (a named matmul or batch_matmul, or their generics, any casts) with
+/// every batch loop `b` of one iteration (the planner tiles them by 1); the
+/// right-hand side may have no batch dimensions (shared weights).
+bool isUnitBatchMatmul(linalg::LinalgOp tile);
+/// `value`, a tile operand of rank >= 2 whose leading dimensions are 1, as
+/// a matrix (a rank-reducing slice; `value` itself at rank 2).
+Value asMatrix(OpBuilder &b, Location loc, Value value);
+/// The matrix `result` inserted into `batched` (which asMatrix viewed), or
+/// `result` when they are the same shape.
+Value intoBatched(OpBuilder &b, Location loc, Value result, Value batched);
+
 /// i8 x i8 -> i32 on AMX tiles (AmxMicroKernel.cpp).
 const MicroKernel *getAmxInt8MicroKernel();
 /// bf16 x bf16 -> f32 on AMX tiles (AmxMicroKernel.cpp).

@@ -97,12 +97,40 @@ public:
     return vector::FMAOp::create(b, loc, widen(lhs), widen(rhs), acc);
   }
 
+  /// As the f32 kernel; a batched tile (its batch loops of one iteration)
+  /// as a matmul of its matrices first: a batched contraction of mixed
+  /// element types does not lower.
   LogicalResult emitProductTile(RewriterBase &rewriter,
-                                linalg::LinalgOp tile) const override {
-    return getMicroKernel(MicroKernelKind::F32Fma)
-        ->emitProductTile(rewriter, tile);
-  }
+                                linalg::LinalgOp tile) const override;
 };
+
+LogicalResult
+WidenedFmaMicroKernel::emitProductTile(RewriterBase &rewriter,
+                                       linalg::LinalgOp tile) const {
+  const MicroKernel *f32 = getMicroKernel(MicroKernelKind::F32Fma);
+  if (tile.getNumLoops() == 3 || !tile.hasPureTensorSemantics() ||
+      !cpu::isUnitBatchMatmul(tile))
+    return f32->emitProductTile(rewriter, tile);
+  Location loc = tile.getLoc();
+  rewriter.setInsertionPoint(tile);
+  Value out = tile.getDpsInits()[0];
+  auto matmul = linalg::MatmulOp::create(
+      rewriter, loc,
+      ValueRange{cpu::asMatrix(rewriter, loc, tile.getDpsInputs()[0]),
+                 cpu::asMatrix(rewriter, loc, tile.getDpsInputs()[1])},
+      ValueRange{cpu::asMatrix(rewriter, loc, out)});
+  // Inserted into the batched output first: vectorizing the matmul
+  // replaces this use by its result.
+  Value result = cpu::intoBatched(rewriter, loc, matmul.getResult(0), out);
+  if (failed(f32->emitProductTile(rewriter, matmul))) {
+    if (Operation *insert = result.getDefiningOp(); insert != matmul)
+      rewriter.eraseOp(insert);
+    rewriter.eraseOp(matmul);
+    return failure();
+  }
+  rewriter.replaceOp(tile, result);
+  return success();
+}
 
 } // namespace
 
@@ -260,6 +288,71 @@ Value mlir::tessel::cpu::panelRuns(RewriterBase &rewriter, Location loc,
     return runs;
   return tensor::CollapseShapeOp::create(
       rewriter, loc, runs, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+}
+
+bool mlir::tessel::cpu::isUnitBatchMatmul(linalg::LinalgOp tile) {
+  if (tile.getNumDpsInputs() != 2 || tile.getNumDpsInits() != 1 ||
+      tile.getNumLoops() < 3 || !linalg::isaContractionOpInterface(tile))
+    return false;
+  MLIRContext *ctx = tile.getContext();
+  unsigned loops = tile.getNumLoops(), batch = loops - 3;
+  SmallVector<int64_t> ranges = tile.getStaticLoopRanges();
+  SmallVector<AffineExpr> b;
+  for (unsigned i = 0; i < batch; ++i) {
+    if (ranges[i] != 1)
+      return false;
+    b.push_back(getAffineDimExpr(i, ctx));
+  }
+  AffineExpr m = getAffineDimExpr(batch, ctx);
+  AffineExpr n = getAffineDimExpr(batch + 1, ctx);
+  AffineExpr k = getAffineDimExpr(batch + 2, ctx);
+  auto map = [&](AffineExpr x, AffineExpr y, bool batched) {
+    SmallVector<AffineExpr> results;
+    if (batched)
+      results.append(b.begin(), b.end());
+    results.append({x, y});
+    return AffineMap::get(loops, 0, results, ctx);
+  };
+  SmallVector<AffineMap> maps = tile.getIndexingMapsArray();
+  return maps[0] == map(m, k, true) &&
+         (maps[1] == map(k, n, true) || maps[1] == map(k, n, false)) &&
+         maps[2] == map(m, n, true);
+}
+
+/// Offsets 0, sizes 1 but the last two (`type`'s), strides 1.
+static void matrixSlice(OpBuilder &b, RankedTensorType type,
+                        SmallVectorImpl<OpFoldResult> &offsets,
+                        SmallVectorImpl<OpFoldResult> &sizes,
+                        SmallVectorImpl<OpFoldResult> &strides) {
+  int64_t rank = type.getRank();
+  offsets.assign(rank, b.getIndexAttr(0));
+  sizes.assign(rank, b.getIndexAttr(1));
+  strides.assign(rank, b.getIndexAttr(1));
+  sizes[rank - 2] = b.getIndexAttr(type.getDimSize(rank - 2));
+  sizes[rank - 1] = b.getIndexAttr(type.getDimSize(rank - 1));
+}
+
+Value mlir::tessel::cpu::asMatrix(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getRank() == 2)
+    return value;
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  matrixSlice(b, type, offsets, sizes, strides);
+  auto matrix = RankedTensorType::get(type.getShape().take_back(2),
+                                      type.getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, matrix, value, offsets, sizes,
+                                        strides);
+}
+
+Value mlir::tessel::cpu::intoBatched(OpBuilder &b, Location loc, Value result,
+                                     Value batched) {
+  auto type = cast<RankedTensorType>(batched.getType());
+  if (result.getType() == type)
+    return result;
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  matrixSlice(b, type, offsets, sizes, strides);
+  return tensor::InsertSliceOp::create(b, loc, result, batched, offsets, sizes,
+                                       strides);
 }
 
 bool mlir::tessel::cpu::isBf16Product(linalg::LinalgOp op) {

@@ -145,3 +145,34 @@ func.func @bf16_widened(%a: tensor<8x32xbf16>, %b: tensor<32x32xbf16>) -> tensor
   } -> tensor<8x32xf32>
   return %c : tensor<8x32xf32>
 }
+
+// -----
+
+#lhs = affine_map<(b, m, n, k) -> (b, m, k)>
+#rhs = affine_map<(b, m, n, k) -> (b, k, n)>
+#out = affine_map<(b, m, n, k) -> (b, m, n)>
+
+// A batched product of two f16 activations: each batch's tile (its batch
+// loop of one iteration) runs as a product of matrices, on either kernel
+// (a batched contraction of mixed element types would not lower).
+// CHECK-LABEL: func.func @batched
+// CHECK:         tensor.extract_slice %{{.*}} : tensor<1x4x64xf16> to tensor<4x64xf16>
+// CHECK:         vector.fma %{{.*}} : vector<32xf16>
+// CHECK:         tensor.insert_slice %{{.*}} : tensor<4x32xf32> into tensor<1x4x32xf32>
+// WIDE-LABEL: func.func @batched
+// WIDE:         vector.contract {{.*}} : vector<4x1xf16>, vector<1x32xf16> into vector<4x32xf32>
+func.func @batched(%a: tensor<2x8x64xf16>, %b: tensor<2x64x32xf16>) -> tensor<2x8x32xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8x32xf32>
+  %init = linalg.fill ins(%z : f32) outs(%e : tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
+  %c = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<2x8x64xf16>, tensor<2x64x32xf16>) outs(%init : tensor<2x8x32xf32>) {
+  ^bb0(%x: f16, %y: f16, %o: f32):
+    %xe = arith.extf %x : f16 to f32
+    %ye = arith.extf %y : f16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x8x32xf32>
+  return %c : tensor<2x8x32xf32>
+}
