@@ -27,15 +27,30 @@ struct ReductionInput {
   ArrayRef<int64_t> axes;
   /// How many elements each result element reduces.
   int64_t count;
+  /// The type sums and products accumulate in: the input's, or f32 for
+  /// f16 and bf16 (each element extended as it is read).
+  Type accumulator;
 };
+
+/// `args` extended to `accumulator` where they are narrower floats.
+SmallVector<Value> widened(OpBuilder &b, Location l, ValueRange args,
+                           Type accumulator) {
+  SmallVector<Value> result;
+  for (Value v : args)
+    result.push_back(v.getType() != accumulator && isa<FloatType>(v.getType())
+                         ? arith::ExtFOp::create(b, l, accumulator, v)
+                         : v);
+  return result;
+}
 
 Value sumOf(OpBuilder &b, Location loc, const ReductionInput &in,
             BodyBuilder pre) {
-  Type element = cast<RankedTensorType>(in.input.getType()).getElementType();
   return buildReduction(
-      b, loc, in.input, in.axes, b.getZeroAttr(element),
+      b, loc, in.input, in.axes, b.getZeroAttr(in.accumulator),
       [&](OpBuilder &nb, Location l, ValueRange args, Value acc) {
-        return createAdd(nb, l, pre(nb, l, args), acc);
+        return createAdd(nb, l,
+                         pre(nb, l, widened(nb, l, args, in.accumulator)),
+                         acc);
       });
 }
 
@@ -87,11 +102,10 @@ Value lower(ReduceMinOp, OpBuilder &b, Location loc, const ReductionInput &in) {
 
 Value lower(ReduceProdOp, OpBuilder &b, Location loc,
             const ReductionInput &in) {
-  Type element = cast<RankedTensorType>(in.input.getType()).getElementType();
   return buildReduction(
-      b, loc, in.input, in.axes, b.getOneAttr(element),
-      [](OpBuilder &nb, Location l, ValueRange args, Value acc) {
-        return createMul(nb, l, args[0], acc);
+      b, loc, in.input, in.axes, b.getOneAttr(in.accumulator),
+      [&](OpBuilder &nb, Location l, ValueRange args, Value acc) {
+        return createMul(nb, l, widened(nb, l, args, in.accumulator)[0], acc);
       });
 }
 
@@ -145,18 +159,20 @@ Value lower(ReduceLogSumExpOp, OpBuilder &b, Location loc,
                                                magnitude, inf);
         return arith::SelectOp::create(nb, l, infinite, zero, a[0]);
       });
-  Type element = cast<RankedTensorType>(in.input.getType()).getElementType();
   Value sum = buildReduction(
-      b, loc, ValueRange{in.input, shift}, in.axes, b.getZeroAttr(element),
-      [](OpBuilder &nb, Location l, ValueRange args, Value acc) -> Value {
-        Value shifted = arith::SubFOp::create(nb, l, args[0], args[1]);
+      b, loc, ValueRange{in.input, shift}, in.axes,
+      b.getZeroAttr(in.accumulator),
+      [&](OpBuilder &nb, Location l, ValueRange args, Value acc) -> Value {
+        SmallVector<Value> x = widened(nb, l, args, in.accumulator);
+        Value shifted = arith::SubFOp::create(nb, l, x[0], x[1]);
         Value e = math::ExpOp::create(nb, l, shifted);
         return arith::AddFOp::create(nb, l, e, acc);
       });
   return mapEach(b, loc, ValueRange{sum, shift},
-                 [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                 [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
                    Value log = math::LogOp::create(nb, l, a[0]);
-                   return arith::AddFOp::create(nb, l, log, a[1]);
+                   return arith::AddFOp::create(
+                       nb, l, log, widened(nb, l, a[1], in.accumulator)[0]);
                  });
 }
 
@@ -170,21 +186,17 @@ template <typename OpTy> struct ReductionLowering : OpRewritePattern<OpTy> {
     int64_t count = 1;
     for (int64_t axis : axes)
       count *= inputType.getDimSize(axis);
-    // f16 and bf16 sum (and multiply) in f32, rounded once at the end, as
-    // their products do: a 16-bit running sum loses the small terms once it
-    // is large (2048 + 1 is 2048 in f16). Max and min are exact either way.
+    // f16 and bf16 sum (and multiply) in f32, each element extended as it
+    // is read and the result rounded once, as their products do: a 16-bit
+    // running sum loses the small terms once it is large (2048 + 1 is 2048
+    // in f16). Max and min are exact either way.
     Location loc = op.getLoc();
-    Value input = op.getInput();
     Type element = inputType.getElementType();
     bool widen = (element.isF16() || element.isBF16()) &&
                  !isa<ReduceMaxOp, ReduceMinOp>(op.getOperation());
-    if (widen)
-      input = buildElementwise(
-          rewriter, loc, inputType.clone(rewriter.getF32Type()), input,
-          [](OpBuilder &b, Location l, ValueRange args) -> Value {
-            return arith::ExtFOp::create(b, l, b.getF32Type(), args[0]);
-          });
-    Value reduced = lower(op, rewriter, loc, {input, axes, count});
+    Type accumulator = widen ? rewriter.getF32Type() : element;
+    Value reduced =
+        lower(op, rewriter, loc, {op.getInput(), axes, count, accumulator});
     if (widen)
       reduced = buildElementwise(
           rewriter, loc,

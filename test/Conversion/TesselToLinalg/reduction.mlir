@@ -95,12 +95,12 @@ func.func @arg_min_first(%x: tensor<2x3xf32>) -> tensor<3xi64> {
 
 // -----
 
-// f16 and bf16 sums run in f32 (the input extended first), rounded once;
-// max and min stay in the input's type (exact).
+// f16 and bf16 sums run in f32 (each element extended as it is read),
+// rounded once; max and min stay in the input's type (exact).
 // CHECK-LABEL: func.func @sum_f16
-// CHECK: %[[WIDE:.+]] = linalg.generic {{.+}} ins(%{{.+}} : tensor<4x8xf16>) outs(%{{.+}} : tensor<4x8xf32>)
-// CHECK:   arith.extf %{{.+}} : f16 to f32
-// CHECK: %[[SUM:.+]] = linalg.generic {{.+}} ins(%[[WIDE]] : tensor<4x8xf32>) outs(%{{.+}} : tensor<4xf32>)
+// CHECK: %[[SUM:.+]] = linalg.generic {{.+}} ins(%{{.+}} : tensor<4x8xf16>) outs(%{{.+}} : tensor<4xf32>)
+// CHECK:   %[[E:.+]] = arith.extf %{{.+}} : f16 to f32
+// CHECK:   arith.addf %[[E]], %{{.+}} : f32
 // CHECK: linalg.generic {{.+}} ins(%[[SUM]] : tensor<4xf32>) outs(%{{.+}} : tensor<4xf16>)
 // CHECK:   arith.truncf %{{.+}} : f32 to f16
 // CHECK-LABEL: func.func @max_f16
