@@ -216,6 +216,9 @@ TEST_F(MicroKernelTest, F16ProductsRunOnAvx512Fp16InBlocksElseWidened) {
             std::make_pair(int64_t(7), int64_t(32)));
   EXPECT_FALSE(fp16->coversProduct(ProductExtent{32, 24, 64, false}));
   EXPECT_FALSE(fp16->coversProduct(ProductExtent{32, 32, 36, false}));
+  // A transposed left-hand side: the widened FMA.
+  EXPECT_FALSE(fp16->coversProduct(
+      ProductExtent{32, 32, 64, false, /*rowMajorLhs=*/false}));
   EXPECT_EQ(getProductMicroKernel(spr, f16, f16, f32,
                                   ProductExtent{32, 24, 64, false})
                 ->getKind(),

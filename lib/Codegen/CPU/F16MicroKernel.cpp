@@ -61,8 +61,10 @@ public:
         ->emitMultiplyAccumulate(b, loc, lhs, rhs, acc);
   }
 
+  /// Its extents (F16Blocks.h), with the left-hand side's rows along the
+  /// reduction (a transposed one runs on the widened FMA).
   bool coversProduct(const ProductExtent &extent) const override {
-    return !extent.packedRhs &&
+    return !extent.packedRhs && extent.rowMajorLhs &&
            f16_blocks::coverProduct(extent.rows, extent.columns,
                                     extent.reduction);
   }

@@ -204,6 +204,14 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
   for (unsigned d : dims->k)
     extent.reduction *= ranges[d];
   extent.packedRhs = groupDim && dims->k.size() == 2;
+  {
+    AffineMap lhsMap = maps[0];
+    int64_t lhsRank = lhsMap.getNumResults();
+    std::optional<unsigned> last = dimAt(lhsMap, lhsRank - 1);
+    extent.rowMajorLhs =
+        last && llvm::is_contained(dims->k, *last) &&
+        (!mDim || dimAt(lhsMap, lhsRank - 2) == mDim);
+  }
   microKernel = getProductMicroKernel(options.target, lhs, rhs,
                                       resultType.getElementType(), extent);
   if (!microKernel || microKernel->getReductionGroup() != group)

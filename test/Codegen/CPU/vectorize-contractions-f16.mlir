@@ -176,3 +176,32 @@ func.func @batched(%a: tensor<2x8x64xf16>, %b: tensor<2x64x32xf16>) -> tensor<2x
   } -> tensor<2x8x32xf32>
   return %c : tensor<2x8x32xf32>
 }
+
+// -----
+
+#lhsT = affine_map<(m, n, k) -> (k, m)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#out = affine_map<(m, n, k) -> (m, n)>
+
+// A transposed left-hand side (a Gemm's transA): the f16 kernel reads rows
+// along the reduction, so the widened FMA runs it (before, the tile stayed
+// loops).
+// CHECK-LABEL: func.func @transposed_lhs
+// CHECK-NOT:     vector<32xf16>
+// CHECK:         vector.transfer_read {{.*}} : tensor<64x16xf16>, vector<{{.*}}xf16>
+// CHECK-NOT:     linalg.generic
+func.func @transposed_lhs(%a: tensor<64x16xf16>, %b: tensor<64x32xf16>) -> tensor<16x32xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x32xf32>
+  %init = linalg.fill ins(%z : f32) outs(%e : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %c = linalg.generic {indexing_maps = [#lhsT, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<64x16xf16>, tensor<64x32xf16>) outs(%init : tensor<16x32xf32>) {
+  ^bb0(%x: f16, %y: f16, %o: f32):
+    %xe = arith.extf %x : f16 to f32
+    %ye = arith.extf %y : f16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16x32xf32>
+  return %c : tensor<16x32xf32>
+}

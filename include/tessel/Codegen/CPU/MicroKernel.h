@@ -28,6 +28,10 @@ struct ProductExtent {
   int64_t columns = 0;
   int64_t reduction = 0;
   bool packedRhs = false;
+  /// Whether the left-hand side is stored row by row along the reduction
+  /// ([M, K], not transposed): kernels that read its rows themselves (the
+  /// f16 kernel) need it.
+  bool rowMajorLhs = true;
 };
 
 class MicroKernel {
