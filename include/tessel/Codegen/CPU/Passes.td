@@ -21,8 +21,11 @@ def TesselVectorizeContractionsPass
 
     Runs on tensors before bufferization, after `tessel-vectorize-convolutions`
     (which hands it pointwise convolutions as products). Static shapes; f32,
-    and i8 x i8 -> i32 with `vnni`; tiles divide the loops exactly (no
-    masking); other ops are left for `convert-linalg-to-loops`. `tessel-lower-vectors` lowers its vector ops.
+    i8 x i8 -> i32 with `vnni` (or AVX2), and f16 or bf16 operands summed in
+    f32 (on the kernels the options name, else the widened FMA: the operands
+    converted to f32 in registers); tiles divide the loops exactly (no
+    masking); other ops are left for `convert-linalg-to-loops`.
+    `tessel-lower-vectors` lowers its vector ops.
 
     Options:
     - `vector-width`: f32 elements per vector register (8: AVX2, 16: AVX-512).
@@ -35,6 +38,13 @@ def TesselVectorizeContractionsPass
       whole tiles (rows and columns in 16s, the reduction in 64s) run on
       2 x 2 blocks of AMX tiles (`tdpbssd` and its unsigned forms), the
       others on `vpdpbusd`. `tessel-lower-amx` lowers the tiles.
+    - `bf16`, `amx-bf16`: bf16 products on `vdpbf16ps` (where it beats the
+      FMA) and on AMX-BF16 tiles (whole tiles).
+    - `fp16`: f16 products with columns in 16s and reductions in 8s on
+      `vfmadd231ph` (F16MicroKernel.cpp): 7 x 32 tiles walk the reduction in
+      blocks summed in f16 (at most 32 steps per lane), the blocks in f32;
+      constant weights read from panels with each pair of reduction steps
+      interleaved per column.
 
     Details: docs/codegen-cpu.md#tessel-vectorize-contractions
 
