@@ -1,11 +1,13 @@
-"""Mixed precision by accuracy budget: FP32, INT8 and budgeted INT8 in one run.
+"""Mixed precision by accuracy budget: FP32, INT8, FP16 and their budgeted builds in one run.
 
 For each model (default: MobileNetV2; bench/qdq.py exports it into
 bench/work-qdq/ with its 16 calibration inputs), it compiles:
 
-    Tessel FP32; Tessel INT8 (`--quantize=int8`, minmax); and Tessel INT8 with
+    Tessel FP32; Tessel INT8 (`--quantize=int8`, minmax); Tessel INT8 with
     `--accuracy-budget=cosine:C` for each budget C, the search running on the
-    calibration inputs;
+    calibration inputs; and for each of --precisions (default fp16), Tessel
+    with `--precision=P`, and with `--accuracy-budget=cosine:C` for each of
+    --precision-budgets (`--accuracy-data`: the same calibration inputs);
 
 then, on 32 held-out inputs (seed 2, as bench/qdq.py draws them; the search
 never saw them), the outputs' cosine against Tessel FP32 (min and mean over
@@ -14,6 +16,7 @@ FP32, and each build's p50 latency (`tessel-bench`, 1 thread). Writes
 bench/budget-results.md, naming the CPU and its 8-bit ISA. Usage:
 
     python3 bench/budget.py [--models mobilenet_v2 resnet18] [--budgets 0.99 0.999 ...]
+                            [--precisions fp16 bf16] [--precision-budgets 0.999 ...]
 """
 
 import argparse
@@ -48,6 +51,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=["mobilenet_v2"])
     parser.add_argument("--budgets", nargs="+", default=["0.99", "0.999", "0.9999", "0.99999"])
+    parser.add_argument("--precisions", nargs="*", default=["fp16"])
+    parser.add_argument("--precision-budgets", nargs="+", default=["0.999", "0.9999999"])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--iterations", type=int, default=200)
     args = parser.parse_args()
@@ -69,6 +74,13 @@ def main():
         builds = [("Tessel FP32", [], None), ("Tessel INT8", calibration, None)]
         builds += [(f"Tessel INT8, --accuracy-budget=cosine:{c}", calibration +
                     [f"--accuracy-budget=cosine:{c}"], float(c)) for c in args.budgets]
+        for precision in args.precisions:
+            flags = [f"--precision={precision}"]
+            builds.append((f"Tessel {precision.upper()}", flags, None))
+            builds += [(f"Tessel {precision.upper()}, --accuracy-budget=cosine:{c}",
+                        flags + [f"--accuracy-budget=cosine:{c}",
+                                 "--accuracy-data=" + base + ".calibration.npz"], float(c))
+                       for c in args.precision_budgets]
         results = []
         fp32 = None
         for label, flags, budget in builds:
