@@ -320,13 +320,10 @@ BudgetEvaluator::errorOf(const std::vector<SubsetFigures> &figures) const {
                                              : worst;
 }
 
-bool BudgetEvaluator::loadSimulation(const std::string &path,
-                                     size_t numProducts,
-                                     CalibrationError &error) {
+void BudgetEvaluator::loadSimulation(const std::string &path,
+                                     size_t numProducts) {
   simulationPath = path;
   numMasks = numProducts;
-  std::vector<float> fp32(numMasks, 0.0f);
-  return runAll(path, &fp32, reference, nullptr, error);
 }
 
 bool BudgetEvaluator::loadReference(const std::string &path,

@@ -82,14 +82,12 @@ public:
       : budget(std::move(budget)), sets(std::move(sets)) {}
 
   /// Takes the simulation build, whose inputs `precision_mask_<k>` choose
-  /// each of `numProducts` products' precision, and records FP32 outputs
-  /// (every mask 0).
-  bool loadSimulation(const std::string &path, size_t numProducts,
-                      CalibrationError &error);
-  /// Records the FP32 outputs from `path`, the real build with every
-  /// product kept in FP32 (the FP32 model as these flags compile it, which
-  /// may sum in another order than the simulation's f32 path: another
-  /// layout, other fusions), instead of the simulation's.
+  /// each of `numProducts` products' precision.
+  void loadSimulation(const std::string &path, size_t numProducts);
+  /// Records the FP32 outputs the figures compare with, from `path`: the
+  /// real build with every product kept in FP32 (the FP32 model as these
+  /// flags compile it; the simulation's every-mask-0 outputs may differ in
+  /// the last bits: another layout, other fusions).
   bool loadReference(const std::string &path, CalibrationError &error);
   /// The figures of the simulation with the products in `low` in low
   /// precision (mask 1), the others FP32.

@@ -12,6 +12,7 @@
 
 #include "ProductTiling.h"
 #include "TileSizes.h"
+#include "VectorTypes.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -104,25 +105,24 @@ linalg::LinalgOp mlir::tessel::dropProductUnitLoops(RewriterBase &rewriter,
                                                     linalg::GenericOp consumer,
                                                     bool withInit) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  // f32 products, 8-bit ones accumulating in i32 (the VNNI kernel's) and
-  // bf16 ones accumulating in f32 (vdpbf16ps's).
-  auto isF32 = [](Value v) { return getElementTypeOrSelf(v).isF32(); };
+  // Products of f32, f16 or bf16 values accumulating in f32 (the f32,
+  // 16-bit and widened-FMA kernels'), and 8-bit ones accumulating in i32
+  // (the VNNI kernel's).
   auto isI8 = [](Value v) { return getElementTypeOrSelf(v).isInteger(8); };
-  bool narrow = llvm::all_of(op.getDpsInputs(), isI8) &&
-                llvm::all_of(op.getDpsInits(), [](Value v) {
-                  return getElementTypeOrSelf(v).isInteger(32);
-                });
-  // (f16 and bf16 ones, or f32 times either, summing in f32: the bf16 and
-  // widened-FMA kernels'.)
-  auto isFloat = [&](Value v) {
-    Type t = getElementTypeOrSelf(v);
-    return t.isF32() || t.isBF16() || t.isF16();
+  auto isFloat = [](Value v) {
+    return cpu::isVectorFloat(getElementTypeOrSelf(v));
   };
-  narrow |= llvm::all_of(op.getDpsInputs(), isFloat) &&
-            llvm::all_of(op.getDpsInits(), isF32);
+  auto hasKernelTypes = [&](Type acc, function_ref<bool(Value)> input) {
+    return llvm::all_of(op.getDpsInputs(), input) &&
+           llvm::all_of(op.getDpsInits(), [&](Value v) {
+             return getElementTypeOrSelf(v) == acc;
+           });
+  };
+  MLIRContext *ctx = op.getContext();
   if (!generic || !linalg::isaContractionOpInterface(op) ||
       op.hasDynamicShape() ||
-      !(narrow || llvm::all_of(op->getOperands(), isF32)) ||
+      !(hasKernelTypes(Float32Type::get(ctx), isFloat) ||
+        hasKernelTypes(IntegerType::get(ctx, 32), isI8)) ||
       !llvm::is_contained(op.getStaticLoopRanges(), 1))
     return op;
   rewriter.setInsertionPoint(generic);

@@ -7,6 +7,10 @@
 
 using namespace mlir;
 
+bool mlir::tessel::cpu::isVectorFloat(Type type) {
+  return type.isF32() || type.isF16() || type.isBF16();
+}
+
 bool mlir::tessel::cpu::hasVectorTypes(linalg::LinalgOp op) {
   bool integers = false;
   auto allowed = [&](Type type) {
@@ -15,10 +19,7 @@ bool mlir::tessel::cpu::hasVectorTypes(linalg::LinalgOp op) {
       integers = true;
       return integer.getWidth() >= 8 && integer.getWidth() <= 64;
     }
-    // bf16 and f16: --precision's activations, converted next to the
-    // products that read or write them, and a model's own (its elementwise
-    // ops compute in f32, tessel-to-linalg's computeWide).
-    return element.isF32() || element.isBF16() || element.isF16();
+    return isVectorFloat(element);
   };
   if (!llvm::all_of(op->getOperandTypes(), allowed) ||
       !llvm::all_of(op->getResultTypes(), allowed))

@@ -1,10 +1,11 @@
 //===- VectorTypes.h - What the CPU vectorizers vectorize -------*- C++ -*-===//
 //
-// The element types the vectorizers give vectors: f32, and 8- to 64-bit
-// integers (a quantized model's requantization writes i8, its products'
-// epilogues read i32). i1 vectors would be stored bit-packed into
-// byte-per-element buffers, and other floating-point types are rare in the
-// hot paths: ops on those stay scalar loops. So do integer divisions and
+// The element types the vectorizers give vectors: f32, f16 and bf16 (a
+// model's own 16-bit floats, and --precision's activations: they compute
+// in f32), and 8- to 64-bit integers (a quantized model's requantization
+// writes i8, its products' epilogues read i32). i1 vectors would be stored
+// bit-packed into byte-per-element buffers, and f64 is rare in the hot
+// paths: ops on those stay scalar loops. So do integer divisions and
 // remainders: the padding lanes of a partial vector would divide by zero.
 //
 //===----------------------------------------------------------------------===//
@@ -19,6 +20,9 @@ namespace mlir::tessel::cpu {
 /// Whether every value `op` reads and writes has a vector element type and
 /// its body divides no integers.
 bool hasVectorTypes(linalg::LinalgOp op);
+
+/// Whether `type` is a float type the vectorizers take: f32, f16, bf16.
+bool isVectorFloat(Type type);
 
 } // namespace mlir::tessel::cpu
 

@@ -301,8 +301,7 @@ void decomposePad(RewriterBase &rewriter, tensor::PadOp pad) {
   auto type = pad.getResultType();
   Value value = pad.getConstantPaddingValue();
   if (!type.hasStaticShape() || !pad.getSourceType().hasStaticShape() ||
-      !(type.getElementType().isF32() || type.getElementType().isBF16() ||
-        type.getElementType().isF16()) ||
+      !cpu::isVectorFloat(type.getElementType()) ||
       !value ||
       !llvm::all_of(pad.getStaticLow(), [](int64_t v) { return v >= 0; }) ||
       !llvm::all_of(pad.getStaticHigh(), [](int64_t v) { return v >= 0; }))

@@ -13,6 +13,7 @@
 #include "KernelMarks.h"
 #include "ParallelMarks.h"
 #include "TileSizes.h"
+#include "VectorTypes.h"
 
 #include "mlir/IR/IRMapping.h"
 
@@ -74,11 +75,9 @@ std::optional<Window2D> matchWindow2D(linalg::GenericOp op) {
       return std::nullopt;
   // f32, or a model's own f16 or bf16 values (its average pooling may sum
   // them in f32: the body extends them).
-  for (Value v : {op.getDpsInputs()[0], op.getDpsInits()[0]}) {
-    Type element = getElementTypeOrSelf(v.getType());
-    if (!element.isF32() && !element.isF16() && !element.isBF16())
+  for (Value v : {op.getDpsInputs()[0], op.getDpsInits()[0]})
+    if (!cpu::isVectorFloat(getElementTypeOrSelf(v.getType())))
       return std::nullopt;
-  }
   MLIRContext *ctx = op.getContext();
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();

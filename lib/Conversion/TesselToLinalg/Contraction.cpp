@@ -24,10 +24,6 @@ Value multiplyAccumulate(OpBuilder &b, Location loc, Value lhs, Value rhs,
   return createAdd(b, loc, acc, product);
 }
 
-/// Whether a product of `element` values sums in f32: f16 and bf16 ones
-/// do (as convolutions do), their sums rounded once at the end.
-bool sumsInF32(Type element) { return element.isF16() || element.isBF16(); }
-
 /// Builds a reduction generic over `iterators` with the given maps, `inputs`
 /// read, `init` accumulated. With an f32 `init` and narrower inputs (f16,
 /// bf16), each input is extended to f32 first.

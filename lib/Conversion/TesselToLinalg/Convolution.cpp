@@ -78,7 +78,7 @@ static Value buildConvolution(OpBuilder &b, Location loc, Value input,
                                              utils::IteratorType::parallel);
   iterators.append(1 + k, utils::IteratorType::reduction);
   Type element = resultType.getElementType();
-  bool widen = element.isF16() || element.isBF16();
+  bool widen = sumsInF32(element);
   RankedTensorType accType =
       widen ? resultType.clone(b.getF32Type()) : resultType;
   Value init = buildConvInit(b, loc, accType, bias, channelsLast);

@@ -106,11 +106,15 @@ Value mlir::tessel::buildScalar(OpBuilder &b, Location loc, Type type,
       b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
 }
 
+bool mlir::tessel::sumsInF32(Type element) {
+  return element.isF16() || element.isBF16();
+}
+
 Value mlir::tessel::computeWide(
     OpBuilder &b, Location loc, Value x,
     llvm::function_ref<Value(OpBuilder &, Location, Value)> fn) {
   Type type = x.getType();
-  if (!type.isF16() && !type.isBF16())
+  if (!sumsInF32(type))
     return fn(b, loc, x);
   Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
   return arith::TruncFOp::create(b, loc, type, fn(b, loc, wide));

@@ -85,6 +85,11 @@ bool isUnsignedInteger(Type type);
 /// to i1 is `x != 0`, and i1 becomes 0 or 1.
 Value convertScalar(OpBuilder &b, Location loc, Value x, Type from, Type to);
 
+/// Whether `element` computes and sums in f32: f16 and bf16, whose
+/// products, reductions, average pooling and elementwise math round once, to
+/// the model's type, at the end.
+bool sumsInF32(Type element);
+
 /// Applies `fn` to `x` in f32 when `x` is f16 or bf16 (libm has no half
 /// precision functions), in `x`'s type otherwise.
 Value computeWide(OpBuilder &b, Location loc, Value x,

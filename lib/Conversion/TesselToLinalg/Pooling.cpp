@@ -12,10 +12,6 @@ using namespace mlir::tessel;
 
 namespace {
 
-/// Whether windows of `element` values sum in f32: f16 and bf16 (as their
-/// products and reductions do).
-bool sumsInF32(Type element) { return element.isF16() || element.isBF16(); }
-
 /// Geometry of a window op over [N, C, D1, ..., Dk] (or, `channelsLast`,
 /// [N, D1, D2, C]).
 struct Window {

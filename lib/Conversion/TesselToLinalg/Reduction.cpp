@@ -192,7 +192,7 @@ template <typename OpTy> struct ReductionLowering : OpRewritePattern<OpTy> {
     // in f16). Max and min are exact either way.
     Location loc = op.getLoc();
     Type element = inputType.getElementType();
-    bool widen = (element.isF16() || element.isBF16()) &&
+    bool widen = sumsInF32(element) &&
                  !isa<ReduceMaxOp, ReduceMinOp>(op.getOperation());
     Type accumulator = widen ? rewriter.getF32Type() : element;
     Value reduced =

@@ -22,8 +22,10 @@ namespace mlir::tessel::f16_blocks {
 /// The longest and shortest reduction block summed in f16. 64 steps: with
 /// constant weights each lane sums every other step (pairs of steps
 /// interleaved), so its f16 sum rounds at most 32 times before the f32 sum
-/// takes it; converting and adding a block's sums then costs about a fifth
-/// of its multiply-adds. Below 8 steps the conversions would eat the gain.
+/// takes it; converting and adding a block's sums then takes about a fifth
+/// as many instructions as its multiply-adds (on the shuffle port too: in
+/// ResNet-18's 56 x 56 layers 15% of the samples, against the FMAs' 31%,
+/// perf on Xeon EMR). Below 8 steps the conversions would eat the gain.
 constexpr int64_t kLongestBlock = 64;
 constexpr int64_t kShortestBlock = 8;
 

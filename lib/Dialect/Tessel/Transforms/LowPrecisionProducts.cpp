@@ -14,6 +14,7 @@
 
 #include "FoldingUtils.h"
 #include "NodeNames.h"
+#include "PrecisionMask.h"
 
 #include "tessel/Codegen/CPU/AmxTiles.h"
 #include "tessel/Codegen/CPU/F16Blocks.h"
@@ -188,32 +189,17 @@ struct LowPrecisionProductsPass
       original->erase();
       return;
     }
-    func::FuncOp func = getOperation();
-    OpBuilder b(func.getContext());
-    auto maskType = RankedTensorType::get({1}, b.getF32Type());
-    unsigned index = func.getNumArguments();
-    if (failed(func.insertArgument(index, maskType, {}, func.getLoc())))
+    // The weights' output channels: a conv's first dimension, a matrix's
+    // columns (a transposed Gemm B's rows).
+    auto gemm = dyn_cast<GemmOp>(original);
+    unsigned channelDim =
+        isa<ConvOp>(original) || (gemm && gemm.getTransB()) ? 0 : 1;
+    Value mask = addPrecisionMask(getOperation(), masks++, original,
+                                  channelDim);
+    if (!mask)
       return signalPassFailure();
-    func.setArgAttr(index, kNameAttrName,
-                    b.getStringAttr("precision_mask_" +
-                                    std::to_string(masks++)));
-    SmallVector<StringRef> nodes;
-    collectNodeNames(original->getLoc(), nodes);
-    func.setArgAttr(index, "tessel.nodes",
-                    b.getStrArrayAttr(SmallVector<StringRef>(nodes)));
-    // Output elements times the reduction: the weights per output channel
-    // (a conv's first dimension, a matrix's columns).
+    OpBuilder b(original->getContext());
     auto type = cast<RankedTensorType>(y.getType());
-    auto weights = cast<RankedTensorType>(original->getOperand(1).getType());
-    int64_t channels =
-        isa<ConvOp>(original) ? weights.getDimSize(0)
-        : isa<GemmOp>(original) && cast<GemmOp>(original).getTransB()
-            ? weights.getDimSize(0)
-            : weights.getDimSize(1);
-    func.setArgAttr(index, "tessel.multiply_adds",
-                    b.getI64IntegerAttr(type.getNumElements() *
-                                        (weights.getNumElements() / channels)));
-    Value mask = func.getArgument(index);
     // (`result` was built before `original`.)
     b.setInsertionPointAfter(original);
     Location loc = original->getLoc();

@@ -12,6 +12,7 @@
 
 #include "FoldingUtils.h"
 #include "NodeNames.h"
+#include "PrecisionMask.h"
 
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
@@ -160,15 +161,6 @@ Value quantizeWeights(OpBuilder &b, Location loc, Value weights,
   return MulOp::create(b, loc, type, f, scale);
 }
 
-/// The multiply-adds of a product with weights `weights` whose output
-/// channels are dimension `channelDim`.
-int64_t multiplyAddsOf(Operation *product, unsigned channelDim) {
-  auto result = cast<RankedTensorType>(product->getResult(0).getType());
-  auto weights = cast<RankedTensorType>(product->getOperand(1).getType());
-  return result.getNumElements() *
-         (weights.getNumElements() / weights.getDimSize(channelDim));
-}
-
 struct TesselQuantizeProductsPass
     : public tessel::impl::TesselQuantizeProductsPassBase<
           TesselQuantizeProductsPass> {
@@ -275,23 +267,13 @@ struct TesselQuantizeProductsPass
                 ArrayRef<Value> activations) {
     MLIRContext *ctx = func.getContext();
     OpBuilder b(ctx);
-    Block &entry = func.getBody().front();
     auto maskType = RankedTensorType::get({1}, b.getF32Type());
     SmallVector<Value> masks;
     for (auto [k, c] : llvm::enumerate(products)) {
-      unsigned index = func.getNumArguments();
-      if (failed(func.insertArgument(index, maskType, {}, func.getLoc())))
+      Value mask = addPrecisionMask(func, k, c.product, c.channelDim);
+      if (!mask)
         return signalPassFailure();
-      func.setArgAttr(index, kNameAttrName,
-                      b.getStringAttr("precision_mask_" + std::to_string(k)));
-      SmallVector<StringRef> nodes;
-      collectNodeNames(c.product->getLoc(), nodes);
-      func.setArgAttr(index, "tessel.nodes",
-                      b.getStrArrayAttr(SmallVector<StringRef>(nodes)));
-      func.setArgAttr(index, "tessel.multiply_adds",
-                      b.getI64IntegerAttr(
-                          multiplyAddsOf(c.product, c.channelDim)));
-      masks.push_back(entry.getArgument(index));
+      masks.push_back(mask);
     }
     for (auto [i, activation] : llvm::enumerate(activations)) {
       Value x = activation;
