@@ -204,39 +204,27 @@ tessel_status checkArtifactImage(const unsigned char *data, uint64_t size,
   return checkSegments(data, size - TESSEL_SEAL_SIZE, path);
 }
 
-tessel_status checkArtifactFile(const std::string &path) {
-  // O_NONBLOCK: opening a FIFO would otherwise wait for a writer; it is
-  // refused below as not a regular file. Regular files ignore the flag.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    int error = errno;
-    return makeStatus(error == ENOENT ? TESSEL_NOT_FOUND : TESSEL_IO_ERROR,
-                      "cannot open '" + path + "': " + std::strerror(error));
-  }
+tessel_status checkArtifactFile(int fd, const std::string &path) {
   struct stat info;
   bool statted = ::fstat(fd, &info) == 0;
   if (!statted || !S_ISREG(info.st_mode)) {
-    bool directory = statted && S_ISDIR(info.st_mode);
-    ::close(fd);
-    if (directory)
+    if (statted && S_ISDIR(info.st_mode))
       return makeStatus(TESSEL_IO_ERROR,
                         "cannot open '" + path + "': it is a directory");
     return makeStatus(TESSEL_INVALID_ARTIFACT,
                       "'" + path + "' is not a regular file");
   }
   uint64_t size = uint64_t(info.st_size);
-  if (size == 0) {
-    ::close(fd);
+  if (size == 0)
     return makeStatus(TESSEL_INVALID_ARTIFACT,
                       "'" + path +
                           "' is not an ELF shared object: it is empty");
-  }
   void *mapped = ::mmap(nullptr, size_t(size), PROT_READ, MAP_PRIVATE, fd, 0);
-  int error = errno;
-  ::close(fd);
-  if (mapped == MAP_FAILED)
+  if (mapped == MAP_FAILED) {
+    int error = errno;
     return makeStatus(TESSEL_IO_ERROR,
                       "cannot read '" + path + "': " + std::strerror(error));
+  }
   tessel_status status = checkArtifactImage(
       static_cast<const unsigned char *>(mapped), size, path);
   ::munmap(mapped, size_t(size));

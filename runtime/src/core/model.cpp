@@ -1,36 +1,14 @@
 //===- model.cpp - Loading artifacts and reading their descriptors --------===//
 
+#include "library.h"
 #include "model.h"
 #include "status.h"
 
 #include <dlfcn.h>
 #include <memory>
+#include <utility>
 
 using namespace tessel::runtime;
-
-namespace {
-
-/// dlopen searches the library path for a name without '/'; a model path is
-/// always a file name.
-std::string dlopenPath(const std::string &path) {
-  return path.find('/') == std::string::npos ? "./" + path : path;
-}
-
-std::string lastDlError() {
-  const char *error = dlerror();
-  return error ? error : "unknown error";
-}
-
-/// Closes a dlopen handle when it goes out of scope, unless released.
-struct DlHandle {
-  void *handle = nullptr;
-  ~DlHandle() {
-    if (handle)
-      dlclose(handle);
-  }
-};
-
-} // namespace
 
 extern "C" {
 
@@ -43,18 +21,12 @@ tessel_status tessel_model_load(const char *path, tessel_model **out_model) {
       return makeStatus(TESSEL_INVALID_ARGUMENT,
                         "tessel_model_load: out_model is NULL");
     std::string file = path;
-    if (tessel_status status = checkArtifactFile(file))
+    std::shared_ptr<CheckedLibrary> library;
+    if (tessel_status status = loadCheckedLibrary(file, library))
       return status;
 
-    DlHandle library;
     dlerror();
-    library.handle = dlopen(dlopenPath(file).c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!library.handle)
-      return makeStatus(TESSEL_INVALID_ARTIFACT,
-                        "cannot load '" + file + "': " + lastDlError());
-
-    dlerror();
-    void *symbol = dlsym(library.handle, TESSEL_MODEL_SYMBOL);
+    void *symbol = dlsym(library->handle, TESSEL_MODEL_SYMBOL);
     if (!symbol)
       return makeStatus(TESSEL_INVALID_ARTIFACT,
                         "'" + file +
@@ -68,8 +40,7 @@ tessel_status tessel_model_load(const char *path, tessel_model **out_model) {
     auto model = std::make_unique<tessel_model>();
     model->path = file;
     model->desc = desc;
-    model->handle = library.handle;
-    library.handle = nullptr;
+    model->library = std::move(library);
     *out_model = model.release();
     return nullptr;
   });
@@ -85,8 +56,6 @@ void tessel_model_release(tessel_model *model) {
     return;
   if (model->refCount.fetch_sub(1, std::memory_order_acq_rel) != 1)
     return;
-  if (model->handle)
-    dlclose(model->handle);
   delete model;
 }
 

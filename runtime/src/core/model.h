@@ -7,14 +7,18 @@
 #ifndef TESSEL_RUNTIME_CORE_MODEL_H
 #define TESSEL_RUNTIME_CORE_MODEL_H
 
+#include "library.h"
 #include "tessel/runtime.h"
 
 #include <atomic>
+#include <memory>
 #include <string>
 
 struct tessel_model {
   std::atomic<int64_t> refCount{1};
-  void *handle = nullptr; // from dlopen; closed with the last reference
+  // Loaded through the descriptor that was checked; unloaded with the last
+  // model that uses it.
+  std::shared_ptr<tessel::runtime::CheckedLibrary> library;
   const tessel_model_desc *desc = nullptr;
   std::string path;
 };
@@ -28,9 +32,9 @@ namespace tessel::runtime {
 tessel_status checkArtifactImage(const unsigned char *data, uint64_t size,
                                  const std::string &path);
 
-/// Checks that the file at `path` exists, is a readable regular file, and
-/// passes checkArtifactImage.
-tessel_status checkArtifactFile(const std::string &path);
+/// Checks that the open file `fd` (named `path` in messages) is a regular
+/// file whose bytes pass checkArtifactImage.
+tessel_status checkArtifactFile(int fd, const std::string &path);
 
 /// Checks a descriptor read from the artifact at `path` (used in messages):
 /// size, ABI version, target, entry, workspace and every tensor description;

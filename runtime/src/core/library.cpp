@@ -1,0 +1,129 @@
+//===- library.cpp - Artifacts loaded from the file that was checked ------===//
+
+#include "library.h"
+#include "model.h"
+#include "status.h"
+
+#include <cerrno>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <map>
+#include <mutex>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utility>
+
+namespace tessel::runtime {
+
+namespace {
+
+std::string loaderName(int fd) {
+  return "/proc/self/fd/" + std::to_string(fd);
+}
+
+std::string lastDlError() {
+  const char *error = dlerror();
+  return error ? error : "unknown error";
+}
+
+/// Every artifact file loaded now, by device and inode.
+struct Registry {
+  std::mutex mutex;
+  std::map<std::pair<dev_t, ino_t>, std::weak_ptr<CheckedLibrary>> loaded;
+};
+
+Registry &registry() {
+  static Registry *instance = new Registry; // outlives static destructors
+  return *instance;
+}
+
+/// Closes a descriptor on every path out, unless released.
+struct Descriptor {
+  int fd = -1;
+  ~Descriptor() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+  int release() { return std::exchange(fd, -1); }
+};
+
+} // namespace
+
+CheckedLibrary::~CheckedLibrary() {
+  {
+    Registry &known = registry();
+    std::lock_guard<std::mutex> lock(known.mutex);
+    auto it = known.loaded.find({device, inode});
+    if (it != known.loaded.end() && it->second.expired())
+      known.loaded.erase(it);
+  }
+  if (handle)
+    dlclose(handle);
+  if (fd < 0)
+    return;
+  // Still loaded (another reference from outside the runtime, or an object
+  // the loader cannot unload): its name must keep meaning this file, so the
+  // descriptor stays open for the rest of the process.
+  std::string name = loaderName(fd);
+  if (void *still = dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD)) {
+    dlclose(still);
+    return;
+  }
+  ::close(fd);
+}
+
+tessel_status loadCheckedLibrary(const std::string &path,
+                                 std::shared_ptr<CheckedLibrary> &out) {
+  // O_NONBLOCK: opening a FIFO would otherwise wait for a writer; it is
+  // refused as not a regular file. Regular files ignore the flag.
+  Descriptor file;
+  file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (file.fd < 0) {
+    int error = errno;
+    return makeStatus(error == ENOENT ? TESSEL_NOT_FOUND : TESSEL_IO_ERROR,
+                      "cannot open '" + path + "': " + std::strerror(error));
+  }
+  if (tessel_status status = checkArtifactFile(file.fd, path))
+    return status;
+  struct stat info;
+  if (::fstat(file.fd, &info) != 0) {
+    int error = errno;
+    return makeStatus(TESSEL_IO_ERROR,
+                      "cannot read '" + path + "': " + std::strerror(error));
+  }
+
+  Registry &known = registry();
+  std::lock_guard<std::mutex> lock(known.mutex);
+  auto key = std::make_pair(info.st_dev, info.st_ino);
+  auto it = known.loaded.find(key);
+  if (it != known.loaded.end())
+    if (std::shared_ptr<CheckedLibrary> shared = it->second.lock()) {
+      out = std::move(shared);
+      return nullptr;
+    }
+
+  std::string name = loaderName(file.fd);
+  struct stat named;
+  if (::stat(name.c_str(), &named) != 0 || named.st_dev != info.st_dev ||
+      named.st_ino != info.st_ino)
+    return makeStatus(TESSEL_IO_ERROR,
+                      "cannot load '" + path + "': the runtime loads an "
+                      "artifact through the descriptor it checked, as " +
+                          name + ", and /proc is not mounted here");
+  dlerror();
+  void *handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    return makeStatus(TESSEL_INVALID_ARTIFACT,
+                      "cannot load '" + path + "': " + lastDlError());
+  auto library = std::make_shared<CheckedLibrary>();
+  library->handle = handle;
+  library->fd = file.release();
+  library->device = info.st_dev;
+  library->inode = info.st_ino;
+  known.loaded[key] = library;
+  out = std::move(library);
+  return nullptr;
+}
+
+} // namespace tessel::runtime

@@ -1,0 +1,47 @@
+//===- library.h - Artifacts loaded from the file that was checked -*- C++ -*-===//
+//
+// Internal to the runtime library.
+//
+// Checking an artifact and then calling dlopen on its path leaves a window in
+// which the path can be renamed to another file: the loader would map bytes
+// nobody checked. So the runtime opens the file once, checks the bytes behind
+// that descriptor, and loads the same descriptor through /proc/self/fd/N.
+//
+// glibc knows a loaded library by the name it was opened with and reuses it
+// for the same name, so a name like /proc/self/fd/7 must never outlive its
+// descriptor while the library is loaded: a later artifact given descriptor 7
+// would get the old library. Each loaded file (device and inode) therefore
+// has one CheckedLibrary, shared by every model loaded from it, which keeps
+// its descriptor open for as long as the library stays loaded.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_RUNTIME_CORE_LIBRARY_H
+#define TESSEL_RUNTIME_CORE_LIBRARY_H
+
+#include "tessel/runtime.h"
+
+#include <memory>
+#include <string>
+#include <sys/types.h>
+
+namespace tessel::runtime {
+
+/// A loaded artifact and the open descriptor it was loaded through.
+struct CheckedLibrary {
+  void *handle = nullptr; // from dlopen
+  int fd = -1;            // the descriptor behind the loader's name
+  dev_t device = 0;
+  ino_t inode = 0;
+  ~CheckedLibrary();
+};
+
+/// Opens the artifact at `path`, checks its bytes (checkArtifactFile) and
+/// loads exactly those: through the checked descriptor, or, when that file
+/// is already loaded, by sharing its CheckedLibrary.
+tessel_status loadCheckedLibrary(const std::string &path,
+                                 std::shared_ptr<CheckedLibrary> &out);
+
+} // namespace tessel::runtime
+
+#endif // TESSEL_RUNTIME_CORE_LIBRARY_H
