@@ -20,7 +20,7 @@ namespace mlir::tessel {
 /// (`schema_version` counts additions), never renamed.
 struct CompileReport {
   static constexpr int kSchemaVersion = 1;
-  std::string input, output, compilerVersion, llvmVersion, flags;
+  std::string input, output, compilerVersion, gitRevision, llvmVersion, flags;
   std::string triple, cpu, features;
   struct PhaseTime {
     std::string name;

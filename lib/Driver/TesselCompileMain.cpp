@@ -6,6 +6,7 @@
 #include "ChooseKeptProducts.h"
 #include "Calibration.h"
 #include "Report.h"
+#include "build_info.h"
 #include "TemporaryBuild.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Driver/Diagnostics.h"
@@ -290,10 +291,14 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
-  std::string version = std::string("tessel ") + TESSEL_VERSION + " (LLVM " +
+  // Recorded in the artifact's descriptor and the report: the same compiler
+  // (release and revision) writes the same bytes.
+  std::string version = std::string("tessel ") + TESSEL_VERSION + " (git " +
+                        ::tessel::build::gitRevision() + ", LLVM " +
                         LLVM_VERSION_STRING + ")";
-  cl::AddExtraVersionPrinter(
-      [&](llvm::raw_ostream &os) { os << version << "\n"; });
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << ::tessel::build::versionText("tessel-compile");
+  });
   hideBackendOptions();
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -486,6 +491,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     return reportError("tessel-compile", ErrorCode::Internal,
                        "cannot record the passes' remarks");
   report.compilerVersion = version;
+  report.gitRevision = ::tessel::build::gitRevision();
   report.llvmVersion = LLVM_VERSION_STRING;
   std::string flags = std::string("-O") + optLevel.getValue() +
                       " --target=" + targetName + " --target-cpu=" + targetCpu;

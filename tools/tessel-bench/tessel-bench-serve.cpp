@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "build_info.h"
 #include "tessel/runtime.hpp"
 #include "tessel/scheduler.hpp"
 #include "tessel/tensor_io.hpp"
@@ -95,6 +96,7 @@ all:
   --seed S                seed of the random inputs (default 0)
   --json                  print one JSON object
   -h, --help              this text
+  --version               the release, git revision and runtime
 )";
 
 struct Options {
@@ -139,6 +141,13 @@ int parseArgs(int argc, char **argv, Options &opts) {
     std::string arg = argv[i];
     if (arg == "-h" || arg == "--help") {
       std::fputs(kUsage, stdout);
+      return kExitOk;
+    }
+    if (arg == "--version") {
+      std::fputs(tessel::build::versionText("tessel-bench-serve", tessel_runtime_version(),
+                                            tessel_runtime_revision())
+                     .c_str(),
+                 stdout);
       return kExitOk;
     }
     if (arg == "--json") {
@@ -272,9 +281,11 @@ int runStreams(const Options &opts, const bench::MachineInfo &machine) {
   }
   std::printf("{\"mode\": \"streams\", \"streams\": %ld, \"threads\": %d, "
               "\"runs\": %ld, \"repeats\": %ld, \"runs_per_s\": %.4f, "
-              "\"pool_threads\": %d, \"load_average\": %.2f}\n",
+              "\"pool_threads\": %d, \"load_average\": %.2f, "
+              "\"tessel_revision\": \"%s\"}\n",
               opts.streams, session.numThreads(), opts.runs, opts.repeats,
-              result, tessel_runtime_num_threads(), machine.loadAverage);
+              result, tessel_runtime_num_threads(), machine.loadAverage,
+              tessel_runtime_revision());
   return kExitOk;
 }
 
@@ -372,14 +383,14 @@ int runScheduler(const Options &opts, const bench::MachineInfo &machine) {
               "\"requests\": %zu, \"requests_per_s\": %.4f, \"p50_ms\": "
               "%.6f, \"p99_ms\": %.6f, \"mean_batch\": %.4f, "
               "\"padded_rows\": %llu, \"threads\": %ld, \"load_average\": "
-              "%.2f}\n",
+              "%.2f, \"tessel_revision\": \"%s\"}\n",
               sizes.c_str(),
               opts.maxBatch
                   ? opts.maxBatch
                   : long(scheduler.batchSize(scheduler.numModels() - 1)),
               opts.windowUs, opts.clients, all.size(), throughput, summary.p50,
               summary.p99, meanBatch, (unsigned long long)padded, opts.threads,
-              machine.loadAverage);
+              machine.loadAverage, tessel_runtime_revision());
   return kExitOk;
 }
 
@@ -500,12 +511,13 @@ int runCache(const Options &opts, const bench::MachineInfo &machine) {
         "\"repeats\": %ld, \"plain_requests_per_s\": %.4f, "
         "\"cached_requests_per_s\": %.4f, \"speedup\": %.4f, \"hits\": "
         "%llu, \"misses\": %llu, \"evictions\": %llu, \"mismatches\": %zu, "
-        "\"load_average\": %.2f}\n",
+        "\"load_average\": %.2f, \"tessel_revision\": \"%s\"}\n",
         stream.size(), opts.repeatShare, repeated, distinct.size(),
         plain.numThreads(), opts.cacheBytes, entryBytes, opts.repeats,
         plainRate, cachedRate, cachedRate / plainRate,
         (unsigned long long)stats.hits, (unsigned long long)stats.misses,
-        (unsigned long long)stats.evictions, mismatches, machine.loadAverage);
+        (unsigned long long)stats.evictions, mismatches, machine.loadAverage,
+        tessel_runtime_revision());
   }
   return mismatches ? kExitMismatch : kExitOk;
 }

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "build_info.h"
 #include "tessel/runtime.hpp"
 #include "tessel/tensor_io.hpp"
 
@@ -72,6 +73,7 @@ alone. Prints min, mean, p50, p95 and p99 in milliseconds.
                         threads shows as the runtime's or libc's)
   --json                print one JSON object instead of the table
   -h, --help            this text
+  --version             the release, git revision and runtime
 )";
 
 struct Options {
@@ -145,6 +147,13 @@ int parseArgs(int argc, char **argv, Options &opts) {
     };
     if (arg == "-h" || arg == "--help") {
       std::fputs(kUsage, stdout);
+      return kExitOk;
+    }
+    if (arg == "--version") {
+      std::fputs(tessel::build::versionText("tessel-bench", tessel_runtime_version(),
+                                            tessel_runtime_revision())
+                     .c_str(),
+                 stdout);
       return kExitOk;
     }
     if (arg == "--json") {
@@ -369,8 +378,9 @@ int main(int argc, char **argv) {
               "\"load_average\": %.2f},\n",
               jsonString(machine.cpuModel.c_str()).c_str(), machine.cores,
               flags.c_str(), machine.loadAverage);
-  std::printf("  \"tessel_version\": %s,\n",
-              jsonString(tessel_runtime_version()).c_str());
+  std::printf("  \"tessel_version\": %s, \"tessel_revision\": %s,\n",
+              jsonString(tessel_runtime_version()).c_str(),
+              jsonString(tessel_runtime_revision()).c_str());
   std::printf("  \"artifact\": {\"path\": %s, \"name\": %s, \"target\": %s, "
               "\"target_cpu\": %s, \"target_features\": %s, "
               "\"compile_flags\": %s, \"compiler_version\": %s}",

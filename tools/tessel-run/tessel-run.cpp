@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "build_info.h"
 #include "tessel/Support/ErrorCodes.h"
 #include "tessel/runtime.hpp"
 #include "tessel/tensor_io.hpp"
@@ -65,6 +66,7 @@ outputs.
                              TESSEL_NUM_THREADS or the cores)
   --quiet                    do not print output values
   --help                     print this help
+  --version                  print the release, git revision and runtime
 
 Exit status: 0 ok, 1 an output mismatches, 2 bad usage or a bad data file,
 3 the model failed to load or run.
@@ -80,6 +82,7 @@ struct Options {
   int32_t threads = 0;
   bool quiet = false;
   bool help = false;
+  bool version = false;
 };
 
 using ::tessel::ErrorCode;
@@ -189,6 +192,10 @@ bool parseArguments(int argc, char **argv, Options &options,
         if (!noValue())
           return false;
         options.help = true;
+      } else if (flag == "--version") {
+        if (!noValue())
+          return false;
+        options.version = true;
       } else if (flag == "--quiet" || flag == "-q") {
         if (!noValue())
           return false;
@@ -243,7 +250,7 @@ bool parseArguments(int argc, char **argv, Options &options,
   }
   if (!closeList())
     return false;
-  if (options.help)
+  if (options.help || options.version)
     return true;
   if (options.model.empty()) {
     error = "no model given";
@@ -518,6 +525,14 @@ int main(int argc, char **argv) {
       return usageError(error);
     if (options.help) {
       std::fputs(kUsage, stdout);
+      return kExitOk;
+    }
+    if (options.version) {
+      std::fputs(tessel::build::versionText("tessel-run",
+                                            tessel_runtime_version(),
+                                            tessel_runtime_revision())
+                     .c_str(),
+                 stdout);
       return kExitOk;
     }
     int code = run(options);

@@ -86,6 +86,11 @@ TESSEL_API const char *tessel_status_code_name(tessel_status_code code);
  * Thread-safe. The artifact ABI it reads is TESSEL_ABI_MAJOR.x (abi.h). */
 TESSEL_API const char *tessel_runtime_version(void);
 
+/* Returns the git revision the runtime was built from (12 hex digits, with
+ * "-dirty" when the tree had local changes; "unknown" outside a checkout).
+ * Borrowed, static storage. */
+TESSEL_API const char *tessel_runtime_revision(void);
+
 /* Returns the name of an ONNX element type code: "float32", "float16",
  * "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
  * "uint64", "bool", "bfloat16", or "invalid" for any other code. Borrowed,

@@ -1,5 +1,6 @@
 //===- dtype.cpp - Element type names and sizes, runtime version ----------===//
 
+#include "build_info.h"
 #include "tessel/runtime.h"
 
 #ifndef TESSEL_RUNTIME_VERSION
@@ -9,6 +10,10 @@
 extern "C" {
 
 const char *tessel_runtime_version(void) { return TESSEL_RUNTIME_VERSION; }
+
+const char *tessel_runtime_revision(void) {
+  return tessel::build::gitRevision();
+}
 
 const char *tessel_dtype_name(int32_t dtype) {
   switch (dtype) {
