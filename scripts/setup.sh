@@ -32,7 +32,8 @@ fi
 # onnx already installed at another version is left alone, and the
 # conformance run then says that it skips that suite.
 PIP_PACKAGES=(numpy=numpy onnx=onnx==1.23.2 onnxruntime=onnxruntime pytest=pytest
-              nanobind=nanobind scikit_build_core=scikit-build-core PIL=pillow)
+              nanobind=nanobind scikit_build_core=scikit-build-core PIL=pillow
+              jsonschema=jsonschema)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

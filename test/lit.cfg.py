@@ -33,7 +33,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.tessel_tools_dir, config.llvm_tools_dir]
-tools = ["tessel-opt", "tessel-compile", "tessel-run", "tessel-bench", "tessel-compare"]
+tools = ["tessel-opt", "tessel-compile", "tessel-run", "tessel-bench", "tessel-bench-serve", "tessel-compare"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Test models are written as ONNX text by onnx.parser (pip `onnx`) or built

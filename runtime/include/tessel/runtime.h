@@ -414,6 +414,49 @@ TESSEL_API tessel_status tessel_event_query(tessel_event *event,
  * Errors: TESSEL_INVALID_ARGUMENT (NULL `event`). Thread-safe. */
 TESSEL_API tessel_status tessel_event_synchronize(tessel_event *event);
 
+/*===----------------------------------------------------------------------===*
+ * Logging and tracing
+ *===----------------------------------------------------------------------===*/
+
+typedef enum tessel_log_level {
+  TESSEL_LOG_ERROR = 0,
+  TESSEL_LOG_WARN = 1,
+  TESSEL_LOG_INFO = 2,
+  TESSEL_LOG_DEBUG = 3
+} tessel_log_level;
+
+/* Receives each log message at or below the level; `message` is borrowed for
+ * the call. Calls are serialised (never two at once), and may come from any
+ * of the runtime's threads; the callback must not call back into the log
+ * functions below. */
+typedef void (*tessel_log_fn)(tessel_log_level level, const char *message,
+                              void *user_data);
+
+/* Sends the runtime's log to `callback` (NULL: back to stderr, as
+ * "tessel[LEVEL]: message"). Thread-safe. */
+TESSEL_API void tessel_set_log_callback(tessel_log_fn callback,
+                                        void *user_data);
+
+/* Sets the most verbose level delivered. The initial level is TESSEL_LOG's
+ * (`error`, `warn`, `info` or `debug`), read when the library loads, else
+ * warn. Out-of-range values are clamped. Thread-safe. */
+TESSEL_API void tessel_set_log_level(tessel_log_level level);
+TESSEL_API tessel_log_level tessel_get_log_level(void);
+
+/* Starts recording a timeline (model loads, runs, each parallel loop of
+ * compiled code on every thread that ran it, stream items, the scheduler's
+ * requests and batches) to be written to `path` in the Chrome trace event
+ * format (JSON; Perfetto and chrome://tracing open it). TESSEL_TRACE=PATH in
+ * the environment starts one when the library loads. Errors:
+ * TESSEL_INVALID_ARGUMENT (NULL or empty `path`, or a trace is already
+ * recording). Thread-safe. */
+TESSEL_API tessel_status tessel_trace_start(const char *path);
+
+/* Stops recording and writes the file (a trace still recording at exit is
+ * written then). Errors: TESSEL_INVALID_ARGUMENT (nothing is recording),
+ * TESSEL_IO_ERROR (the file cannot be written). Thread-safe. */
+TESSEL_API tessel_status tessel_trace_stop(void);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

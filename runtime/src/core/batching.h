@@ -12,6 +12,7 @@
 #include "tessel/scheduler.h"
 
 #include "result_cache.h"
+#include "trace.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -37,6 +38,7 @@ struct tessel_request {
     Clock::time_point submitted;
     Clock::time_point deadline = Clock::time_point::max();
     uint64_t cacheKey = 0; // ResultCache::key of the rows, with a cache
+    uint64_t traceId = 0;  // when traced from its submission
 
     std::mutex mutex;
     std::condition_variable completed;
@@ -45,6 +47,16 @@ struct tessel_request {
     std::string message;
 
     void complete(tessel_status_code resultCode, std::string resultMessage) {
+      if (traceId && tessel::runtime::trace::enabled()) {
+        try {
+          tessel::runtime::trace::asyncEnd(
+              "scheduler", "request", traceId,
+              "\"status\": " +
+                  tessel::runtime::trace::quote(
+                      tessel_status_code_name(resultCode)));
+        } catch (...) { // out of memory: the span stays open
+        }
+      }
       {
         std::lock_guard<std::mutex> lock(mutex);
         code = resultCode;

@@ -5,6 +5,9 @@
 #include "status.h"
 
 #include <cerrno>
+#include <elf.h>
+#include <link.h>
+#include <cstdio>
 #include <cstring>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -13,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
+#include <vector>
 
 namespace tessel::runtime {
 
@@ -48,7 +52,77 @@ struct Descriptor {
   int release() { return std::exchange(fd, -1); }
 };
 
+bool readAt(int fd, uint64_t offset, void *out, uint64_t size) {
+  auto *bytes = static_cast<char *>(out);
+  while (size > 0) {
+    ssize_t got = ::pread(fd, bytes, size_t(size), off_t(offset));
+    if (got <= 0)
+      return false;
+    bytes += got;
+    offset += uint64_t(got);
+    size -= uint64_t(got);
+  }
+  return true;
+}
+
+/// The parallel-loop bodies of the ELF file `fd`: symbol value -> name.
+std::map<uint64_t, std::string> readLoopSymbols(int fd) {
+  std::map<uint64_t, std::string> loops;
+  ElfW(Ehdr) header;
+  if (!readAt(fd, 0, &header, sizeof(header)) ||
+      header.e_shentsize != sizeof(ElfW(Shdr)))
+    return loops;
+  std::vector<ElfW(Shdr)> sections(header.e_shnum);
+  if (!readAt(fd, header.e_shoff, sections.data(),
+              sections.size() * sizeof(ElfW(Shdr))))
+    return loops;
+  for (const ElfW(Shdr) &table : sections) {
+    if (table.sh_type != SHT_SYMTAB || table.sh_link >= sections.size() ||
+        table.sh_entsize != sizeof(ElfW(Sym)))
+      continue;
+    const ElfW(Shdr) &strings = sections[table.sh_link];
+    std::vector<char> names(strings.sh_size + 1, '\0');
+    std::vector<ElfW(Sym)> symbols(table.sh_size / sizeof(ElfW(Sym)));
+    if (!readAt(fd, strings.sh_offset, names.data(), strings.sh_size) ||
+        !readAt(fd, table.sh_offset, symbols.data(),
+                symbols.size() * sizeof(ElfW(Sym))))
+      return loops;
+    static const std::string kBody = "tessel_parallel_body_";
+    for (const ElfW(Sym) &symbol : symbols) {
+      if (ELF64_ST_TYPE(symbol.st_info) != STT_FUNC ||
+          symbol.st_name >= strings.sh_size)
+        continue;
+      std::string name = names.data() + symbol.st_name;
+      if (name.compare(0, kBody.size(), kBody) != 0)
+        continue;
+      size_t colon = name.find(':');
+      loops[symbol.st_value] =
+          colon == std::string::npos || colon + 1 == name.size()
+              ? "parallel loop " + name.substr(kBody.size())
+              : name.substr(colon + 1);
+    }
+  }
+  return loops;
+}
+
 } // namespace
+
+std::string CheckedLibrary::loopName(const void *address) {
+  std::call_once(symbolsRead, [&] {
+    struct link_map *map = nullptr;
+    if (fd < 0 || !handle || dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 ||
+        !map)
+      return;
+    for (auto &[value, name] : readLoopSymbols(fd))
+      loops[uintptr_t(map->l_addr + value)] = std::move(name);
+  });
+  auto it = loops.find(uintptr_t(address));
+  if (it != loops.end())
+    return it->second;
+  char text[32];
+  std::snprintf(text, sizeof(text), "parallel loop %p", address);
+  return text;
+}
 
 CheckedLibrary::~CheckedLibrary() {
   {

@@ -21,7 +21,10 @@
 
 #include "tessel/runtime.h"
 
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <sys/types.h>
 
@@ -34,6 +37,16 @@ struct CheckedLibrary {
   dev_t device = 0;
   ino_t inode = 0;
   ~CheckedLibrary();
+
+  /// What a trace calls the parallel-loop body at `address`: the model
+  /// nodes in its symbol (`tessel_parallel_body_N:NODES`, as tessel-compile
+  /// names them), else "parallel loop N". Reads the file's symbol table at
+  /// the first call.
+  std::string loopName(const void *address);
+
+private:
+  std::once_flag symbolsRead;
+  std::map<uintptr_t, std::string> loops; // by address in this process
 };
 
 /// Opens the artifact at `path`, checks its bytes (checkArtifactFile) and

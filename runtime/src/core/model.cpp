@@ -1,8 +1,10 @@
 //===- model.cpp - Loading artifacts and reading their descriptors --------===//
 
 #include "library.h"
+#include "log.h"
 #include "model.h"
 #include "status.h"
+#include "trace.h"
 
 #include <dlfcn.h>
 #include <memory>
@@ -21,6 +23,9 @@ tessel_status tessel_model_load(const char *path, tessel_model **out_model) {
       return makeStatus(TESSEL_INVALID_ARGUMENT,
                         "tessel_model_load: out_model is NULL");
     std::string file = path;
+    trace::Span span("model", trace::enabled() ? "load" : "",
+                     trace::enabled() ? "\"path\": " + trace::quote(file)
+                                      : std::string());
     std::shared_ptr<CheckedLibrary> library;
     if (tessel_status status = loadCheckedLibrary(file, library))
       return status;
@@ -36,6 +41,16 @@ tessel_status tessel_model_load(const char *path, tessel_model **out_model) {
     const tessel_model_desc *desc = getDescriptor();
     if (tessel_status status = validateDescriptor(desc, file))
       return status;
+    if (log::enabled(log::Info))
+      log::message(log::Info,
+                   "loaded '" + file + "': model '" +
+                       (desc->model_name ? desc->model_name : "") +
+                       "', ABI " + std::to_string(desc->abi_major) + "." +
+                       std::to_string(desc->abi_minor) + ", compiled by " +
+                       (desc->compiler_version ? desc->compiler_version
+                                               : "(unknown)") +
+                       " for CPU '" +
+                       (desc->target_cpu ? desc->target_cpu : "") + "'");
 
     auto model = std::make_unique<tessel_model>();
     model->path = file;

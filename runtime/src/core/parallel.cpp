@@ -15,7 +15,9 @@
 
 #include "parallel.h"
 
+#include "library.h"
 #include "thread_pool.h"
+#include "trace.h"
 
 #include <algorithm>
 #include <atomic>
@@ -51,6 +53,7 @@ struct ForJob {
   uint64_t numChunks = 0;
   tessel_parallel_body body = nullptr;
   void *bodyCtx = nullptr;
+  std::string traceName; // set when tracing: helpers record their share
 
   std::atomic<uint64_t> nextChunk{1}; // chunk 0 is the caller's
   std::atomic<uint64_t> unfinished{0};
@@ -71,13 +74,29 @@ struct ForJob {
     }
   }
 
-  /// Claims and runs chunks until none are left.
-  void work() {
-    for (;;) {
+  /// Claims and runs chunks until none are left; returns how many it ran.
+  uint64_t work() {
+    for (uint64_t ran = 0;; ++ran) {
       uint64_t index = nextChunk.fetch_add(1, std::memory_order_relaxed);
       if (index >= numChunks)
-        return;
+        return ran;
       runChunk(index);
+    }
+  }
+
+  /// A helper task: work(), recorded on this thread's track when tracing.
+  void help() {
+    if (traceName.empty()) {
+      work();
+      return;
+    }
+    double start = trace::now();
+    if (uint64_t ran = work()) {
+      try {
+        trace::complete("kernel", traceName, start, trace::now(),
+                        "\"chunks\": " + std::to_string(ran));
+      } catch (...) { // out of memory: this span is lost
+      }
     }
   }
 
@@ -92,14 +111,51 @@ struct ForJob {
   }
 };
 
+/// A top-level parallel loop on its caller's track, when tracing.
+struct LoopTrace {
+  std::string name;
+  double start = 0;
+  int64_t length = 0;
+  uint64_t chunks = 1;
+  int32_t threads = 1;
+
+  LoopTrace(const ParallelContext *context, tessel_parallel_body body,
+            int64_t begin, int64_t end) {
+    if (!trace::enabled() || chunkDepth > 0)
+      return;
+    try {
+      name = context && context->library
+                 ? context->library->loopName(reinterpret_cast<void *>(body))
+                 : "parallel loop";
+    } catch (...) {
+      name.clear(); // out of memory: not traced
+      return;
+    }
+    start = trace::now();
+    length = end - begin;
+  }
+  ~LoopTrace() {
+    if (name.empty())
+      return;
+    try {
+      trace::complete("kernel", name, start, trace::now(),
+                      "\"iterations\": " + std::to_string(length) +
+                          ", \"chunks\": " + std::to_string(chunks) +
+                          ", \"threads\": " + std::to_string(threads));
+    } catch (...) {
+    }
+  }
+};
+
 } // namespace
 
 void parallelFor(void *runtimeCtx, int64_t begin, int64_t end, int64_t grain,
                  tessel_parallel_body body, void *bodyCtx) noexcept {
   if (!body || begin >= end)
     return;
-  int32_t numThreads =
-      runtimeCtx ? static_cast<ParallelContext *>(runtimeCtx)->numThreads : 1;
+  auto *context = static_cast<const ParallelContext *>(runtimeCtx);
+  int32_t numThreads = context ? context->numThreads : 1;
+  LoopTrace loopTrace(context, body, begin, end);
   uint64_t length = uint64_t(end) - uint64_t(begin);
   uint64_t minChunk = grain < 1 ? 1 : uint64_t(grain);
   if (chunkDepth > 0 || numThreads <= 1 || length <= minChunk) {
@@ -130,13 +186,21 @@ void parallelFor(void *runtimeCtx, int64_t begin, int64_t end, int64_t grain,
   job->body = body;
   job->bodyCtx = bodyCtx;
   job->unfinished.store(numChunks, std::memory_order_relaxed);
+  if (!loopTrace.name.empty()) {
+    try {
+      job->traceName = loopTrace.name;
+    } catch (...) {
+    }
+    loopTrace.chunks = numChunks;
+  }
 
   uint64_t helpers =
       std::min<uint64_t>(uint64_t(numThreads) - 1, numChunks - 1);
+  loopTrace.threads = int32_t(helpers + 1);
   try {
     ThreadPool &pool = ThreadPool::get();
     for (uint64_t i = 0; i < helpers; ++i)
-      if (!pool.submit([job] { job->work(); }, /*urgent=*/true))
+      if (!pool.submit([job] { job->help(); }, /*urgent=*/true))
         break;
   } catch (...) {
     // Out of memory: the helpers that were queued help; the caller does the

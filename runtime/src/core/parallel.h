@@ -17,12 +17,16 @@
 
 namespace tessel::runtime {
 
+struct CheckedLibrary;
+
 /// What `tessel_runtime_services::runtime_ctx` points at: one per session,
 /// immutable after the session is created.
 struct ParallelContext {
   /// The most threads (the caller included) one parallel_for may occupy:
   /// the session's `num_threads`, capped at the pool's size. >= 1.
   int32_t numThreads = 1;
+  /// The artifact whose code calls, to name its loops in a trace.
+  CheckedLibrary *library = nullptr;
 };
 
 /// The tessel_parallel_for_fn the runtime lends to compiled code: runs

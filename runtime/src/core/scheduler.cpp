@@ -14,6 +14,7 @@
 #include "shape.h"
 #include "status.h"
 #include "thread_pool.h"
+#include "trace.h"
 
 #include <algorithm>
 #include <cstring>
@@ -104,6 +105,10 @@ void tessel_scheduler::expire(Clock::time_point now) {
 }
 
 void tessel_scheduler::batchLoop() {
+  try {
+    trace::nameThread("scheduler batcher");
+  } catch (...) {
+  }
   const auto window = std::chrono::microseconds(options.window_us);
   std::unique_lock<std::mutex> lock(mutex);
   while (true) {
@@ -174,6 +179,13 @@ void tessel_scheduler::runChunk(BatchModel &model,
     for (size_t r = 0; r < rows; ++r)
       batch[first + r]->complete(code, message);
   };
+  trace::Span span("scheduler", trace::enabled() ? "batch" : "",
+                   trace::enabled()
+                       ? "\"rows\": " + std::to_string(rows) +
+                             ", \"batch\": " + std::to_string(model.batch) +
+                             ", \"padded\": " +
+                             std::to_string(size_t(model.batch) - rows)
+                       : std::string());
   std::unique_ptr<BatchModel::Staging> staging;
   if (tessel_status status = model.takeStaging(staging))
     return fail(status, /*ran=*/false);

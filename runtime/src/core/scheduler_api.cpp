@@ -366,6 +366,11 @@ tessel_status tessel_scheduler_submit(
         view.shape = nullptr; // borrowed for the call only
     state->priority = resolved.priority;
     state->submitted = Clock::now();
+    if (trace::enabled()) {
+      state->traceId = trace::nextId();
+      trace::asyncBegin("scheduler", "request", state->traceId,
+                        "\"priority\": " + std::to_string(state->priority));
+    }
     // A deadline past the clock's range is no deadline (adding it would
     // overflow).
     int64_t reachable = std::chrono::duration_cast<std::chrono::microseconds>(

@@ -4,6 +4,7 @@
 
 #include "model.h"
 #include "parallel.h"
+#include "trace.h"
 #include "shape.h"
 #include "status.h"
 
@@ -247,8 +248,15 @@ tessel_status runEntry(tessel_session *session,
   void *workspace = nullptr;
   if (tessel_status status = acquireWorkspace(session, workspace))
     return status;
+  double start = trace::enabled() ? trace::now() : 0;
   int32_t result = desc->entry(&session->services, pointers.data(),
                                pointers.data() + desc->num_inputs, workspace);
+  if (trace::enabled())
+    trace::complete("run", desc->model_name ? desc->model_name : "run", start,
+                    trace::now(),
+                    "\"threads\": " +
+                        std::to_string(session->parallel.numThreads) +
+                        ", \"status\": " + std::to_string(result));
   releaseWorkspace(session, workspace);
   if (result != 0)
     return makeStatus(
@@ -272,8 +280,12 @@ tessel_status runModel(tessel_session *session,
                  session->outputBytes.data(),
                  session->outputBytes.size()};
   uint64_t key = ResultCache::key(run);
-  if (cache->lookup(key, run))
+  double start = trace::enabled() ? trace::now() : 0;
+  if (cache->lookup(key, run)) {
+    if (trace::enabled())
+      trace::complete("run", "result cache hit", start, trace::now());
     return nullptr;
+  }
   if (tessel_status status = runEntry(session, pointers))
     return status;
   cache->insert(key, run);
@@ -360,6 +372,7 @@ tessel_status tessel_session_create(tessel_model *model,
     session->parallel.numThreads = parallelForConcurrency(session->numThreads);
     session->services.num_threads = session->parallel.numThreads;
     session->services.runtime_ctx = &session->parallel;
+    session->parallel.library = model->library.get();
     session->services.parallel_for = parallelFor;
     tessel_model_retain(model);
     session->model = model;

@@ -2,9 +2,11 @@
 
 #include "stream.h"
 
+#include "model.h"
 #include "session.h"
 #include "status.h"
 #include "thread_pool.h"
+#include "trace.h"
 
 #include <utility>
 
@@ -57,7 +59,8 @@ bool Marker::callWhenDone(std::function<void()> callback) {
 
 Stream::Item::Item(Item &&other) noexcept
     : kind(other.kind), session(std::exchange(other.session, nullptr)),
-      pointers(std::move(other.pointers)), marker(std::move(other.marker)) {}
+      pointers(std::move(other.pointers)), marker(std::move(other.marker)),
+      traceId(other.traceId) {}
 
 Stream::Item &Stream::Item::operator=(Item &&other) noexcept {
   if (this != &other) {
@@ -67,6 +70,7 @@ Stream::Item &Stream::Item::operator=(Item &&other) noexcept {
     session = std::exchange(other.session, nullptr);
     pointers = std::move(other.pointers);
     marker = std::move(other.marker);
+    traceId = other.traceId;
   }
   return *this;
 }
@@ -85,7 +89,20 @@ tessel_status Stream::enqueueRun(tessel_session *session,
   retainSession(session);
   item.session = session;
   item.pointers = std::move(pointers);
+  if (trace::enabled()) {
+    // A span per run on the stream's track, from its enqueue to its end.
+    item.traceId = trace::nextId();
+    const char *model = session->model->desc->model_name;
+    trace::asyncBegin("stream", "stream " + std::to_string(traceNumber),
+                      item.traceId,
+                      "\"model\": " + trace::quote(model ? model : ""));
+  }
   return enqueue(std::move(item));
+}
+
+uint64_t Stream::nextTraceNumber() {
+  static std::atomic<uint64_t> counter{1};
+  return counter.fetch_add(1, std::memory_order_relaxed);
 }
 
 tessel_status Stream::enqueueRecord(std::shared_ptr<Marker> marker) {
@@ -156,6 +173,14 @@ void Stream::step() {
     switch (item.kind) {
     case Item::Kind::Run:
       error = guard([&] { return runModel(item.session, item.pointers); });
+      if (item.traceId && trace::enabled()) {
+        try {
+          trace::asyncEnd("stream", "stream " + std::to_string(traceNumber),
+                          item.traceId,
+                          error ? "\"failed\": true" : std::string());
+        } catch (...) { // out of memory: the span stays open
+        }
+      }
       break;
     case Item::Kind::Record:
       item.marker->complete();

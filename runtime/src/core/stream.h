@@ -41,6 +41,7 @@ public:
   bool callWhenDone(std::function<void()> callback);
 
 private:
+
   mutable std::mutex mutex;
   mutable std::condition_variable completed;
   bool isDone = false;
@@ -66,11 +67,15 @@ public:
   tessel_status synchronize();
 
 private:
+  /// Names this stream's track in a trace ("stream N").
+  const uint64_t traceNumber = nextTraceNumber();
+  static uint64_t nextTraceNumber();
   struct Item {
     enum class Kind { Run, Record, Wait } kind = Kind::Run;
     tessel_session *session = nullptr; // Run: one reference
     std::vector<void *> pointers;      // Run
     std::shared_ptr<Marker> marker;    // Record, Wait
+    uint64_t traceId = 0;              // Run, when traced from its enqueue
 
     Item() = default;
     Item(Item &&other) noexcept;

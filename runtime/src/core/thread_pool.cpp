@@ -2,6 +2,8 @@
 
 #include "thread_pool.h"
 
+#include "trace.h"
+
 #include "parallel.h"
 
 #include <cerrno>
@@ -36,7 +38,13 @@ ThreadPool::ThreadPool(int32_t numWorkers) {
   try {
     workers.reserve(size_t(numWorkers));
     for (int32_t i = 0; i < numWorkers; ++i)
-      workers.emplace_back([this] { workerLoop(); });
+      workers.emplace_back([this, i] {
+        try {
+          trace::nameThread("pool worker " + std::to_string(i));
+        } catch (...) {
+        }
+        workerLoop();
+      });
   } catch (const std::system_error &) {
     // Keep the workers that started; callers check size().
   } catch (const std::bad_alloc &) {
