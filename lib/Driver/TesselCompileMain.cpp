@@ -5,6 +5,7 @@
 #include "AccuracyBudget.h"
 #include "ChooseKeptProducts.h"
 #include "Calibration.h"
+#include "Progress.h"
 #include "Report.h"
 #include "build_info.h"
 #include "TemporaryBuild.h"
@@ -107,6 +108,12 @@ cl::opt<std::string> emitKind("emit", cl::init("so"),
                               cl::value_desc("llvm-ir|obj|so"),
                               cl::desc("Final output (default: so)"),
                               cl::cat(category));
+cl::opt<std::string> progressMode(
+    "progress", cl::value_desc("auto|always|never"), cl::init("auto"),
+    cl::desc("Print a line per phase on stderr once a compile has run for 2 "
+             "s: auto (default: when stderr is a terminal), always (every "
+             "phase, from the start), never"),
+    cl::cat(category));
 cl::opt<bool> checkOnly(
     "check",
     cl::desc("Only check that the model is supported: list every unsupported "
@@ -525,7 +532,14 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     flags += " --quantize=" + quantizeKind + " --calibration-data=" +
              calibrationData + " --calibration=" + calibrationMethod;
   report.flags = flags;
+  Progress::Mode mode;
+  if (!parseProgressMode(progressMode, mode))
+    return usageError("--progress is auto, always or never, not '" +
+                      progressMode + "'");
+  Progress progress(mode);
+
   auto finishReport = [&]() {
+    progress.finish(report.output);
     if (reportFile.empty())
       return 0;
     std::string error;
@@ -536,6 +550,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   };
 
   // Phase 1: import (or parse).
+  progress.begin(isMLIR ? "parse" : "import", inputFile);
   auto start = std::chrono::steady_clock::now();
   OwningOpRef<ModuleOp> module;
   if (isMLIR) {
@@ -577,6 +592,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   // Post-training quantization: calibrate on a build of its own, whose
   // remarks stay out of the report.
   if (!quantizeKind.empty()) {
+    progress.begin("calibration", calibrationData);
     start = std::chrono::steady_clock::now();
     PipelineOptions options = pipelineOptions;
     options.quantize = "instrument";
@@ -634,6 +650,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   // Mixed precision by budget: a simulation build for the search, then the
   // choice checked on the real build.
   if (!accuracyBudget.empty()) {
+    progress.begin("accuracy budget", accuracyBudget);
     start = std::chrono::steady_clock::now();
     std::string summary, message;
     ErrorCode code;
@@ -656,6 +673,12 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   for (Phase phase : {Phase::Graph, Phase::Linalg, Phase::LLVM}) {
     if (phase <= from || phase > to)
       continue;
+    progress.begin(phase == Phase::LLVM ? "codegen" : getPhaseName(phase),
+                   phase == Phase::LLVM
+                       ? "tiling and vectorising " +
+                             std::to_string(report.kernels.size()) +
+                             " kernels"
+                       : std::string());
     start = std::chrono::steady_clock::now();
     // The LLVM phase runs as two pass managers: the kernels are recorded
     // between code generation, which forms them, and lowering.
@@ -687,6 +710,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
           /*last=*/false);
       if (!failure) {
         report.recordKernels(*module);
+        progress.begin("llvm", "lowering to the LLVM dialect");
         failure = run(
             [&](OpPassManager &pm) {
               buildLoweringPipeline(pm, pipelineOptions);
@@ -739,6 +763,8 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     report.workspaceBytes = size.getValue().getZExtValue();
   llvm::LLVMContext llvmContext;
   ArtifactInfo info{version, flags};
+  progress.begin("llvm-opt", "LLVM -O" + std::to_string(target.optLevel) +
+                                 " for " + report.cpu);
   std::unique_ptr<llvm::Module> llvmModule = translateToArtifactModule(
       *module, llvmContext, **machine, info, &report.weightsBytes);
   if (!llvmModule)
@@ -774,10 +800,12 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     }
     objectPath = tempObject.str().str();
   }
+  progress.begin("machine code", report.cpu);
   if (failed(emitObjectFile(*llvmModule, **machine, objectPath, error)))
     return reportError(inputFile, ErrorCode::Target, error);
   report.phases.push_back({"codegen", secondsSince(start)});
   if (emitKind == "so") {
+    progress.begin("link", path);
     start = std::chrono::steady_clock::now();
     LogicalResult linked = linkSharedObject(objectPath, path, error);
     llvm::sys::fs::remove(objectPath);
