@@ -1,12 +1,13 @@
-# Writes OUTPUT, a header defining TESSEL_GIT_REVISION: the source tree's
-# commit (12 hex digits), "-dirty" when tracked files differ from it, or
-# "unknown" outside a git checkout (a source tarball). Run at every build
+# Writes OUTPUT, a header defining TESSEL_GIT_REVISION: the commit of the
+# git checkout SOURCE_DIR is in (12 hex digits), "-dirty" when tracked files
+# differ from it, or "unknown" outside a checkout (a source tarball, the
+# Python sdist). Run at every build
 # (cmake -P); the file is rewritten only when the revision changes, so only
 # the one source that includes it recompiles after a commit.
 #   cmake -DSOURCE_DIR=... -DOUTPUT=... -P TesselGitRevision.cmake
 set(revision "unknown")
 find_program(GIT_EXECUTABLE git)
-if(GIT_EXECUTABLE AND EXISTS "${SOURCE_DIR}/.git")
+if(GIT_EXECUTABLE)
   execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${SOURCE_DIR}"
                           rev-parse --short=12 HEAD
                   OUTPUT_VARIABLE head RESULT_VARIABLE failed
