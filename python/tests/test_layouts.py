@@ -9,8 +9,11 @@ and nanobind are installed (scripts/setup.sh), else pip fetches them.
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
+import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -86,5 +89,42 @@ def test_pip_install_wheel(copy_model_so, tmp_path):
     site = Path(package).parent.parent
     assert site.is_relative_to(venv)
     assert Path(extension).parent == site / "tessel"
+    assert Path(runtime) == site / "tessel" / "libtessel_runtime.so"
+    assert ok == "ok"
+
+
+@pytest.mark.skipif(os.environ.get("TESSEL_TEST_WHEEL") != "1",
+                    reason="builds an sdist and a wheel (slow): set TESSEL_TEST_WHEEL=1")
+@pytest.mark.skipif(not all(importlib.util.find_spec(name)
+                            for name in ("scikit_build_core", "nanobind")),
+                    reason="scripts/python-dist.sh builds offline with scikit-build-core "
+                           "and nanobind: run scripts/setup.sh")
+def test_sdist_builds_a_wheel(copy_model_so, tmp_path):
+    """scripts/python-dist.sh: an sdist that carries the runtime's sources,
+    and a wheel built from it (not from this checkout) that runs a model."""
+    dist = tmp_path / "dist"
+    subprocess.run([str(PYTHON_DIR.parent / "scripts" / "python-dist.sh"), str(dist)],
+                   check=True, capture_output=True, text=True)
+    [sdist] = dist.glob("tessel-*.tar.gz")
+    [wheel] = dist.glob("tessel-*.whl")
+    with tarfile.open(sdist) as archive:
+        names = archive.getnames()
+    root = sdist.name[:-len(".tar.gz")]
+    for needed in ("pyproject.toml", "runtime/CMakeLists.txt", "runtime/src/core/session.cpp",
+                   "runtime/include/tessel/runtime.h", "src/tessel_ext.cpp",
+                   "tessel/__init__.py"):
+        assert f"{root}/{needed}" in names
+    # One version: the CMake project's, pyproject.toml's and the files'.
+    cmake_version = re.search(r"project\(tessel VERSION ([0-9.]+)",
+                              (PYTHON_DIR.parent / "CMakeLists.txt").read_text()).group(1)
+    assert root == f"tessel-{cmake_version}"
+    assert wheel.name.startswith(f"tessel-{cmake_version}-")
+
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(site)
+    package, extension, runtime, ok, _ = run_check(sys.executable, copy_model_so, tmp_path,
+                                                   site)
+    assert Path(package) == site / "tessel" / "__init__.py"
     assert Path(runtime) == site / "tessel" / "libtessel_runtime.so"
     assert ok == "ok"
