@@ -33,7 +33,7 @@ fi
 # conformance run then says that it skips that suite.
 PIP_PACKAGES=(numpy=numpy onnx=onnx==1.23.2 onnxruntime=onnxruntime pytest=pytest
               nanobind=nanobind scikit_build_core=scikit-build-core PIL=pillow
-              jsonschema=jsonschema)
+              jsonschema=jsonschema "ray.serve=ray[serve]==2.60.0")
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
