@@ -25,6 +25,12 @@ config.substitutions.append(("%sanitizer_flags", config.sanitizer_flags))
 # start, so a test capping a tool's address space lifts the cap (0) there.
 config.substitutions.append(
     ("%address-space-mb", "0" if config.tessel_sanitize else "4096"))
+# Tests of whole-artifact properties (reproducible bytes, Debian packages)
+# that compile real-sized models several times are `UNSUPPORTED: sanitized`:
+# the sanitizer stage checks memory safety, and under ASan each of their
+# ResNet-18 compiles takes minutes; the default build runs them.
+if config.tessel_sanitize:
+    config.available_features.add("sanitized")
 config.substitutions.append(
     ("%llvm_include", os.path.join(os.path.dirname(config.llvm_tools_dir), "include")))
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
