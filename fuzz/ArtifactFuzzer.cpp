@@ -57,6 +57,7 @@ struct DescriptorStorage {
   std::deque<std::vector<tessel_tensor_desc>> tensors;
   std::vector<const void *> inputValues;
   int64_t value = 0;
+  const void *weightsBase = nullptr;
 
   const char *string(FuzzedDataProvider &in) {
     if (in.ConsumeIntegralInRange<int>(0, 7) == 0)
@@ -137,6 +138,14 @@ void fuzzDescriptor(FuzzedDataProvider &in) {
       storage.inputValues.push_back(in.ConsumeBool() ? &storage.value
                                                      : nullptr);
     desc.input_values = storage.inputValues.data();
+  }
+
+  // ABI 1.3's weights file: a name (perhaps with a '/', or empty) and where
+  // its address goes.
+  if (in.ConsumeBool()) {
+    desc.weights_file = storage.string(in);
+    desc.weights_base = in.ConsumeBool() ? &storage.weightsBase : nullptr;
+    desc.weights_file_size = in.ConsumeIntegral<uint64_t>();
   }
 
   tessel_status status = validateDescriptor(&desc, "fuzz.so");

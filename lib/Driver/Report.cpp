@@ -218,7 +218,10 @@ LogicalResult CompileReport::write(llvm::StringRef path,
       {"memory",
        Object{{"recorded", memoryRecorded},
               {"workspace_bytes", static_cast<int64_t>(workspaceBytes)},
-              {"weights_bytes", static_cast<int64_t>(weightsBytes)}}}};
+              {"weights_bytes", static_cast<int64_t>(weightsBytes)},
+              {"weights_file", weightsFile.empty() ? llvm::json::Value(nullptr)
+                                                   : llvm::json::Value(weightsFile)},
+              {"weights_file_bytes", static_cast<int64_t>(weightsFileBytes)}}}};
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
   if (ec) {

@@ -40,6 +40,10 @@ struct CompileReport {
   /// function passes report from several threads).
   std::map<std::string, std::vector<Kernel>> formedKernels;
   uint64_t workspaceBytes = 0, weightsBytes = 0;
+  /// The weights file beside the artifact (--weights-file-threshold); empty:
+  /// none.
+  std::string weightsFile;
+  uint64_t weightsFileBytes = 0;
   /// Conv channels tessel-drop-zero-channels removed (structured sparsity).
   int64_t droppedChannels = 0;
   /// NCHW<->NHWC transposes tessel-assign-layouts left, at the graph's

@@ -108,6 +108,14 @@ cl::opt<std::string> emitKind("emit", cl::init("so"),
                               cl::value_desc("llvm-ir|obj|so"),
                               cl::desc("Final output (default: so)"),
                               cl::cat(category));
+cl::opt<uint64_t> weightsFileThreshold(
+    "weights-file-threshold", cl::value_desc("bytes"),
+    cl::init(uint64_t(1) << 30),
+    cl::desc("When the model's constants of at least 64 KiB total this many "
+             "bytes (default 1 GiB; 0: always), they go to OUTPUT.weights "
+             "beside the artifact, which the runtime maps read-only and "
+             "shares between sessions and processes"),
+    cl::cat(category));
 cl::opt<std::string> progressMode(
     "progress", cl::value_desc("auto|always|never"), cl::init("auto"),
     cl::desc("Print a line per phase on stderr once a compile has run for 2 "
@@ -761,8 +769,33 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
 
   if (auto size = (*module)->getAttrOfType<IntegerAttr>(kWorkspaceSizeAttrName))
     report.workspaceBytes = size.getValue().getZExtValue();
-  llvm::LLVMContext llvmContext;
+  std::string extension = emitKind == "so"    ? "so"
+                          : emitKind == "obj" ? "o"
+                                              : "ll";
+  std::string path =
+      outputFile.empty() ? defaultOutput(inputFile, extension) : outputFile;
+  report.output = path;
+
+  // Past the threshold, the weights go to a file beside the artifact,
+  // written from the MLIR attributes (LLVM IR never holds them).
   ArtifactInfo info{version, flags};
+  {
+    ExternalWeights weights;
+    externalizeWeights(*module, kMinExternalTensorBytes,
+                       weightsFileThreshold, weights);
+    if (!weights.tensors.empty()) {
+      progress.begin("weights file", std::to_string(weights.size) + " bytes");
+      std::string weightsPath = path + ".weights";
+      std::string error;
+      if (failed(writeWeightsFile(weights, weightsPath, info.weightsFile,
+                                  error)))
+        return reportError("tessel-compile", ErrorCode::OutputFile, error);
+      info.weightsFile.name = llvm::sys::path::filename(weightsPath).str();
+      report.weightsFile = weightsPath;
+      report.weightsFileBytes = info.weightsFile.size;
+    }
+  }
+  llvm::LLVMContext llvmContext;
   progress.begin("llvm-opt", "LLVM -O" + std::to_string(target.optLevel) +
                                  " for " + report.cpu);
   std::unique_ptr<llvm::Module> llvmModule = translateToArtifactModule(
@@ -774,12 +807,6 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   report.phases.push_back({"llvm-opt", secondsSince(start)});
 
   start = std::chrono::steady_clock::now();
-  std::string extension = emitKind == "so"    ? "so"
-                          : emitKind == "obj" ? "o"
-                                              : "ll";
-  std::string path =
-      outputFile.empty() ? defaultOutput(inputFile, extension) : outputFile;
-  report.output = path;
   if (emitKind == "llvm-ir") {
     std::string errorMessage;
     auto output = openOutputFile(path, &errorMessage);

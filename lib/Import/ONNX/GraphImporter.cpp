@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -135,9 +136,13 @@ OwningOpRef<ModuleOp> GraphImporter::build() {
 
   for (const onnx::TensorProto &init : graph->initializer()) {
     std::string message;
-    FailureOr<ElementsAttr> value = convertTensor(ctx, init, message);
+    FailureOr<ElementsAttr> value =
+        convertTensor(ctx, init, message, externalDataDir());
     if (failed(value)) {
-      issue(init.name(), "initializer", message, ErrorCode::UnsupportedType);
+      issue(init.name(), "initializer", message,
+            init.data_location() == onnx::TensorProto::EXTERNAL
+                ? ErrorCode::FileUnreadable
+                : ErrorCode::UnsupportedType);
       poisoned.insert(init.name());
       continue;
     }
@@ -229,10 +234,19 @@ OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model) {
   bool operatorsKnown = checkOperators();
   if (operatorsKnown && model.ir_version() <= kCheckerMaxIrVersion &&
       opset <= kCheckerMaxOpset)
-    if (std::optional<std::string> complaint = runOnnxChecker(model))
+    if (std::optional<std::string> complaint =
+            runOnnxChecker(model, options.modelPath))
       return fail(ErrorCode::MalformedGraph,
                   "the model is not valid ONNX: " + *complaint);
   return build();
+}
+
+std::string GraphImporter::externalDataDir() const {
+  if (options.modelPath.empty())
+    return {};
+  llvm::SmallString<256> dir(options.modelPath);
+  llvm::sys::path::remove_filename(dir);
+  return dir.empty() ? "." : dir.str().str();
 }
 
 OwningOpRef<ModuleOp>
@@ -279,5 +293,7 @@ OwningOpRef<ModuleOp> mlir::tessel::importOnnxFile(llvm::StringRef path,
     error.message = "cannot read the file: " + buffer.getError().message();
     return nullptr;
   }
-  return importOnnxBytes((*buffer)->getBuffer(), ctx, options, error);
+  ImportOptions withPath = options;
+  withPath.modelPath = path.str();
+  return importOnnxBytes((*buffer)->getBuffer(), ctx, withPath, error);
 }

@@ -125,6 +125,9 @@ private:
   /// Stacks `parts` (one per iteration, equal types) along a new `axis`.
   FailureOr<Value> stack(OpBuilder &builder, Location loc,
                          ArrayRef<Value> parts, int64_t axis);
+  /// Where external data is read from: the model file's directory ("." for
+  /// a file name alone); empty when the model was not read from a file.
+  std::string externalDataDir() const;
 
   MLIRContext *ctx;
   const ImportOptions &options;

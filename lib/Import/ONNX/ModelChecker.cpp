@@ -13,9 +13,17 @@
 #include <exception>
 
 std::optional<std::string>
-mlir::tessel::onnx_import::runOnnxChecker(const onnx::ModelProto &model) {
+mlir::tessel::onnx_import::runOnnxChecker(const onnx::ModelProto &model,
+                                          const std::string &modelPath) {
+  bool external = false;
+  if (model.has_graph())
+    for (const onnx::TensorProto &tensor : model.graph().initializer())
+      external |= tensor.data_location() == onnx::TensorProto::EXTERNAL;
   try {
-    onnx::checker::check_model(model);
+    if (external && !modelPath.empty())
+      onnx::checker::check_model(modelPath);
+    else
+      onnx::checker::check_model(model);
   } catch (const std::exception &e) {
     return std::string(e.what());
   } catch (...) {

@@ -14,12 +14,14 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include "onnx/onnx_pb.h"
 
 #include "tessel/Support/ErrorCodes.h"
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -284,10 +286,22 @@ Type convertElementType(MLIRContext *ctx, int32_t onnxType);
 std::string elementTypeName(int32_t onnxType);
 
 /// A TensorProto (initializer or Constant value) as an MLIR attribute, or an
-/// error message.
+/// error message. A tensor whose data is in an external file (ONNX's
+/// external data) is read from `externalDataDir`, the model file's
+/// directory; without one such a tensor is an error.
 FailureOr<ElementsAttr> convertTensor(MLIRContext *ctx,
                                       const onnx::TensorProto &tensor,
-                                      std::string &error);
+                                      std::string &error,
+                                      llvm::StringRef externalDataDir = {});
+
+/// The bytes of a tensor stored as ONNX external data: `location` (relative
+/// to `dir`, inside it), `offset` and `length` of its external_data entries,
+/// read (memory-mapped where the system allows) without a copy. Null with
+/// `error` set when an entry is missing or malformed, the location escapes
+/// `dir`, or the file is missing or too short.
+std::unique_ptr<llvm::MemoryBuffer>
+readExternalData(const onnx::TensorProto &tensor, llvm::StringRef dir,
+                 std::string &error);
 
 /// Pads of a window op over [N, C, D1, ..., Dk] after ONNX's auto_pad: fills
 /// `pads` (all begins, then all ends) from the explicit pads or the auto_pad

@@ -77,17 +77,19 @@ std::vector<char> packField(const Field &field, unsigned width) {
 FailureOr<ElementsAttr>
 mlir::tessel::onnx_import::convertTensor(MLIRContext *ctx,
                                          const onnx::TensorProto &tensor,
-                                         std::string &error) {
+                                         std::string &error,
+                                         llvm::StringRef externalDataDir) {
   Type element = convertElementType(ctx, tensor.data_type());
   if (!element) {
     error = "tensor '" + tensor.name() + "' has unsupported element type " +
             elementTypeName(tensor.data_type());
     return failure();
   }
-  if (tensor.data_location() == onnx::TensorProto::EXTERNAL ||
-      tensor.external_data_size() > 0) {
+  bool external = tensor.data_location() == onnx::TensorProto::EXTERNAL;
+  if (external && externalDataDir.empty()) {
     error = "tensor '" + tensor.name() +
-            "' keeps its data in an external file, which is not supported yet";
+            "' keeps its data in an external file, which only a graph "
+            "initializer of a model read from a file may do";
     return failure();
   }
   SmallVector<int64_t> shape;
@@ -104,8 +106,29 @@ mlir::tessel::onnx_import::convertTensor(MLIRContext *ctx,
   unsigned width = element.isInteger(1) ? 1 : element.getIntOrFloatBitWidth() / 8;
 
   std::vector<char> bytes;
-  if (tensor.has_raw_data()) {
-    bytes.assign(tensor.raw_data().begin(), tensor.raw_data().end());
+  if (external) {
+    // Read in place (memory-mapped) and copied once, into the attribute.
+    std::unique_ptr<llvm::MemoryBuffer> data =
+        readExternalData(tensor, externalDataDir, error);
+    if (!data)
+      return failure();
+    if (data->getBufferSize() != static_cast<size_t>(count) * width) {
+      error = "tensor '" + tensor.name() + "' holds " +
+              std::to_string(data->getBufferSize()) +
+              " bytes of external data, but its shape needs " +
+              std::to_string(static_cast<size_t>(count) * width);
+      return failure();
+    }
+    if (!element.isInteger(1))
+      return cast<ElementsAttr>(DenseElementsAttr::getFromRawBuffer(
+          type, ArrayRef<char>(data->getBufferStart(), data->getBufferSize())));
+    bytes.assign(data->getBufferStart(), data->getBufferEnd());
+  } else if (tensor.has_raw_data()) {
+    const std::string &raw = tensor.raw_data();
+    if (!element.isInteger(1) && raw.size() == static_cast<size_t>(count) * width)
+      return cast<ElementsAttr>(DenseElementsAttr::getFromRawBuffer(
+          type, ArrayRef<char>(raw.data(), raw.size())));
+    bytes.assign(raw.begin(), raw.end());
   } else {
     switch (tensor.data_type()) {
     case onnx::TensorProto::FLOAT:

@@ -50,7 +50,8 @@ public:
   llvm::StructType *modelDescType() {
     return llvm::StructType::get(
         ctx, {i32, i16, i16, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, i32, i32,
-              ptrTy, ptrTy, ptrTy, ptrTy, i64, i64, i64, ptrTy, i32});
+              ptrTy, ptrTy, ptrTy, ptrTy, i64, i64, i64, ptrTy, i32, ptrTy, i64,
+              i64, ptrTy});
   }
 
   /// A private array of tessel_tensor_desc.
@@ -134,7 +135,11 @@ LogicalResult checkLayout(const llvm::DataLayout &layout,
       offsetof(tessel_model_desc, workspace_alignment),
       offsetof(tessel_model_desc, weights_size),
       offsetof(tessel_model_desc, input_values),
-      offsetof(tessel_model_desc, flags)};
+      offsetof(tessel_model_desc, flags),
+      offsetof(tessel_model_desc, weights_file),
+      offsetof(tessel_model_desc, weights_file_size),
+      offsetof(tessel_model_desc, weights_file_checksum),
+      offsetof(tessel_model_desc, weights_base)};
   auto check = [&](llvm::StructType *ty, llvm::ArrayRef<size_t> offsets,
                    size_t size) {
     const llvm::StructLayout *sl = layout.getStructLayout(ty);
@@ -236,6 +241,17 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
     return nullptr;
   }
 
+  llvm::GlobalVariable *weightsBase =
+      info.weightsFile.name.empty()
+          ? nullptr
+          : llvmModule->getGlobalVariable(kWeightsBaseName,
+                                          /*AllowInternal=*/true);
+  if (!info.weightsFile.name.empty() && !weightsBase) {
+    module.emitError() << "a weights file is named but the module has no '"
+                       << kWeightsBaseName << "'";
+    return nullptr;
+  }
+
   // tessel_model_entry(services, inputs, outputs, workspace) -> i32.
   auto *entryTy = llvm::FunctionType::get(
       b.i32, {b.ptrTy, b.ptrTy, b.ptrTy, b.ptrTy}, false);
@@ -260,6 +276,17 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
     if (llvm::GlobalVariable *slot = llvmModule->getGlobalVariable(
             kServicesSlotName, /*AllowInternal=*/true))
       ir.CreateStore(entry->getArg(0), slot);
+    // With a weights file, nothing runs before the runtime has mapped it.
+    if (weightsBase) {
+      llvm::Value *mapped = ir.CreateIsNotNull(
+          ir.CreateLoad(b.ptrTy, weightsBase, "weights"));
+      auto *run = llvm::BasicBlock::Create(llvmContext, "run", entry);
+      auto *unmapped = llvm::BasicBlock::Create(llvmContext, "unmapped", entry);
+      ir.CreateCondBr(mapped, run, unmapped);
+      ir.SetInsertPoint(unmapped);
+      ir.CreateRet(llvm::ConstantInt::get(b.i32, TESSEL_ENTRY_WEIGHTS_UNMAPPED));
+      ir.SetInsertPoint(run);
+    }
     ir.CreateCall(main, args);
     ir.CreateRet(llvm::ConstantInt::get(b.i32, 0));
   }
@@ -289,7 +316,13 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
       // TESSEL_MODEL_NONDETERMINISTIC (abi.h) yet.
       llvm::ConstantInt::get(b.i32, usesAmx(*llvmModule)
                                         ? TESSEL_MODEL_USES_AMX
-                                        : 0u)};
+                                        : 0u),
+      weightsBase ? b.string(info.weightsFile.name, "tessel_weights_file")
+                  : llvm::ConstantPointerNull::get(b.ptrTy),
+      llvm::ConstantInt::get(b.i64, info.weightsFile.size),
+      llvm::ConstantInt::get(b.i64, info.weightsFile.checksum),
+      weightsBase ? static_cast<llvm::Constant *>(weightsBase)
+                  : llvm::ConstantPointerNull::get(b.ptrTy)};
   auto *desc = new llvm::GlobalVariable(
       *llvmModule, b.modelDescType(), true, llvm::GlobalValue::InternalLinkage,
       llvm::ConstantStruct::get(b.modelDescType(), fields),

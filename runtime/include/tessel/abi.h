@@ -32,7 +32,7 @@ extern "C" {
 #endif
 
 #define TESSEL_ABI_MAJOR 1
-#define TESSEL_ABI_MINOR 2
+#define TESSEL_ABI_MINOR 3
 
 /* The symbol every artifact exports. */
 #define TESSEL_MODEL_SYMBOL "tessel_model_v1"
@@ -95,7 +95,7 @@ typedef struct tessel_model_desc {
   uint16_t abi_major;   /* TESSEL_ABI_MAJOR of the writer */
   uint16_t abi_minor;   /* TESSEL_ABI_MINOR of the writer */
   const char *model_name;       /* ONNX graph name, or the file's stem */
-  const char *compiler_version; /* "tessel X.Y.Z (LLVM N)" */
+  const char *compiler_version; /* "tessel X.Y.Z (git REV, LLVM N)" */
   const char *compile_flags;    /* the options that shaped the code */
   const char *target;           /* "cpu" */
   const char *target_cpu;       /* LLVM CPU name, e.g. "znver3" */
@@ -118,7 +118,23 @@ typedef struct tessel_model_desc {
    * struct_size ends before this field as flags 0, and ignores bits it does
    * not know. */
   uint32_t flags;
+  /* ABI 1.3: weights kept in a file beside the artifact (tessel-compile
+   * --weights-file-threshold), or NULL. `weights_file` is the file's name,
+   * relative to the directory of the artifact as loaded; it holds
+   * `weights_file_size` bytes whose checksum (tessel_weights_checksum in
+   * tessel/seal.h: XXH64 over its 1 MiB chunks' XXH64s) is
+   * `weights_file_checksum`. The loader maps the file read-only and stores
+   * its address in `*weights_base` before any run; until then the entry
+   * returns TESSEL_ENTRY_WEIGHTS_UNMAPPED (so a runtime older than 1.3 fails
+   * the run with that code instead of reading through NULL). */
+  const char *weights_file;
+  uint64_t weights_file_size;
+  uint64_t weights_file_checksum;
+  const void **weights_base;
 } tessel_model_desc;
+
+/* What `entry` returns when the artifact's weights file is not mapped. */
+#define TESSEL_ENTRY_WEIGHTS_UNMAPPED 3
 
 /* `flags`: the outputs may differ between two runs on the same inputs (a
  * random op, say), so the runtime never serves them from its result cache

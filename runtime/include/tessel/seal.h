@@ -143,6 +143,31 @@ static inline void tessel_seal_make(const void *image, size_t size,
   tessel_seal_store64(seal + 24, tessel_xxh64(image, size));
 }
 
+/* A weights file's checksum (abi.h, ABI 1.3): the XXH64 of the sequence of
+ * the XXH64s of its 1 MiB chunks (the last one shorter), each stored as 8
+ * little-endian bytes. Chunked so that the compiler computes it while it
+ * streams the file out, and so that a reader needs no whole-file buffer. */
+#define TESSEL_WEIGHTS_CHUNK ((size_t)1 << 20)
+
+/* Stores a chunk's XXH64 as the checksum reads it: 8 little-endian bytes. */
+static inline void tessel_weights_chunk_hash(const void *chunk, size_t size,
+                                             uint64_t *slot) {
+  tessel_seal_store64((unsigned char *)slot, tessel_xxh64(chunk, size));
+}
+
+/* The checksum of `size` bytes at `data` as a weights file. `scratch` holds
+ * one uint64_t per chunk: (size + TESSEL_WEIGHTS_CHUNK - 1) /
+ * TESSEL_WEIGHTS_CHUNK of them. */
+static inline uint64_t tessel_weights_checksum(const void *data, size_t size,
+                                               uint64_t *scratch) {
+  size_t count = 0, at;
+  for (at = 0; at < size; at += TESSEL_WEIGHTS_CHUNK) {
+    size_t n = size - at < TESSEL_WEIGHTS_CHUNK ? size - at : TESSEL_WEIGHTS_CHUNK;
+    tessel_weights_chunk_hash((const unsigned char *)data + at, n, &scratch[count++]);
+  }
+  return tessel_xxh64(scratch, count * sizeof(uint64_t));
+}
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

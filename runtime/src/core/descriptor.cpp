@@ -33,6 +33,10 @@ constexpr size_t kDescSizeV1_1 =
 constexpr size_t kDescSizeV1_2 =
     offsetof(tessel_model_desc, flags) + sizeof(uint32_t);
 
+/// The size of an ABI 1.3 descriptor: every field up to `weights_base`.
+constexpr size_t kDescSizeV1_3 =
+    offsetof(tessel_model_desc, weights_base) + sizeof(void *);
+
 /// More tensors than this means the descriptor is garbage.
 constexpr uint32_t kMaxTensors = 1u << 16;
 
@@ -88,6 +92,10 @@ uint32_t modelFlags(const tessel_model_desc *desc) {
   return desc->struct_size < kDescSizeV1_2 ? 0 : desc->flags;
 }
 
+const char *weightsFileName(const tessel_model_desc *desc) {
+  return desc->struct_size < kDescSizeV1_3 ? nullptr : desc->weights_file;
+}
+
 tessel_status validateDescriptor(const tessel_model_desc *desc,
                                  const std::string &path) {
   if (!desc)
@@ -120,6 +128,12 @@ tessel_status validateDescriptor(const tessel_model_desc *desc,
     return invalid(path, "workspace_size " +
                              std::to_string(desc->workspace_size) +
                              " is implausibly large");
+  if (const char *weights = weightsFileName(desc)) {
+    if (!*weights || std::strchr(weights, '/') || !desc->weights_base)
+      return invalid(path, "its weights file '" + std::string(weights) +
+                               "' is not a file name beside the artifact, "
+                               "or weights_base is NULL");
+  }
   if (tessel_status status =
           validateTensors(desc->inputs, desc->num_inputs, "input", path))
     return status;

@@ -1,8 +1,12 @@
 //===- library.cpp - Artifacts loaded from the file that was checked ------===//
 
 #include "library.h"
+#include "log.h"
 #include "model.h"
 #include "status.h"
+#include "trace.h"
+
+#include "tessel/seal.h"
 
 #include <cerrno>
 #include <elf.h>
@@ -13,6 +17,7 @@
 #include <fcntl.h>
 #include <map>
 #include <mutex>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
@@ -124,6 +129,69 @@ std::string CheckedLibrary::loopName(const void *address) {
   return text;
 }
 
+tessel_status CheckedLibrary::mapWeights(const tessel_model_desc *desc,
+                                         const std::string &artifactPath) {
+  const char *name = weightsFileName(desc);
+  if (!name)
+    return nullptr;
+  std::lock_guard<std::mutex> lock(weightsMutex);
+  if (weights)
+    return nullptr;
+  size_t slash = artifactPath.rfind('/');
+  std::string path = slash == std::string::npos
+                         ? name
+                         : artifactPath.substr(0, slash + 1) + name;
+  const std::string refused = "'" + artifactPath + "' keeps its weights in '" +
+                              path + "', which ";
+  Descriptor file;
+  file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (file.fd < 0) {
+    int error = errno;
+    return makeStatus(error == ENOENT ? TESSEL_NOT_FOUND : TESSEL_IO_ERROR,
+                      refused + "cannot be opened: " + std::strerror(error) +
+                          " (keep the weights file beside the artifact, "
+                          "under the name tessel-compile gave it)");
+  }
+  struct stat info;
+  if (::fstat(file.fd, &info) != 0 || !S_ISREG(info.st_mode))
+    return makeStatus(TESSEL_INVALID_ARTIFACT, refused + "is not a regular file");
+  if (uint64_t(info.st_size) != desc->weights_file_size)
+    return makeStatus(TESSEL_INVALID_ARTIFACT,
+                      refused + "has " + std::to_string(info.st_size) +
+                          " bytes; the artifact was compiled with " +
+                          std::to_string(desc->weights_file_size) +
+                          " (truncated or replaced: restore it or recompile)");
+  size_t size = size_t(info.st_size);
+  void *mapped = size ? ::mmap(nullptr, size, PROT_READ, MAP_SHARED, file.fd, 0)
+                      : nullptr;
+  if (size && mapped == MAP_FAILED) {
+    int error = errno;
+    return makeStatus(TESSEL_IO_ERROR,
+                      refused + "cannot be mapped: " + std::strerror(error));
+  }
+  double start = trace::enabled() ? trace::now() : 0;
+  std::vector<uint64_t> scratch((size + TESSEL_WEIGHTS_CHUNK - 1) /
+                                TESSEL_WEIGHTS_CHUNK);
+  uint64_t checksum = tessel_weights_checksum(mapped, size, scratch.data());
+  if (trace::enabled())
+    trace::complete("model", "weights checksum", start, trace::now(),
+                    "\"bytes\": " + std::to_string(size));
+  if (checksum != desc->weights_file_checksum) {
+    if (size)
+      ::munmap(mapped, size);
+    return makeStatus(TESSEL_INVALID_ARTIFACT,
+                      refused + "has changed since it was compiled (its "
+                                "checksum differs from the one the artifact "
+                                "records): restore it or recompile");
+  }
+  weights = mapped;
+  weightsSize = size;
+  *desc->weights_base = mapped;
+  log::message(log::Info, "mapped the weights file '" + path + "' (" +
+                              std::to_string(size) + " bytes)");
+  return nullptr;
+}
+
 CheckedLibrary::~CheckedLibrary() {
   {
     Registry &known = registry();
@@ -134,6 +202,8 @@ CheckedLibrary::~CheckedLibrary() {
   }
   if (handle)
     dlclose(handle);
+  if (weights)
+    ::munmap(const_cast<void *>(weights), weightsSize);
   if (fd < 0)
     return;
   // Still loaded (another reference from outside the runtime, or an object

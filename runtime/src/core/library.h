@@ -44,7 +44,18 @@ struct CheckedLibrary {
   /// the first call.
   std::string loopName(const void *address);
 
+  /// Maps the artifact's weights file (abi.h, ABI 1.3), found beside the
+  /// artifact at `artifactPath`, read-only, after checking its size and
+  /// checksum against `desc`, and gives the code its address. Once per
+  /// library: later models of the same file share the mapping.
+  tessel_status mapWeights(const tessel_model_desc *desc,
+                           const std::string &artifactPath);
+
 private:
+  std::mutex weightsMutex;
+  const void *weights = nullptr; // the mapping, or null
+  size_t weightsSize = 0;
+
   std::once_flag symbolsRead;
   std::map<uintptr_t, std::string> loops; // by address in this process
 };

@@ -41,6 +41,8 @@ tessel_status tessel_model_load(const char *path, tessel_model **out_model) {
     const tessel_model_desc *desc = getDescriptor();
     if (tessel_status status = validateDescriptor(desc, file))
       return status;
+    if (tessel_status status = library->mapWeights(desc, file))
+      return status;
     if (log::enabled(log::Info))
       log::message(log::Info,
                    "loaded '" + file + "': model '" +

@@ -51,6 +51,10 @@ const void *fixedInputValue(const tessel_model_desc *desc, uint32_t index);
 /// predates the field.
 uint32_t modelFlags(const tessel_model_desc *desc);
 
+/// The name of the artifact's weights file (ABI 1.3), or NULL when it has
+/// none or predates the field.
+const char *weightsFileName(const tessel_model_desc *desc);
+
 } // namespace tessel::runtime
 
 #endif // TESSEL_RUNTIME_CORE_MODEL_H

@@ -35,6 +35,10 @@ struct ImportOptions {
   std::string preprocess;
   /// Name for the model when the graph has none.
   std::string defaultModelName = "model";
+  /// The file the model was read from (importOnnxFile sets it): initializers
+  /// stored as ONNX external data are read from its directory. Empty: such
+  /// tensors are refused.
+  std::string modelPath;
 };
 
 /// One problem at one node (or graph input/output).

@@ -46,11 +46,54 @@ struct ModelSignature {
   std::vector<TensorSignature> inputs, outputs;
 };
 
+/// The weights file beside the artifact (abi.h, ABI 1.3), when there is one.
+struct WeightsFileInfo {
+  std::string name; ///< relative to the artifact's directory; empty: none
+  uint64_t size = 0;
+  uint64_t checksum = 0; ///< tessel_weights_checksum (tessel/seal.h)
+};
+
 /// Strings recorded in the descriptor.
 struct ArtifactInfo {
   std::string compilerVersion;
   std::string compileFlags;
+  WeightsFileInfo weightsFile;
 };
+
+/// Constants moved out of a module in the LLVM dialect into a weights file:
+/// each one's data and where it starts in the file.
+struct ExternalWeights {
+  struct Tensor {
+    uint64_t offset = 0;
+    DenseElementsAttr data;
+  };
+  std::vector<Tensor> tensors;
+  uint64_t size = 0; ///< the file's size
+};
+
+/// Constants smaller than this stay in the artifact when the others move to
+/// a weights file: a bias or a scale is not worth a pointer load.
+inline constexpr uint64_t kMinExternalTensorBytes = 64 * 1024;
+
+/// The name of the global that holds the weights file's address at run time
+/// (the runtime stores it through the descriptor's `weights_base`).
+inline constexpr llvm::StringLiteral kWeightsBaseName = "tessel_weights_base";
+
+/// Moves every constant global of at least `minBytes` (dense, not a splat,
+/// of a byte-sized element type) out of `module`, which is in the LLVM
+/// dialect: its uses read `kWeightsBaseName` (filled by the runtime)
+/// plus the constant's offset in the weights file. Records the moved data,
+/// in file order, in `out`; does nothing when their total is below
+/// `minTotalBytes`.
+void externalizeWeights(ModuleOp module, uint64_t minBytes,
+                        uint64_t minTotalBytes, ExternalWeights &out);
+
+/// Writes `weights` to `path` (each tensor at its offset, zeros between),
+/// streamed through one 1 MiB buffer, and returns the file's size and
+/// checksum.
+LogicalResult writeWeightsFile(const ExternalWeights &weights,
+                               llvm::StringRef path, WeightsFileInfo &info,
+                               std::string &error);
 
 /// The tessel_dtype code of an MLIR element type, or 0 if it has none.
 int32_t getDTypeCode(Type elementType);
