@@ -23,6 +23,25 @@ void check(tessel_status status) {
   raiseError(codeName.c_str(), message);
 }
 
+PyObject *setError(tessel_status status) {
+  try {
+    check(status);
+  } catch (nb::python_error &error) {
+    error.restore();
+  } catch (const std::exception &error) {
+    PyErr_SetString(PyExc_RuntimeError, error.what());
+  }
+  return nullptr;
+}
+
+void addRawMethod(nb::handle cls, PyMethodDef *def) {
+  nb::object method = nb::steal(
+      PyDescr_NewMethod(reinterpret_cast<PyTypeObject *>(cls.ptr()), def));
+  if (!method.is_valid() ||
+      PyObject_SetAttrString(cls.ptr(), def->ml_name, method.ptr()) != 0)
+    throw nb::python_error();
+}
+
 bool interpreterAlive() {
 #if PY_VERSION_HEX >= 0x030D0000
   return !Py_IsFinalizing();

@@ -38,6 +38,45 @@ void check(tessel_status status);
 /// destructor must neither release the GIL nor wait for the runtime.
 bool interpreterAlive();
 
+/// Runs `block()`, which must not throw, with the GIL released, and returns
+/// what it returns. For the waits of the package's daemon threads (stream
+/// and scheduler waiters), which may wake while the interpreter finalizes:
+/// taking the GIL back then ends the thread (Python 3.13 and older call
+/// pthread_exit there), and the unwinding that ends it aborts the process
+/// if it meets a noexcept frame, such as the destructor of
+/// nb::gil_scoped_release, or a catch (...) that does not rethrow, such as
+/// nanobind's dispatcher. So call this only from a function that CPython
+/// calls directly (a PyMethodDef function: addRawMethod) and that holds
+/// no Python references in C++ objects across the call: the unwinding then
+/// meets only that frame and the interpreter's, as in any C extension.
+template <typename Block> auto blockWithoutGil(Block &&block) {
+  PyThreadState *state = PyEval_SaveThread();
+  auto result = block();
+  PyEval_RestoreThread(state);
+  return result;
+}
+
+/// For a PyMethodDef function: sets the TesselError that `status` (not
+/// NULL) describes, after freeing it, and returns NULL.
+PyObject *setError(tessel_status status);
+
+/// Adds `def` (of static storage, METH_NOARGS or METH_O) to the nanobind
+/// class `cls` as a method that CPython calls directly, bypassing
+/// nanobind's dispatcher (see blockWithoutGil).
+void addRawMethod(nb::handle cls, PyMethodDef *def);
+
+/// The C++ object of a nanobind instance of `T` (or of a subclass); NULL,
+/// with a TypeError set, for anything else. Never throws.
+template <typename T> T *instanceOf(PyObject *object, const char *what) {
+  T *pointer = nullptr;
+  if (!nb::try_cast<T *>(nb::handle(object), pointer, /*convert=*/false) ||
+      !pointer) {
+    PyErr_Format(PyExc_TypeError, "expected %s", what);
+    return nullptr;
+  }
+  return pointer;
+}
+
 /// The Tessel element type of a buffer from its struct-module `format` and
 /// `itemsize` (Py_buffer's fields); -1 when Tessel has none.
 int32_t formatCode(const char *format, Py_ssize_t itemsize);
@@ -94,6 +133,23 @@ public:
     if (isClosed)
       raiseClosed();
     return result;
+  }
+
+  /// As callOpen, for calls that never block, without releasing the GIL:
+  /// while no close is under way, calls `call(handle)` at once, so that
+  /// what the caller does before and after happens in one piece with
+  /// respect to other Python threads. While a close is under way it waits
+  /// as callOpen does (GIL released), then raises "the <kind> is closed".
+  template <typename Call> auto callOpenNow(Call &&call) {
+    {
+      std::shared_lock<std::shared_mutex> lock(mutex, std::try_to_lock);
+      if (lock.owns_lock()) {
+        if (!handle)
+          raiseClosed();
+        return call(handle);
+      }
+    }
+    return callOpen(std::forward<Call>(call));
   }
 
   /// Releases the handle, waiting (GIL released) for current uses and for

@@ -13,6 +13,8 @@
 
 #include "handles.h"
 
+#include "tessel/scheduler.h"
+
 #include <mutex>
 #include <string>
 #include <vector>
@@ -81,18 +83,45 @@ public:
   PendingRun &operator=(const PendingRun &) = delete;
   ~PendingRun();
 
-  /// Blocks (GIL released) until the run has happened; raises its error.
-  /// Later calls return at once.
-  void wait();
+  /// Blocks until the run has happened and returns its error (NULL: none);
+  /// later calls return NULL at once. Call with the GIL released.
+  tessel_status waitBlocking();
 
 private:
   std::mutex mutex;
   tessel_stream *stream;
 };
 
+/// A tessel_scheduler (tessel/scheduler.h).
+struct Scheduler {
+  explicit Scheduler(tessel_scheduler *scheduler)
+      : guard(scheduler, tessel_scheduler_release, "scheduler") {}
+
+  Guarded<tessel_scheduler> guard;
+};
+
+/// A tessel_request of a Scheduler. Stays valid after the scheduler is
+/// closed; releasing it never waits.
+class Request {
+public:
+  explicit Request(tessel_request *request) : request(request) {}
+  Request(const Request &) = delete;
+  Request &operator=(const Request &) = delete;
+  ~Request();
+
+  /// Whether it has completed; never blocks. Any thread, GIL or not.
+  bool done() const;
+  /// None when it succeeded, else (code name, message); raises when it
+  /// has not completed.
+  nb::object outcome();
+
+  tessel_request *const request;
+};
+
 void bindModel(nb::module_ &module);
 void bindSession(nb::module_ &module);
 void bindStream(nb::module_ &module);
+void bindScheduler(nb::module_ &module);
 
 } // namespace tessel::python
 

@@ -222,19 +222,34 @@ PendingRun::~PendingRun() {
   tessel_stream_release(stream);
 }
 
-void PendingRun::wait() {
+tessel_status PendingRun::waitBlocking() {
+  std::lock_guard<std::mutex> lock(mutex);
   tessel_status status = nullptr;
-  {
-    nb::gil_scoped_release noGil;
-    std::lock_guard<std::mutex> lock(mutex);
-    if (stream) {
-      status = tessel_stream_synchronize(stream);
-      tessel_stream_release(stream);
-      stream = nullptr;
-    }
+  if (stream) {
+    status = tessel_stream_synchronize(stream);
+    tessel_stream_release(stream);
+    stream = nullptr;
   }
-  check(status);
+  return status;
 }
+
+/// PendingRun.wait, called by CPython directly: a stream's waiter is a
+/// daemon thread, which may wake while the interpreter finalizes (see
+/// blockWithoutGil).
+static PyObject *pendingWait(PyObject *self, PyObject *) {
+  PendingRun *pending = instanceOf<PendingRun>(self, "a PendingRun");
+  if (!pending)
+    return nullptr;
+  tessel_status status =
+      blockWithoutGil([pending] { return pending->waitBlocking(); });
+  if (status)
+    return setError(status);
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef pendingWaitDef = {
+    "wait", pendingWait, METH_NOARGS,
+    "Blocks (GIL released) until the run has happened; raises its error."};
 
 static nb::dict cacheStats(Session &session) {
   tessel_cache_stats stats{};
@@ -289,10 +304,8 @@ void bindSession(nb::module_ &module) {
            "element type code (-1: never taken), per output its name, shape "
            "tuple and NumPy dtype; numpy.empty and numpy.ndarray.");
 
-  nb::class_<PendingRun>(module, "PendingRun")
-      .def("wait", &PendingRun::wait,
-           "Blocks (GIL released) until the run has happened; raises its "
-           "error.");
+  nb::class_<PendingRun> pendingRun(module, "PendingRun");
+  addRawMethod(pendingRun, &pendingWaitDef);
 }
 
 } // namespace tessel::python

@@ -1,7 +1,8 @@
 //===- tessel_ext.cpp - The extension module tessel._tessel_ext -----------===//
 //
-// nanobind bindings of the runtime's C API (tessel/runtime.h) for the
-// Python package `tessel`, which is the public API: this module is private.
+// nanobind bindings of the runtime's C API (tessel/runtime.h and
+// tessel/scheduler.h) for the Python package `tessel`, which is the public
+// API: this module is private.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,4 +19,5 @@ NB_MODULE(_tessel_ext, module) {
   bindModel(module);
   bindSession(module);
   bindStream(module);
+  bindScheduler(module);
 }

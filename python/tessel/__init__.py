@@ -15,6 +15,10 @@
         with tessel.Pipeline(session, lambda path: {"image": decode(path)}) as pipeline:
             for outputs in pipeline.map(paths):  # in order
                 ...
+    # Single samples in batches, over the network compiled at batch 1 and 8.
+    with tessel.Scheduler(["model_b1.so", "model_b8.so"]) as scheduler:
+        future = scheduler.submit({"image": image})  # one sample: leading dim 1
+        outputs = future.result()
 
 Errors raise ``tessel.TesselError`` (``code_name``, ``message``).
 """
@@ -23,13 +27,14 @@ from ._compile import compile_model as compile  # noqa: A001 (tessel.compile)
 from ._errors import TesselError
 from ._pipeline import Pipeline, PipelineError
 from ._runtime import Descriptor, Model, Session, TensorInfo, load
+from ._scheduler import Scheduler, SchedulerStats
 from ._streams import Event, Stream
 
 __version__ = "0.1.0"
 
-__all__ = ["Descriptor", "Event", "Model", "Pipeline", "PipelineError", "Session",
-           "Stream", "TensorInfo", "TesselError", "compile", "load",
-           "runtime_version"]
+__all__ = ["Descriptor", "Event", "Model", "Pipeline", "PipelineError", "Scheduler",
+           "SchedulerStats", "Session", "Stream", "TensorInfo", "TesselError", "compile",
+           "load", "runtime_version"]
 
 
 def runtime_version() -> str:

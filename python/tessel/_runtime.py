@@ -279,36 +279,45 @@ class Session(_Closable):
     def _ordered(self, inputs: Inputs) -> list[np.ndarray]:
         """The input arrays in descriptor order, each checked to be an array
         of a Tessel type and made C-contiguous and aligned."""
-        if isinstance(inputs, Mapping):
-            known = [tensor.name for tensor in self.inputs]
-            unknown = [name for name in inputs if name not in known]
-            if unknown:
-                raise TesselError(
-                    INVALID_ARGUMENT,
-                    f"unknown input '{unknown[0]}'; the model's inputs are "
-                    + ", ".join(f"'{tensor.name}' {_describe(tensor)}"
-                                for tensor in self.inputs))
-            missing = [tensor for tensor in self.inputs if tensor.name not in inputs]
-            if missing:
-                raise TesselError(
-                    INVALID_ARGUMENT,
-                    "missing input " + ", ".join(
-                        f"'{tensor.name}' {_describe(tensor)}" for tensor in missing))
-            items = [(f"input '{tensor.name}'", inputs[tensor.name])
-                     for tensor in self.inputs]
-        elif isinstance(inputs, Sequence) and not isinstance(inputs, (str, bytes)):
-            # The runtime checks the count, with its own message.
-            items = [(f"input '{self.inputs[i].name}'" if i < len(self.inputs)
-                      else f"input {i}", value) for i, value in enumerate(inputs)]
-        else:
-            raise TesselError(
-                INVALID_ARGUMENT,
-                "inputs must be a mapping from input names to arrays or a list "
-                f"of arrays in input order, not {type(inputs).__name__}")
-        return [_as_input(what, value) for what, value in items]
+        return _ordered(self.inputs, inputs)
 
     def __repr__(self) -> str:
         return f"<tessel.Session{' (closed)' if self.closed else ''}>"
+
+
+def _ordered(tensors: list[TensorInfo], inputs: Inputs) -> list[np.ndarray]:
+    """The arrays of ``inputs`` in the order of ``tensors`` (a model's
+    inputs), each checked to be an array of a Tessel type and made
+    C-contiguous and aligned. Names are checked here, the count only when
+    ``inputs`` is a mapping (the runtime words the count's error)."""
+    if isinstance(inputs, Mapping):
+        known = [tensor.name for tensor in tensors]
+        unknown = [name for name in inputs if name not in known]
+        if unknown:
+            raise TesselError(
+                INVALID_ARGUMENT,
+                f"unknown input '{unknown[0]}'; the model's inputs are "
+                + ", ".join(f"'{tensor.name}' {_describe(tensor)}"
+                            for tensor in tensors))
+        missing = [tensor for tensor in tensors if tensor.name not in inputs]
+        if missing:
+            raise TesselError(
+                INVALID_ARGUMENT,
+                "missing input " + ", ".join(
+                    f"'{tensor.name}' {_describe(tensor)}" for tensor in missing))
+        items = [(f"input '{tensor.name}'", inputs[tensor.name])
+                 for tensor in tensors]
+    elif isinstance(inputs, Sequence) and not isinstance(inputs, (str, bytes)):
+        # The runtime checks the count, with its own message.
+        items = [(f"input '{tensors[i].name}'" if i < len(tensors)
+                  else f"input {i}", value) for i, value in enumerate(inputs)]
+    else:
+        raise TesselError(
+            INVALID_ARGUMENT,
+            "inputs must be a mapping from input names to arrays or a list "
+            f"of arrays in input order, not {type(inputs).__name__}")
+    return [_as_input(what, value) for what, value in items]
+
 
 def _plan_code(dtype: Optional[np.dtype]) -> int:
     """The Tessel code the fast path requires of an input of ``dtype``; -1

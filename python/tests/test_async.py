@@ -8,6 +8,9 @@ fail with code 3 at a deadline instead of hanging a test that goes wrong.
 import concurrent.futures
 import ctypes
 import gc
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -231,3 +234,40 @@ def test_done_callback_may_close_the_session(block_model_so, gate):
     future.add_done_callback(lambda _: (session.close(), closed.set()))
     assert closed.wait(timeout=30) and session.closed
     model.close()
+
+
+EXIT_SCRIPT = """
+import ctypes, json, sys, time
+import numpy as np
+import tessel
+
+hooks = ctypes.CDLL(sys.argv[1])
+hooks.block_fixture_reset(0, 300)  # the run gives up (and fails) after 300 ms
+hooks.block_fixture_set_gate(0)
+session = tessel.load(sys.argv[1]).session()
+future = session.run_async({"tag": np.array([1], np.int32)})
+
+class Slow:
+    # Keeps the interpreter finalizing while the run fails: the stream's
+    # waiter wakes then, and taking the GIL back ends it (pthread_exit).
+    def __init__(self):
+        self.sleep = time.sleep
+    def __del__(self):
+        self.sleep(1.0)
+
+json.slow = Slow()  # a module's attribute: collected late in finalization
+"""
+
+
+def test_interpreter_exit_with_a_run_in_flight(block_model_so, tmp_path):
+    # Before the waits were CPython-called functions, the unwinding that
+    # ended the waiter met nanobind's noexcept GIL guard: "terminate called
+    # without an active exception", status -6.
+    script = tmp_path / "exit.py"
+    script.write_text(EXIT_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        filter(None, [os.path.dirname(os.path.dirname(tessel.__file__)),
+                      os.environ.get("PYTHONPATH")])))
+    result = subprocess.run([sys.executable, str(script), str(block_model_so)],
+                            capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 0, result.stderr

@@ -1,9 +1,12 @@
-"""tessel.serve on a local Ray instance (2 CPUs, loopback only, no HTTP
-proxy): the MLP of test/Inputs/models.py and examples/tiny_cnn, each one
+"""tessel.serve on a local Ray instance (3 logical CPUs, loopback only, no
+HTTP proxy): the MLP of test/Inputs/models.py and examples/tiny_cnn, each one
 replica of one thread, answer concurrent requests through deployment handles
 with exactly the outputs of direct runs of the same artifact, and refused
-inputs come back to their caller alone, naming the input. About 20 s on two
-cores, most of it starting and stopping Ray."""
+inputs come back to their caller alone, naming the input. tiny_cnn compiled
+at batch 1 and 4, deployed as one application, takes the scheduler path: one
+sample per request, batched by a tessel.Scheduler in the replica, answered
+with exactly the outputs of direct runs of the batch-1 artifact. About 25 s
+on two cores, most of it starting and stopping Ray."""
 
 import concurrent.futures
 import os
@@ -46,11 +49,20 @@ def mlp_so(compiler, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def handles(mlp_so, tiny_cnn_so):
-    """Serve on a fresh local Ray instance, one application per model; shut
-    down afterwards."""
+def cnn_b4_so(compiler, tmp_path_factory):
+    """examples/tiny_cnn compiled for batch 4 (image float32[4,1,28,28])."""
+    out = tmp_path_factory.mktemp("tiny_cnn_b4") / "model_b4.so"
+    return tessel.compile(REPO_ROOT / "examples" / "tiny_cnn" / "model.onnx", out,
+                          input_shapes={"image": (4, 1, 28, 28)})
+
+
+@pytest.fixture(scope="module")
+def handles(mlp_so, tiny_cnn_so, cnn_b4_so):
+    """Serve on a fresh local Ray instance, one application per model (and
+    tiny_cnn at batch 1 and 4 as "tiny_cnn_batched"); shut down afterwards."""
     package_root = os.path.dirname(os.path.dirname(tessel.__file__))
-    ray.init(address="local", num_cpus=2, include_dashboard=False,
+    # 3 logical CPUs on however many cores: one per one-thread replica.
+    ray.init(address="local", num_cpus=3, include_dashboard=False,
              _node_ip_address="127.0.0.1",
              # Replica logs stay in /tmp/ray/session_latest/logs; a replica's
              # error reaches the test as the exception of its request.
@@ -63,11 +75,16 @@ def handles(mlp_so, tiny_cnn_so):
                  "TESSEL_BUILD_DIR": os.environ["TESSEL_BUILD_DIR"]}})
     try:
         serve.start(proxy_location="Disabled")  # handles only: no HTTP
-        # One replica each, one thread each: the two CPUs Ray was given.
-        yield {name: serve.run(tessel.serve.application(path, num_threads=1,
-                                                         max_replicas=1),
-                               name=name, route_prefix=None)
-               for name, path in (("mlp", mlp_so), ("tiny_cnn", tiny_cnn_so))}
+        # One replica each, one thread each: the three CPUs Ray was given.
+        # The batched one waits up to 20 ms for a batch to fill, so that the
+        # clients' requests are batched whatever the machine's speed.
+        yield {name: serve.run(tessel.serve.application(
+                   path, num_threads=1, max_replicas=1, **options),
+                   name=name, route_prefix=None)
+               for name, path, options in (
+                   ("mlp", mlp_so, {}), ("tiny_cnn", tiny_cnn_so, {}),
+                   ("tiny_cnn_batched", [tiny_cnn_so, cnn_b4_so],
+                    {"batch_wait_timeout_s": 0.02}))}
     finally:
         serve.shutdown()
         ray.shutdown()
@@ -87,8 +104,10 @@ def test_concurrent_requests_equal_direct_runs(handles, mlp_so, tiny_cnn_so, nam
         described = handle.describe.remote().result(timeout_s=60)
         assert described["inputs"] == model.inputs
         assert described["outputs"] == model.outputs
+        assert described["batch_sizes"] is None
         # The thread budget reached the replica's session and its pool.
         assert (described["num_threads"], described["runtime_threads"]) == (1, 1)
+        assert handle.stats.remote().result(timeout_s=60) is None
 
         requests = [random_inputs(model, seed) for seed in range(REQUESTS)]
         # Same artifact, same inputs: the same bytes (results do not depend
@@ -125,3 +144,41 @@ def test_refused_inputs_fail_their_request_alone(handles, mlp_so, bad, message):
     with pytest.raises(tessel.TesselError, match=message):
         refused.result(timeout_s=60)
     np.testing.assert_array_equal(served.result(timeout_s=60)["logits"], expected)
+
+
+def test_batched_artifacts_take_the_scheduler_path(handles, tiny_cnn_so):
+    handle = handles["tiny_cnn_batched"]
+    described = handle.describe.remote().result(timeout_s=60)
+    assert described["batch_sizes"] == [1, 4]
+    assert [(t.name, t.shape) for t in described["inputs"]] == [("image", (1, 1, 28, 28))]
+    assert (described["num_threads"], described["runtime_threads"]) == (1, 1)
+    with tessel.load(tiny_cnn_so) as model, model.session() as session:
+        requests = [random_inputs(model, 100 + seed) for seed in range(REQUESTS)]
+        # One sample per request; the batch-1 artifact's direct runs. Equal
+        # bytes: tiny_cnn's batch-4 artifact reduces each row as the batch-1
+        # artifact does (test_scheduler.py).
+        expected = [session.run(inputs) for inputs in requests]
+    requests[::2] = [inputs["image"] for inputs in requests[::2]]  # bare arrays too
+
+    def call(inputs):
+        return handle.remote(inputs).result(timeout_s=60)
+
+    with concurrent.futures.ThreadPoolExecutor(CLIENTS) as clients:
+        answers = list(clients.map(call, requests))
+    for answer, want in zip(answers, expected):
+        assert list(answer) == ["probabilities"]
+        np.testing.assert_array_equal(answer["probabilities"], want["probabilities"])
+    stats = handle.stats.remote().result(timeout_s=60)
+    assert stats["completed"] >= REQUESTS and stats["batches"] > 0
+    assert stats["mean_batch"] > 1, stats
+
+
+def test_scheduler_path_refuses_a_batch_at_its_caller(handles):
+    good = np.ones((1, 1, 28, 28), np.float32)
+    refused = handles["tiny_cnn_batched"].remote(np.ones((4, 1, 28, 28), np.float32))
+    served = handles["tiny_cnn_batched"].remote(good)
+    with pytest.raises(tessel.TesselError,
+                       match=r"input 'image': expected float32\[1,1,28,28\], got "
+                             r"float32\[4,1,28,28\] \(a request is one sample"):
+        refused.result(timeout_s=60)
+    assert served.result(timeout_s=60)["probabilities"].shape == (1, 10)
