@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -75,17 +76,16 @@ void mlir::tessel::externalizeWeights(ModuleOp module, uint64_t minBytes,
     LLVM::ReturnOp::create(builder, module.getLoc(), null);
   }
 
+  llvm::StringMap<SmallVector<LLVM::AddressOfOp>> usesOf;
+  module.walk([&](LLVM::AddressOfOp use) {
+    usesOf[use.getGlobalName()].push_back(use);
+  });
   uint64_t offset = 0;
   for (auto [global, data] : moving) {
     offset = llvm::alignTo(
         offset, std::max<uint64_t>(kAlignment, global.getAlignment().value_or(1)));
     out.tensors.push_back({offset, data});
-    SmallVector<LLVM::AddressOfOp> uses;
-    module.walk([&](LLVM::AddressOfOp use) {
-      if (use.getGlobalName() == global.getSymName())
-        uses.push_back(use);
-    });
-    for (LLVM::AddressOfOp use : uses) {
+    for (LLVM::AddressOfOp use : usesOf.lookup(global.getSymName())) {
       builder.setInsertionPoint(use);
       Location loc = use.getLoc();
       Value baseAddress = LLVM::AddressOfOp::create(builder, loc, base);

@@ -29,7 +29,8 @@ using Clock = std::chrono::steady_clock;
 struct Recording {
   std::mutex mutex;
   std::string path;
-  Clock::time_point origin = Clock::now();
+  // Read by now() without the mutex, while start() may set it.
+  std::atomic<Clock::rep> origin{Clock::now().time_since_epoch().count()};
   std::vector<std::string> events; // JSON objects, in recording order
   std::map<int, std::string> names; // track -> thread name, kept across traces
 };
@@ -101,8 +102,9 @@ struct FromEnvironment {
 } // namespace
 
 double now() {
-  return std::chrono::duration<double, std::micro>(Clock::now() -
-                                                   recording().origin)
+  Clock::time_point origin{Clock::duration(
+      recording().origin.load(std::memory_order_relaxed))};
+  return std::chrono::duration<double, std::micro>(Clock::now() - origin)
       .count();
 }
 
@@ -162,7 +164,8 @@ bool start(const std::string &path, std::string &error) {
     return false;
   }
   r.path = path;
-  r.origin = Clock::now();
+  r.origin.store(Clock::now().time_since_epoch().count(),
+                 std::memory_order_relaxed);
   r.events.clear();
   gEnabled.store(true, std::memory_order_relaxed);
   return true;
