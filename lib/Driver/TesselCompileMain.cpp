@@ -7,6 +7,7 @@
 #include "Calibration.h"
 #include "Progress.h"
 #include "Report.h"
+#include "WriteArtifact.h"
 #include "build_info.h"
 #include "TemporaryBuild.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
@@ -762,83 +763,21 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   }
 
   // The artifact: LLVM IR, object, shared object.
-  start = std::chrono::steady_clock::now();
-  report.triple = (*machine)->getTargetTriple().str();
-  report.cpu = (*machine)->getTargetCPU().str();
-  report.features = getEnabledTargetFeatures(**machine);
-
-  if (auto size = (*module)->getAttrOfType<IntegerAttr>(kWorkspaceSizeAttrName))
-    report.workspaceBytes = size.getValue().getZExtValue();
   std::string extension = emitKind == "so"    ? "so"
                           : emitKind == "obj" ? "o"
                                               : "ll";
-  std::string path =
-      outputFile.empty() ? defaultOutput(inputFile, extension) : outputFile;
-  report.output = path;
-
-  // Past the threshold, the weights go to a file beside the artifact,
-  // written from the MLIR attributes (LLVM IR never holds them).
-  ArtifactInfo info{version, flags};
-  {
-    ExternalWeights weights;
-    externalizeWeights(*module, kMinExternalTensorBytes,
-                       weightsFileThreshold, weights);
-    if (!weights.tensors.empty()) {
-      progress.begin("weights file", std::to_string(weights.size) + " bytes");
-      std::string weightsPath = path + ".weights";
-      std::string error;
-      if (failed(writeWeightsFile(weights, weightsPath, info.weightsFile,
-                                  error)))
-        return reportError("tessel-compile", ErrorCode::OutputFile, error);
-      info.weightsFile.name = llvm::sys::path::filename(weightsPath).str();
-      report.weightsFile = weightsPath;
-      report.weightsFileBytes = info.weightsFile.size;
-    }
-  }
-  llvm::LLVMContext llvmContext;
-  progress.begin("llvm-opt", "LLVM -O" + std::to_string(target.optLevel) +
-                                 " for " + report.cpu);
-  std::unique_ptr<llvm::Module> llvmModule = translateToArtifactModule(
-      *module, llvmContext, **machine, info, &report.weightsBytes);
-  if (!llvmModule)
-    return 1;
-  report.memoryRecorded = true;
-  optimizeModule(*llvmModule, **machine, target.optLevel);
-  report.phases.push_back({"llvm-opt", secondsSince(start)});
-
-  start = std::chrono::steady_clock::now();
-  if (emitKind == "llvm-ir") {
-    std::string errorMessage;
-    auto output = openOutputFile(path, &errorMessage);
-    if (!output) {
-      return reportError("tessel-compile", ErrorCode::OutputFile, errorMessage);
-    }
-    llvmModule->print(output->os(), nullptr);
-    output->keep();
-    report.phases.push_back({"emit", secondsSince(start)});
-    return finishReport();
-  }
-  std::string objectPath = path;
-  llvm::SmallString<128> tempObject;
-  if (emitKind == "so") {
-    if (llvm::sys::fs::createTemporaryFile("tessel", "o", tempObject)) {
-      return reportError("tessel-compile", ErrorCode::OutputFile,
-                         "cannot create a temporary file");
-    }
-    objectPath = tempObject.str().str();
-  }
-  progress.begin("machine code", report.cpu);
-  if (failed(emitObjectFile(*llvmModule, **machine, objectPath, error)))
-    return reportError(inputFile, ErrorCode::Target, error);
-  report.phases.push_back({"codegen", secondsSince(start)});
-  if (emitKind == "so") {
-    progress.begin("link", path);
-    start = std::chrono::steady_clock::now();
-    LogicalResult linked = linkSharedObject(objectPath, path, error);
-    llvm::sys::fs::remove(objectPath);
-    if (failed(linked))
-      return reportError(inputFile, ErrorCode::Target, error);
-    report.phases.push_back({"link", secondsSince(start)});
-  }
+  ArtifactRequest request{
+      emitKind,
+      outputFile.empty() ? defaultOutput(inputFile, extension) : outputFile,
+      inputFile,
+      target.optLevel,
+      weightsFileThreshold,
+      ArtifactInfo{version, flags}};
+  ArtifactFailure failure;
+  if (failed(writeArtifact(*module, **machine, std::move(request), report,
+                           progress, failure)))
+    return failure.message.empty()
+               ? 1
+               : reportError(failure.where, failure.code, failure.message);
   return finishReport();
 }

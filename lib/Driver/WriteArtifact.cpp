@@ -1,0 +1,105 @@
+//===- WriteArtifact.cpp - tessel-compile's last phases -------------------===//
+
+#include "WriteArtifact.h"
+
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace mlir::tessel;
+using ::tessel::ErrorCode;
+
+LogicalResult mlir::tessel::writeArtifact(ModuleOp module,
+                                          llvm::TargetMachine &machine,
+                                          ArtifactRequest request,
+                                          CompileReport &report,
+                                          Progress &progress,
+                                          ArtifactFailure &why) {
+  auto fail = [&](std::string where, ErrorCode code, std::string message) {
+    why = {std::move(where), code, std::move(message)};
+    return failure();
+  };
+  auto start = std::chrono::steady_clock::now();
+  auto secondsSince = [](std::chrono::steady_clock::time_point from) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         from)
+        .count();
+  };
+  report.triple = machine.getTargetTriple().str();
+  report.cpu = machine.getTargetCPU().str();
+  report.features = getEnabledTargetFeatures(machine);
+  if (auto size = module->getAttrOfType<IntegerAttr>(kWorkspaceSizeAttrName))
+    report.workspaceBytes = size.getValue().getZExtValue();
+  report.output = request.path;
+
+  // Past the threshold, the weights go to a file beside the artifact,
+  // written from the MLIR attributes (LLVM IR never holds them).
+  {
+    ExternalWeights weights;
+    externalizeWeights(module, kMinExternalTensorBytes,
+                       request.weightsFileThreshold, weights);
+    if (!weights.tensors.empty()) {
+      progress.begin("weights file", std::to_string(weights.size) + " bytes");
+      std::string weightsPath = request.path + ".weights";
+      std::string error;
+      if (failed(writeWeightsFile(weights, weightsPath,
+                                  request.info.weightsFile, error)))
+        return fail("tessel-compile", ErrorCode::OutputFile, error);
+      request.info.weightsFile.name =
+          llvm::sys::path::filename(weightsPath).str();
+      report.weightsFile = weightsPath;
+      report.weightsFileBytes = request.info.weightsFile.size;
+    }
+  }
+  llvm::LLVMContext llvmContext;
+  progress.begin("llvm-opt", "LLVM -O" + std::to_string(request.optLevel) +
+                                 " for " + report.cpu);
+  std::unique_ptr<llvm::Module> llvmModule = translateToArtifactModule(
+      module, llvmContext, machine, request.info, &report.weightsBytes);
+  if (!llvmModule)
+    return fail("", ErrorCode::Target, ""); // diagnostics printed
+  report.memoryRecorded = true;
+  optimizeModule(*llvmModule, machine, request.optLevel);
+  report.phases.push_back({"llvm-opt", secondsSince(start)});
+
+  start = std::chrono::steady_clock::now();
+  if (request.emitKind == "llvm-ir") {
+    std::string errorMessage;
+    auto output = openOutputFile(request.path, &errorMessage);
+    if (!output)
+      return fail("tessel-compile", ErrorCode::OutputFile, errorMessage);
+    llvmModule->print(output->os(), nullptr);
+    output->keep();
+    report.phases.push_back({"emit", secondsSince(start)});
+    return success();
+  }
+  std::string objectPath = request.path;
+  llvm::SmallString<128> tempObject;
+  if (request.emitKind == "so") {
+    if (llvm::sys::fs::createTemporaryFile("tessel", "o", tempObject))
+      return fail("tessel-compile", ErrorCode::OutputFile,
+                  "cannot create a temporary file");
+    objectPath = tempObject.str().str();
+  }
+  progress.begin("machine code", report.cpu);
+  std::string error;
+  if (failed(emitObjectFile(*llvmModule, machine, objectPath, error)))
+    return fail(request.inputFile, ErrorCode::Target, error);
+  report.phases.push_back({"codegen", secondsSince(start)});
+  if (request.emitKind == "so") {
+    progress.begin("link", request.path);
+    start = std::chrono::steady_clock::now();
+    LogicalResult linked = linkSharedObject(objectPath, request.path, error);
+    llvm::sys::fs::remove(objectPath);
+    if (failed(linked))
+      return fail(request.inputFile, ErrorCode::Target, error);
+    report.phases.push_back({"link", secondsSince(start)});
+  }
+  return success();
+}
