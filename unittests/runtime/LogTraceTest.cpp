@@ -14,6 +14,9 @@
 using namespace tessel::test;
 using ::testing::HasSubstr;
 
+/// LogLevelRaw.c: a C caller passing any int.
+extern "C" void tessel_test_set_log_level_raw(int level);
+
 namespace {
 
 struct Captured {
@@ -63,9 +66,9 @@ TEST_F(LogTest, TheCallbackGetsMessagesAtOrBelowTheLevel) {
 }
 
 TEST_F(LogTest, LevelsOutOfRangeAreClamped) {
-  tessel_set_log_level(tessel_log_level(-3));
+  tessel_test_set_log_level_raw(-3);
   EXPECT_EQ(tessel_get_log_level(), TESSEL_LOG_ERROR);
-  tessel_set_log_level(tessel_log_level(42));
+  tessel_test_set_log_level_raw(42);
   EXPECT_EQ(tessel_get_log_level(), TESSEL_LOG_DEBUG);
 }
 

@@ -86,9 +86,14 @@ void tessel_set_log_callback(tessel_log_fn callback, void *user_data) {
 }
 
 void tessel_set_log_level(tessel_log_level level) {
-  int value = level < TESSEL_LOG_ERROR   ? TESSEL_LOG_ERROR
-              : level > TESSEL_LOG_DEBUG ? TESSEL_LOG_DEBUG
-                                         : int(level);
+  // A C caller may pass any int. In C++, loading an enum outside its
+  // enumerators' range is undefined, so the value is read as its bytes.
+  int raw;
+  static_assert(sizeof(raw) == sizeof(level), "a C enum is an int");
+  std::memcpy(&raw, &level, sizeof(raw));
+  int value = raw < TESSEL_LOG_ERROR   ? TESSEL_LOG_ERROR
+              : raw > TESSEL_LOG_DEBUG ? TESSEL_LOG_DEBUG
+                                       : raw;
   log::sink().level.store(value, std::memory_order_relaxed);
 }
 
