@@ -123,6 +123,10 @@ cl::opt<std::string> progressMode(
              "s: auto (default: when stderr is a terminal), always (every "
              "phase, from the start), never"),
     cl::cat(category));
+// How long a compile runs before --progress=auto prints (tests set 0, so
+// that what they check does not depend on the machine's speed).
+cl::opt<unsigned> progressAfterMs("progress-after-ms", cl::init(2000),
+                                  cl::Hidden, cl::cat(category));
 cl::opt<bool> checkOnly(
     "check",
     cl::desc("Only check that the model is supported: list every unsupported "
@@ -545,7 +549,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   if (!parseProgressMode(progressMode, mode))
     return usageError("--progress is auto, always or never, not '" +
                       progressMode + "'");
-  Progress progress(mode);
+  Progress progress(mode, std::chrono::milliseconds(progressAfterMs));
 
   auto finishReport = [&]() {
     progress.finish(report.output);
