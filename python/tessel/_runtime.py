@@ -249,32 +249,12 @@ class Session(_Closable):
             return self._stream
 
     def _allocate_outputs(self) -> list[np.ndarray]:
-        if self._output_types is not None:
-            return [np.empty(shape, dtype) for shape, dtype in self._output_types]
-        return [np.empty(out.shape, _dtypes.numpy_dtype(
-            out.dtype_name, f"output '{out.name}'")) for out in self.outputs]
+        return _empty_outputs(self._output_types, self.outputs)
 
     def _as_given(self, inputs: Inputs) -> Optional[list[np.ndarray]]:
-        """The fast path of ``_ordered``: the arrays in descriptor order when
-        ``inputs`` is a dict of exactly the model's inputs, each an ndarray
-        of the input's dtype, C-contiguous and aligned (what ``_ordered``
-        would pass on as it is); None otherwise, for ``_ordered`` to check
-        and explain. (Shapes are the extension's to check, on either path.)
-        """
-        if type(inputs) is not dict or len(inputs) != len(self._expected):
-            return None
-        arrays = []
-        for name, dtype in self._expected:
-            array = inputs.get(name)
-            # (dtype None is bfloat16; np.dtype(None) would be float64.)
-            if dtype is None or type(array) is not np.ndarray \
-                    or array.dtype != dtype:
-                return None
-            flags = array.flags
-            if not (flags.c_contiguous and flags.aligned):
-                return None
-            arrays.append(array)
-        return arrays
+        """_arrays_as_given; shapes are the extension's to check, on either
+        path."""
+        return _arrays_as_given(self._expected, inputs)
 
     def _ordered(self, inputs: Inputs) -> list[np.ndarray]:
         """The input arrays in descriptor order, each checked to be an array
@@ -283,6 +263,41 @@ class Session(_Closable):
 
     def __repr__(self) -> str:
         return f"<tessel.Session{' (closed)' if self.closed else ''}>"
+
+
+def _arrays_as_given(expected, inputs: Inputs,
+                     shapes=None) -> Optional[list[np.ndarray]]:
+    """The fast path of ``_ordered``: the arrays in input order when
+    ``inputs`` is a dict of exactly the inputs ``expected`` names (per
+    input its name and NumPy dtype, None for bfloat16), each an ndarray of
+    that dtype (and, with ``shapes``, of that shape), C-contiguous and
+    aligned: what ``_ordered`` would pass on as it is. None otherwise, for
+    the checked path to check and explain."""
+    if type(inputs) is not dict or len(inputs) != len(expected):
+        return None
+    arrays = []
+    for i, (name, dtype) in enumerate(expected):
+        array = inputs.get(name)
+        # (dtype None is bfloat16; np.dtype(None) would be float64.)
+        if dtype is None or type(array) is not np.ndarray \
+                or array.dtype != dtype \
+                or (shapes is not None and array.shape != shapes[i]):
+            return None
+        flags = array.flags
+        if not (flags.c_contiguous and flags.aligned):
+            return None
+        arrays.append(array)
+    return arrays
+
+
+def _empty_outputs(output_types, outputs: list[TensorInfo]) -> list[np.ndarray]:
+    """Fresh arrays for ``outputs``: from ``output_types`` (per output its
+    shape and NumPy dtype, worked out once) when given, else from each
+    TensorInfo, which raises for a type NumPy lacks."""
+    if output_types is not None:
+        return [np.empty(shape, dtype) for shape, dtype in output_types]
+    return [np.empty(out.shape, _dtypes.numpy_dtype(
+        out.dtype_name, f"output '{out.name}'")) for out in outputs]
 
 
 def _ordered(tensors: list[TensorInfo], inputs: Inputs) -> list[np.ndarray]:
