@@ -13,6 +13,7 @@ meets its weights and activations in memory, as the early layers of a whole
 model do (bench/layers-cold-results.md). Usage:
 
     python3 bench/layers.py [--layers dw32,pw96_24,...] [--iterations 40] [--cold]
+                            [--compile-flag=--layout=nhwc ...]
 """
 
 import argparse
@@ -51,6 +52,21 @@ LAYERS = {
     "rn_3x3_256": ("Conv", 256, 256, 3, 1, 1, 14),
     "rn_3x3_512": ("Conv", 512, 512, 3, 1, 1, 7),
     "rn_1x1s2_128": ("Conv", 64, 128, 1, 2, 1, 56),
+    # ResNet-50's bottlenecks (torchvision: the stride on the 3x3).
+    "r50_1x1_256_64": ("Conv", 256, 64, 1, 1, 1, 56),
+    "r50_1x1_64_256": ("Conv", 64, 256, 1, 1, 1, 56),
+    "r50_1x1s2_256_512": ("Conv", 256, 512, 1, 2, 1, 56),
+    "r50_3x3s2_128": ("Conv", 128, 128, 3, 2, 1, 56),
+    "r50_1x1_512_128": ("Conv", 512, 128, 1, 1, 1, 28),
+    "r50_1x1_128_512": ("Conv", 128, 512, 1, 1, 1, 28),
+    "r50_1x1_512_256": ("Conv", 512, 256, 1, 1, 1, 28),
+    "r50_1x1s2_512_1024": ("Conv", 512, 1024, 1, 2, 1, 28),
+    "r50_1x1_1024_256": ("Conv", 1024, 256, 1, 1, 1, 14),
+    "r50_1x1_256_1024": ("Conv", 256, 1024, 1, 1, 1, 14),
+    "r50_1x1_1024_512": ("Conv", 1024, 512, 1, 1, 1, 14),
+    "r50_1x1s2_1024_2048": ("Conv", 1024, 2048, 1, 2, 1, 14),
+    "r50_1x1_2048_512": ("Conv", 2048, 512, 1, 1, 1, 7),
+    "r50_1x1_512_2048": ("Conv", 512, 2048, 1, 1, 1, 7),
 }
 
 
@@ -88,6 +104,8 @@ def main():
     parser.add_argument("--iterations", type=int, default=40)
     parser.add_argument("--cold", action="store_true",
                         help="read 64 MiB before every call (untimed)")
+    parser.add_argument("--compile-flag", action="append", default=[],
+                        help="passed to tessel-compile (repeatable)")
     parser.add_argument("--out")
     args = parser.parse_args()
     if args.out is None:
@@ -119,7 +137,7 @@ def main():
             shape, flops = build(name, LAYERS[name], rng, path)
             so = os.path.join(work, name + ".so")
             subprocess.run([os.path.join(args.build, "bin", "tessel-compile"),
-                            path, "-o", so], check=True)
+                            path, "-o", so, *args.compile_flag], check=True)
             x = rng.standard_normal(shape).astype(np.float32)
             session = tessel.load(so).session(num_threads=1)
             options = ort.SessionOptions()

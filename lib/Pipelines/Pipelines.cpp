@@ -333,6 +333,9 @@ void mlir::tessel::buildCodegenPipeline(OpPassManager &pm,
     TesselVectorizeContractionsPassOptions vectorize;
     vectorize.vectorWidth = options.getVectorWidth();
     vectorize.accumulators = options.target.getProductAccumulators();
+    vectorize.fmasPerCycle = options.target.fmasPerCycle;
+    vectorize.fmaLatency = options.target.fmaLatency;
+    vectorize.loadsPerCycle = options.target.loadsPerCycle;
     vectorize.fuseEpilogue = options.enabled("fuse-product-epilogue");
     vectorize.vnni = options.target.avx512Vnni || options.target.avxVnni;
     // The instruction's presence, not whether it beats the FMA: where it

@@ -154,3 +154,47 @@ TEST(PlanProductTiles, BlockingThresholdScalesWithElementSize) {
 }
 
 } // namespace
+
+namespace {
+/// A core with `fmas` FMA units of latency 4 and `loads` load ports.
+CpuTargetInfo core(double fmas, double loads) {
+  CpuTargetInfo target = describeVectorTarget(16, 16);
+  return withCoreThroughput(target, fmas, 4, loads);
+}
+} // namespace
+
+// The cost model's step: bound by the FMA units, the load ports, or the
+// FMA's latency, whichever is slowest.
+TEST(TileCostModel, StepIsBoundByUnitsPortsOrLatency) {
+  CpuTargetInfo twoUnits = core(2, 3);
+  EXPECT_DOUBLE_EQ(estimateTileStepCycles(twoUnits, 16, 5), 8.0);
+  EXPECT_DOUBLE_EQ(estimateTileStepCycles(twoUnits, 16, 30), 10.0);
+  EXPECT_DOUBLE_EQ(estimateTileStepCycles(twoUnits, 4, 5), 4.0);
+  EXPECT_DOUBLE_EQ(estimateTileStepCycles(core(1, 2), 4, 5), 4.0);
+}
+
+// A 28 x 28 plane's pointwise convolution as [128, 512] x [512, 784]: only
+// one-vector column tiles divide 784. Two FMA units: 4 rows (4
+// accumulators) would idle them half the time, so 16 rows; one unit: 4
+// accumulators cover its latency, and the usual 4 rows stay.
+TEST(PlanProductTiles, RowsOfOneVectorTilesFollowTheCore) {
+  ProductTilePlan two = planProductTiles(shape(128, 784, 512), 16, 16, 4,
+                                         core(2, 3));
+  EXPECT_EQ(two.rows, 16);
+  EXPECT_EQ(two.columns, 16);
+  ProductTilePlan one = planProductTiles(shape(128, 784, 512), 16, 16, 4,
+                                         core(1, 2));
+  EXPECT_EQ(one.rows, 4);
+  EXPECT_EQ(one.columns, 16);
+}
+
+// Where the widest tile fills the accumulators (4 rows x 4 vectors), the
+// cost model changes nothing on either core.
+TEST(PlanProductTiles, FullTilesAreTheSameOnEveryCore) {
+  for (CpuTargetInfo target : {core(2, 3), core(1, 2), core(2, 2)}) {
+    ProductTilePlan plan =
+        planProductTiles(shape(1024, 1024, 1024), 16, 16, 4, target);
+    EXPECT_EQ(plan.rows, 4);
+    EXPECT_EQ(plan.columns, 64);
+  }
+}

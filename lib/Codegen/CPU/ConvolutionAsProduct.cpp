@@ -50,10 +50,13 @@ static bool isPointwise(linalg::GenericOp op, const Conv2D &conv) {
 }
 
 /// Whether `op` runs as a product: a pointwise convolution of one image
-/// whose output planes fill tiles of 4 vectors (then it is the product
+/// whose output planes fill whole vectors (then it is the product
 /// [F, C] x [C, H*W], which vectorizes along the contiguous planes of NCHW,
 /// input and output alike, where the filter tile would store each vector
-/// of filters strided by a plane); channels last, any pointwise
+/// of filters strided by a plane, and which is cache-blocked where its
+/// operands outgrow the L2: a 28 x 28 plane's [256, 512] x [512, 784] ran
+/// in 1.73 ms as a product, 2.79 ms over filters, Xeon EMR, 1 thread);
+/// channels last, any pointwise
 /// convolution ([N*H*W, C] x [C, F], vectors along the filters) and any
 /// ungrouped one of 8-bit values with constant weights (its windows
 /// gathered).
@@ -65,7 +68,7 @@ static bool isProduct(linalg::GenericOp op, const Conv2D &conv,
            (conv.narrow && conv.filtersPerGroup == conv.filters &&
             matchPattern(op.getDpsInputs()[1], m_Constant()));
   return pointwise && conv.batch == 1 &&
-         (conv.outHeight * conv.outWidth) % (4 * lanes) == 0;
+         (conv.outHeight * conv.outWidth) % lanes == 0;
 }
 
 /// `map` (over the convolution's output dimensions) on the views that

@@ -26,6 +26,8 @@ using namespace mlir::tessel;
 /// Measurements: bench/notes/vectorize-contractions.md.
 static constexpr int64_t kRowBlock = 128, kReductionBlock = 1024;
 static constexpr int64_t kBlockingBytes = 2 * 1024 * 1024;
+/// Estimates within this share of each other are the same cost.
+static constexpr double kCostTolerance = 0.01;
 
 /// The largest multiple of `tile` that divides `size` and is at most
 /// `limit` (at least `tile`).
@@ -37,10 +39,20 @@ static int64_t pickBlock(int64_t size, int64_t tile, int64_t limit) {
   return best;
 }
 
+/// Estimated cycles per multiply-add of a register tile of `rows` x
+/// `vectors` accumulators on `core`: each reduction step loads `vectors`
+/// vectors of the right-hand side and broadcasts `rows` elements of the left.
+static double cyclesPerMultiplyAdd(const CpuTargetInfo &core, int64_t rows,
+                                   int64_t vectors) {
+  return estimateTileStepCycles(core, rows * vectors, rows + vectors) /
+         double(rows * vectors);
+}
+
 ProductTilePlan mlir::tessel::planProductTiles(const ProductShape &shape,
                                                int64_t lanes,
                                                int64_t accumulators,
-                                               int64_t elementBytes) {
+                                               int64_t elementBytes,
+                                               const CpuTargetInfo &core) {
   int64_t columns = shape.columns;
   ProductTilePlan plan;
   // Rows of 4, 2 or 1 whole vectors (a power of two: LLVM splits other
@@ -59,11 +71,30 @@ ProductTilePlan mlir::tessel::planProductTiles(const ProductShape &shape,
     if (vectors == 1 || accumulators / vectors >= 4)
       columnTiles.push_back(vectors * columnLanes);
   int64_t nTile = pickDivisor(columns, columnTiles, columnTiles.front());
+  // Rows: 6 or 4 (the accumulators of 4 vectors x 4 or 6 rows fill the
+  // budget), unless the cost model finds that tile slower per
+  // multiply-add than some other divisor of the rows, in which case the
+  // most rows at the lowest cost: a one-vector tile of 4 rows (a 28 x 28
+  // plane, 784 columns, divides by no wider tile) has 4 accumulators,
+  // too few to cover the FMA's latency on a core with two FMA units
+  // ([128, 512] x [512, 784]: 4 x 16 1.68 ms, 16 x 16 1.08 ms, Xeon EMR).
   auto rowsFor = [&](int64_t tileColumns) {
     int64_t vectorsPerRow = (tileColumns + columnLanes - 1) / columnLanes;
     int64_t maxRows = std::max<int64_t>(1, accumulators / vectorsPerRow);
-    return pickDivisor(*shape.rows, {std::min<int64_t>(maxRows, 6), 4},
-                       maxRows);
+    int64_t preferred = pickDivisor(
+        *shape.rows, {std::min<int64_t>(maxRows, 6), 4}, maxRows);
+    double preferredCost = cyclesPerMultiplyAdd(core, preferred, vectorsPerRow);
+    int64_t best = preferred;
+    double bestCost = preferredCost;
+    for (int64_t rows = 1; rows <= std::min(maxRows, *shape.rows); ++rows) {
+      if (*shape.rows % rows != 0)
+        continue;
+      double cost = cyclesPerMultiplyAdd(core, rows, vectorsPerRow);
+      if (cost < bestCost * (1 - kCostTolerance) ||
+          (best != preferred && cost <= bestCost))
+        best = rows, bestCost = cost;
+    }
+    return best;
   };
   if (shape.rows) {
     // Rows that only divide by few at the widest tile (7x7 feature maps
@@ -217,8 +248,9 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
   if (!microKernel || microKernel->getReductionGroup() != group)
     return std::nullopt;
   int64_t elementBytes = llvm::divideCeil(lhs.getIntOrFloatBitWidth(), 8);
-  ProductTilePlan tiles = planProductTiles(shape, options.lanes,
-                                           options.accumulators, elementBytes);
+  ProductTilePlan tiles =
+      planProductTiles(shape, options.lanes, options.accumulators,
+                       elementBytes, options.target);
   if (std::optional<std::pair<int64_t, int64_t>> kernelTile =
           microKernel->getProductTile(extent)) {
     tiles.rows = kernelTile->first;

@@ -11,6 +11,8 @@
 
 #include "llvm/Support/Format.h"
 
+#include <algorithm>
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
@@ -61,6 +63,26 @@ CpuTargetInfo mlir::tessel::describeVectorTarget(int64_t f32Lanes,
   target.amxTile = target.amxInt8 || target.amxBf16;
   target.avx512Fp16 = fp16 && target.avx512f;
   return target;
+}
+
+CpuTargetInfo mlir::tessel::withCoreThroughput(CpuTargetInfo target,
+                                              double fmasPerCycle,
+                                              int64_t fmaLatency,
+                                              double loadsPerCycle) {
+  if (fmasPerCycle > 0)
+    target.fmasPerCycle = fmasPerCycle;
+  if (fmaLatency > 0)
+    target.fmaLatency = fmaLatency;
+  if (loadsPerCycle > 0)
+    target.loadsPerCycle = loadsPerCycle;
+  return target;
+}
+
+double mlir::tessel::estimateTileStepCycles(const CpuTargetInfo &target,
+                                            int64_t fmas, int64_t loads) {
+  double cycles = std::max(double(fmas) / target.fmasPerCycle,
+                           double(loads) / target.loadsPerCycle);
+  return std::max(cycles, double(target.fmaLatency));
 }
 
 namespace {
@@ -152,6 +174,9 @@ void mlir::tessel::printCpuTargetInfo(const CpuTargetInfo &target,
   if (target.avx512Bf16)
     os << "vdpbf16ps: " << llvm::format("%g", target.bf16DotRate)
        << "x the FP32 FMA's multiply-adds per cycle (measured)\n";
+  os << "core: " << llvm::format("%g", target.fmasPerCycle)
+     << " vector FMAs/cycle (latency " << target.fmaLatency << "), "
+     << llvm::format("%g", target.loadsPerCycle) << " vector loads/cycle\n";
   os << "register tiles: " << target.getConvolutionAccumulators()
      << " accumulators (convolutions), " << target.getProductAccumulators()
      << " (products)\n";

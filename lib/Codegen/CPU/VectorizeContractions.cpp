@@ -46,9 +46,10 @@ struct VectorizeContractionsPass
     ProductTilingOptions options;
     options.lanes = std::max<int64_t>(1, vectorWidth);
     options.accumulators = accumulators;
-    options.target =
+    options.target = withCoreThroughput(
         describeVectorTarget(options.lanes, accumulators, vnni, bf16, amx,
-                             amxBf16, fp16);
+                             amxBf16, fp16),
+        fmasPerCycle, fmaLatency, loadsPerCycle);
 
     // Only contractions: the rewrites below erase the elementwise ops
     // around them.

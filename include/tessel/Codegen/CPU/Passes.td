@@ -31,6 +31,10 @@ def TesselVectorizeContractionsPass
     - `vector-width`: f32 elements per vector register (8: AVX2, 16: AVX-512).
     - `accumulators`: vector registers the output tile may occupy.
     - `fuse-epilogue`: run its initialiser and consumer in its register tiles.
+    - `fmas-per-cycle`, `fma-latency`, `loads-per-cycle`: the core's
+      throughput, which the register-tile cost model weighs a tile's rows
+      with (`estimateTileStepCycles`, TargetInfo.h); the pipeline sets them
+      from LLVM's scheduling model of the target CPU.
     - `vnni`: the target has VNNI; i8 x i8 -> i32 products (after
       `tessel-narrow-integer-products`) run on `vpdpbusd`, 4 reduction steps
       per lane, constant weights packed as `[K/4, N, 4]`.
@@ -81,6 +85,13 @@ def TesselVectorizeContractionsPass
            "columns in 16s and the reduction in 8s run on vfmadd231ph, "
            "summing blocks of up to 64 steps (32 per f16 lane) in f16 and "
            "the blocks in f32">,
+    Option<"fmasPerCycle", "fmas-per-cycle", "double", /*default=*/"0",
+           "f32 vector FMAs the core issues per cycle, for the register-tile "
+           "cost model (0: an AVX-512 Intel server core's 2)">,
+    Option<"fmaLatency", "fma-latency", "int64_t", /*default=*/"0",
+           "the FMA's latency in cycles, for the cost model (0: 4)">,
+    Option<"loadsPerCycle", "loads-per-cycle", "double", /*default=*/"0",
+           "vector loads the core issues per cycle, for the cost model (0: 2)">,
   ];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect",

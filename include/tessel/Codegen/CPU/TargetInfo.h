@@ -49,6 +49,14 @@ struct CpuTargetInfo {
   /// which issue it at half the rate of their two 512-bit FMA units. Below
   /// 1, bf16 products run faster as FP32.
   double bf16DotRate = 2.0;
+  /// The core's throughput for what a register tile issues, which the
+  /// register-tile cost model (estimateTileStepCycles) weighs tiles with:
+  /// f32 FMAs at `vectorBits` issued per cycle, their latency in cycles,
+  /// and vector loads per cycle. From LLVM's scheduling model of `cpu`
+  /// (getCpuTargetInfo); the defaults are an AVX-512 Intel server core's.
+  double fmasPerCycle = 2.0;
+  int64_t fmaLatency = 4;
+  double loadsPerCycle = 2.0;
 
   /// f32 lanes per vector register: what register tiles are sized in.
   int64_t getF32Lanes() const { return vectorBits / 32; }
@@ -77,6 +85,22 @@ CpuTargetInfo describeVectorTarget(int64_t f32Lanes, int64_t accumulators,
                                    bool vnni = false, bool bf16 = false,
                                    bool amx = false, bool amxBf16 = false,
                                    bool fp16 = false);
+
+/// `target` with the core throughput a pass's `fmas-per-cycle`,
+/// `fma-latency` and `loads-per-cycle` options describe (0: keep
+/// `target`'s).
+CpuTargetInfo withCoreThroughput(CpuTargetInfo target, double fmasPerCycle,
+                                 int64_t fmaLatency, double loadsPerCycle);
+
+/// The register-tile cost model: the cycles one step of a register tile's
+/// reduction takes on `target` when the step issues `fmas` vector FMAs (one
+/// per accumulator) and `loads` vector loads or broadcasts: the most of
+/// what its FMAs and its loads take on the core's units, and of the FMA's
+/// latency (each accumulator's FMA waits for the one before it). A tile
+/// with fewer accumulators than the latency covers leaves the FMA units
+/// idle: 4 accumulators on 2 FMA units of latency 4 run at half their rate.
+double estimateTileStepCycles(const CpuTargetInfo &target, int64_t fmas,
+                              int64_t loads);
 
 /// The instruction sequence that multiplies and accumulates one register
 /// (or tile-register) block: the unit a code generator emits per ISA. A code

@@ -61,10 +61,13 @@ struct ProductTilePlan {
 /// Plans the register tile and cache blocks of a product of `shape` whose
 /// vectors hold `lanes` accumulator lanes, `accumulators` of which the
 /// register tile may occupy, and whose operand elements take `elementBytes`
-/// bytes (what the cache-blocking threshold is measured in). Tiles divide
-/// their loops exactly.
+/// bytes (what the cache-blocking threshold is measured in), on a core
+/// whose FMA and load throughput `core` describes (the register-tile cost
+/// model's input: estimateTileStepCycles). Tiles divide their loops
+/// exactly.
 ProductTilePlan planProductTiles(const ProductShape &shape, int64_t lanes,
-                                 int64_t accumulators, int64_t elementBytes);
+                                 int64_t accumulators, int64_t elementBytes,
+                                 const CpuTargetInfo &core = CpuTargetInfo());
 
 /// What the product transformations plan their register tiles for.
 struct ProductTilingOptions {
@@ -212,7 +215,7 @@ struct ConvolutionTilingOptions {
 
 /// Rewrites a 1x1, stride-1, unpadded, ungrouped convolution as a product
 /// on collapsed views, for tessel-vectorize-contractions: NCHW (one image,
-/// its output plane a multiple of 4 vectors) `[F, C] x [C, H*W]`, channels
+/// its output plane a multiple of a vector) `[F, C] x [C, H*W]`, channels
 /// last `[N*H*W, C] x [C, F]`. Channels last, an ungrouped i32 convolution
 /// of 8-bit values with constant weights (tessel-narrow-integer-products)
 /// of any window becomes `[N*OH*OW, KH*KW*C] x [KH*KW*C, F]` on its
