@@ -52,6 +52,14 @@ CASES = [
      (1, 8, 14, 14), {"w": (24, 8, 3, 3), "b": (24,)}, ["x", "w", "b"]),
     ("conv_pad_wide", "Conv", dict(pads=[3, 4, 3, 4]), 17, (1, 2, 5, 6),
      {"w": (16, 2, 3, 3), "b": (16,)}, ["x", "w", "b"]),
+    # 1x1 convolutions with strides (ResNet's shortcuts), which run as a
+    # copy of the positions they read and a stride-1 convolution: a plane
+    # of one 16-lane vector after the stride (a product), and two images
+    # with unequal strides and a plane of 15 (over filters).
+    ("conv_1x1_stride2", "Conv", dict(strides=[2, 2]), 17, (1, 16, 8, 8),
+     {"w": (32, 16, 1, 1), "b": (32,)}, ["x", "w", "b"]),
+    ("conv_1x1_stride23", "Conv", dict(strides=[2, 3]), 17, (2, 8, 9, 7),
+     {"w": (16, 8, 1, 1)}, ["x", "w"]),
     # Zero-padded depthwise convolutions (tiles over columns), read
     # unpadded: edge column tiles on both sides and a middle loop, stride 2
     # (a strided segment), dilation with asymmetric pads, and rows that

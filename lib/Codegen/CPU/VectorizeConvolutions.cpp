@@ -24,6 +24,10 @@ LogicalResult
 mlir::tessel::vectorizeConvolution(RewriterBase &rewriter,
                                    linalg::GenericOp conv,
                                    const ConvolutionTilingOptions &options) {
+  if (FailureOr<linalg::GenericOp> stride1 =
+          subsampleStridedPointwise(rewriter, conv);
+      succeeded(stride1))
+    conv = *stride1;
   if (succeeded(rewriteConvolutionAsProduct(rewriter, conv, options)))
     return success();
   if (succeeded(vectorizeConvolutionOverFilters(rewriter, conv, options)))

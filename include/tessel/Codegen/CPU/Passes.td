@@ -240,7 +240,8 @@ def TesselVectorizeConvolutionsPass
     tap unrolled. Tiles run over filters (constant weights, packed at
     compile time) or over output columns (depthwise, run-time weights);
     pointwise ones (1x1, stride 1, unpadded) become products for
-    `tessel-vectorize-contractions`. A zero-padded input is read unpadded.
+    `tessel-vectorize-contractions`; strided 1x1 ones first copy the
+    positions they read and run at stride 1 on the copy. A zero-padded input is read unpadded.
     Each rewrite is reported as one kernel (a `kernel` remark).
 
     Runs on tensors before bufferization, the first CPU code generator.

@@ -213,6 +213,14 @@ struct ConvolutionTilingOptions {
   bool blockGatheredRows = true;
 };
 
+/// Rewrites a 1x1 convolution with a stride over 1 (ungrouped, its input
+/// not padded) as a copy of the input positions it reads, a generic of the
+/// output's plane, and the same convolution at stride 1 on the copy, which
+/// it returns (rewriteConvolutionAsProduct then takes it where the plane
+/// allows).
+FailureOr<linalg::GenericOp> subsampleStridedPointwise(RewriterBase &rewriter,
+                                                       linalg::GenericOp op);
+
 /// Rewrites a 1x1, stride-1, unpadded, ungrouped convolution as a product
 /// on collapsed views, for tessel-vectorize-contractions: NCHW (one image,
 /// its output plane a multiple of a vector) `[F, C] x [C, H*W]`, channels
