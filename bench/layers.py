@@ -67,6 +67,16 @@ LAYERS = {
     "r50_1x1s2_1024_2048": ("Conv", 1024, 2048, 1, 2, 1, 14),
     "r50_1x1_2048_512": ("Conv", 2048, 512, 1, 1, 1, 7),
     "r50_1x1_512_2048": ("Conv", 512, 2048, 1, 1, 1, 7),
+    # SqueezeNet 1.0's fire modules (squeeze 1x1, expand 1x1 and 3x3) at
+    # 55 x 55, 27 x 27 and 13 x 13: planes no vector divides.
+    "sq_squeeze_96_16": ("Conv", 96, 16, 1, 1, 1, 55),
+    "sq_expand1_16_64": ("Conv", 16, 64, 1, 1, 1, 55),
+    "sq_expand3_16_64": ("Conv", 16, 64, 3, 1, 1, 55),
+    "sq_squeeze_256_32": ("Conv", 256, 32, 1, 1, 1, 27),
+    "sq_expand3_32_128": ("Conv", 32, 128, 3, 1, 1, 27),
+    "sq_squeeze_512_64": ("Conv", 512, 64, 1, 1, 1, 13),
+    "sq_expand3_64_256": ("Conv", 64, 256, 3, 1, 1, 13),
+    "sq_stem7x7s2": ("Conv", 3, 96, 7, 2, 1, 224),
 }
 
 

@@ -60,6 +60,13 @@ CASES = [
      {"w": (32, 16, 1, 1), "b": (32,)}, ["x", "w", "b"]),
     ("conv_1x1_stride23", "Conv", dict(strides=[2, 3]), 17, (2, 8, 9, 7),
      {"w": (16, 8, 1, 1)}, ["x", "w"]),
+    # Filters that end in a half vector of 16 lanes (72 = 64 + 8; a
+    # classifier's 1000 as a convolution), run as two convolutions on
+    # slices of the output: pointwise with a bias, and 3x3 zero-padded.
+    ("conv_filter_remainder", "Conv", {}, 17, (1, 16, 5, 5),
+     {"w": (72, 16, 1, 1), "b": (72,)}, ["x", "w", "b"]),
+    ("conv_filter_remainder_pad", "Conv", dict(pads=[1, 1, 1, 1]), 17,
+     (1, 8, 7, 7), {"w": (72, 8, 3, 3)}, ["x", "w"]),
     # Zero-padded depthwise convolutions (tiles over columns), read
     # unpadded: edge column tiles on both sides and a middle loop, stride 2
     # (a strided segment), dilation with asymmetric pads, and rows that

@@ -30,6 +30,16 @@ mlir::tessel::vectorizeConvolution(RewriterBase &rewriter,
     conv = *stride1;
   if (succeeded(rewriteConvolutionAsProduct(rewriter, conv, options)))
     return success();
+  // Filters past the last whole vector run as a convolution of their own,
+  // the others on whole vectors.
+  if (FailureOr<std::pair<linalg::GenericOp, linalg::GenericOp>> parts =
+          splitFilterRemainder(rewriter, conv, options.vectorWidth);
+      succeeded(parts)) {
+    bool head = succeeded(vectorizeConvolution(rewriter, parts->first, options));
+    bool tail =
+        succeeded(vectorizeConvolution(rewriter, parts->second, options));
+    return success(head || tail);
+  }
   if (succeeded(vectorizeConvolutionOverFilters(rewriter, conv, options)))
     return success();
   if (succeeded(vectorizeConvolutionOverColumns(rewriter, conv, options)))

@@ -213,6 +213,14 @@ struct ConvolutionTilingOptions {
   bool blockGatheredRows = true;
 };
 
+/// Rewrites an ungrouped NCHW convolution with constant f32 weights whose
+/// filters (at least 4 vectors of `lanes`) end in a half vector as two
+/// convolutions on slices of its output: the filters that fill whole
+/// vectors, and the half vector, which it returns in that order.
+FailureOr<std::pair<linalg::GenericOp, linalg::GenericOp>>
+splitFilterRemainder(RewriterBase &rewriter, linalg::GenericOp op,
+                     int64_t lanes);
+
 /// Rewrites a 1x1 convolution with a stride over 1 (ungrouped, its input
 /// not padded) as a copy of the input positions it reads, a generic of the
 /// output's plane, and the same convolution at stride 1 on the copy, which
