@@ -453,6 +453,43 @@ def activation_clips(rng):
     return graph, inputs
 
 
+def silu_cnn(rng):
+    """SiLU (x * sigmoid(x), EfficientNet's activation) after a padded 3x3
+    Conv (over filters), a 1x1 Conv on a 16 x 16 plane (a product) and a
+    Gemm: each product reads its result twice, in the Sigmoid and the Mul,
+    and runs the SiLU as its epilogue."""
+    inits = [
+        _init("conv1.weight", rng.standard_normal((32, 3, 3, 3)) * 0.5),
+        _init("conv1.bias", rng.standard_normal(32) * 0.5),
+        _init("conv2.weight", rng.standard_normal((16, 32, 1, 1)) * 0.3),
+        _init("conv2.bias", rng.standard_normal(16) * 0.5),
+        _init("fc.weight", rng.standard_normal((10, 16 * 16 * 16)) * 0.05),
+        _init("fc.bias", rng.standard_normal(10) * 0.5),
+        numpy_helper.from_array(np.array([1, -1], dtype=np.int64), "shape"),
+    ]
+
+    def silu(x, name):
+        return [helper.make_node("Sigmoid", [x], [name + ".s"], name=name + ".sigmoid"),
+                helper.make_node("Mul", [x, name + ".s"], [name], name=name + ".mul")]
+    nodes = [
+        helper.make_node("Conv", ["x", "conv1.weight", "conv1.bias"], ["c1"], name="conv1",
+                         pads=[1, 1, 1, 1]),
+        *silu("c1", "a1"),
+        helper.make_node("Conv", ["a1", "conv2.weight", "conv2.bias"], ["c2"], name="conv2"),
+        *silu("c2", "a2"),
+        helper.make_node("Reshape", ["a2", "shape"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", "fc.weight", "fc.bias"], ["g"], name="fc", transB=1),
+        *silu("g", "y"),
+    ]
+    graph = helper.make_graph(
+        nodes, "silu_cnn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])],
+        inits)
+    inputs = [rng.standard_normal((1, 3, 16, 16)).astype(np.float32)]
+    return graph, inputs
+
+
 def _matmul_integer(rng, name, m, k, n, a_type, a_zero_point=None):
     """MatMulInteger: a run-time [m, k] 8-bit input (minus a_zero_point, if
     given) times a constant int8 [k, n], an int32 result (what 8-bit
@@ -718,6 +755,7 @@ MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "blocked_matmul": blocked_matmul,
           "blocked_matmul_split_k": blocked_matmul_split_k, "encoder_ffn": encoder_ffn,
           "pointwise_7x7": pointwise_7x7, "activation_clips": activation_clips,
+          "silu_cnn": silu_cnn,
           "matmul_integer": matmul_integer, "matmul_integer_u8": matmul_integer_u8,
           "matmul_integer_zp": matmul_integer_zp, "qlinear_matmul": qlinear_matmul,
           "qdq_mlp": qdq_mlp, "qdq_batched": qdq_batched,

@@ -341,14 +341,45 @@ private:
     return kind == "elementwise" && group.front() == op;
   }
 
+  /// The one elementwise group all of `anchor`'s users belong to, each
+  /// reading it whole and once (x * sigmoid(x): SiLU reads a convolution's
+  /// result in its Sigmoid and its Mul), if there is one.
+  std::optional<size_t> groupOfAllUsers(Operation *anchor) {
+    Value read = anchor->getResult(0);
+    std::optional<size_t> index;
+    for (Operation *user : anchor->getUsers()) {
+      if (!grouped(user) || !isElementwise(user) || !readsWhole(user, read) ||
+          llvm::count(user->getOperands(), read) != 1)
+        return std::nullopt;
+      size_t group = groupOf.lookup(user);
+      if (index && *index != group)
+        return std::nullopt;
+      index = group;
+    }
+    if (!index || groups[*index].second != "elementwise")
+      return std::nullopt;
+    return index;
+  }
+
   /// A convolution or product joins the elementwise chain of its one user
   /// (its epilogue), directly or through a reshape that only adds or drops
-  /// unit dimensions, when the user reads it whole. One per chain, the
-  /// first in program order.
+  /// unit dimensions, when the user reads it whole; or the one elementwise
+  /// chain all of its users are in (SiLU's Sigmoid and Mul). One per chain,
+  /// the first in program order.
   void attachAnchors() {
     for (Operation *anchor : topLevelOps()) {
-      if (!isAnchor(anchor) || grouped(anchor) || !anchor->hasOneUse())
+      if (!isAnchor(anchor) || grouped(anchor) || anchor->use_empty())
         continue;
+      if (!anchor->hasOneUse()) {
+        std::optional<size_t> index = groupOfAllUsers(anchor);
+        if (!index)
+          continue;
+        auto &[group, kind] = groups[*index];
+        kind = isa<ConvOp>(anchor) ? "conv" : "product";
+        group.insert(anchor);
+        groupOf[anchor] = *index;
+        continue;
+      }
       Operation *user = *anchor->getUsers().begin();
       Operation *reshape = nullptr;
       if (isa<ReshapeOp>(user) && dropsOrAddsUnitsOnly(user) &&

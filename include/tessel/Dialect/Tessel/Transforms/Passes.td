@@ -443,8 +443,9 @@ def TesselFormFusedRegionsPass
       product reads it narrow (tessel-narrow-integer-products).
     - `conv`, `product`: a convolution, MatMul or Gemm joins the chain of
       its one elementwise user (its bias, activation, residual add),
-      possibly through a reshape that only adds or drops unit dimensions;
-      one per chain, the first in program order. A convolution also takes
+      possibly through a reshape that only adds or drops unit dimensions,
+      or the one chain all its users are in (SiLU's Sigmoid and Mul both
+      read it); one per chain, the first in program order. A convolution also takes
       the add of a constant that only it reads (the shift a folded input
       normaliser leaves before a padded convolution, which its kernel adds
       as it reads).
