@@ -70,7 +70,9 @@ mlir::tessel::splitFilterRemainder(RewriterBase &rewriter,
       sizes.push_back(index(extent));
     offsets[conv->channelDim()] = index(first);
     sizes[conv->channelDim()] = index(count);
-    Value slice = tensor::ExtractSliceOp::create(rewriter, loc, init, offsets,
+    // Read from the tensor the part is inserted back into: bufferization
+    // then writes each part in place (the same slice read and written).
+    Value slice = tensor::ExtractSliceOp::create(rewriter, loc, into, offsets,
                                                  sizes, strides);
     Value filters = arith::ConstantOp::create(
         rewriter, loc, sliceFilters(weights, first, count));
