@@ -28,9 +28,9 @@ mlir::tessel::subsampleStridedPointwise(RewriterBase &rewriter,
       conv->filtersPerGroup != conv->filters)
     return rewriter.notifyMatchFailure(op, "not a strided 1x1 convolution");
   Value input = op.getDpsInputs()[0];
-  // A padded input would be copied whole first: the pad's positions are
-  // what a strided 1x1 convolution seldom reads (none at stride 2 with
-  // ONNX's usual pads of 0).
+  // A zero-padded input (rare for a 1x1 convolution) is left to the
+  // over-filters kernel, which reads it unpadded; the copy would first
+  // materialise the padded tensor.
   if (input.getDefiningOp<tensor::PadOp>())
     return rewriter.notifyMatchFailure(op, "padded input");
 

@@ -258,9 +258,13 @@ FailureOr<Value>
 vectorizeConvolutionOverColumns(RewriterBase &rewriter, linalg::GenericOp conv,
                                 const ConvolutionTilingOptions &options);
 
-/// The first of the three that applies, in that order (what
-/// tessel-vectorize-convolutions does to each convolution); fails when none
-/// does (channels-last convolutions that are neither stay loops).
+/// What tessel-vectorize-convolutions does to each convolution: a strided
+/// 1x1 one is first subsampled (subsampleStridedPointwise), then the first
+/// of the product, over-filters and over-columns kernels that applies runs
+/// it, except that filters ending in a half vector are first split in two
+/// (splitFilterRemainder), each part taking the same path. Fails when no
+/// kernel applies (channels-last convolutions that are neither stay loops);
+/// the subsampling or split, equivalent rewrites, may then remain.
 LogicalResult vectorizeConvolution(RewriterBase &rewriter,
                                    linalg::GenericOp conv,
                                    const ConvolutionTilingOptions &options);

@@ -341,13 +341,14 @@ private:
     return kind == "elementwise" && group.front() == op;
   }
 
-  /// The one elementwise group all of `anchor`'s users belong to, each
-  /// reading it whole and once (x * sigmoid(x): SiLU reads a convolution's
-  /// result in its Sigmoid and its Mul), if there is one.
-  std::optional<size_t> groupOfAllUsers(Operation *anchor) {
-    Value read = anchor->getResult(0);
+  /// The one elementwise group, not yet joined by an anchor, that all of
+  /// `producer`'s users belong to, each reading its result whole and once
+  /// (x * sigmoid(x): SiLU reads a convolution's result in its Sigmoid and
+  /// its Mul), if there is one.
+  std::optional<size_t> groupOfAllUsers(Operation *producer) {
+    Value read = producer->getResult(0);
     std::optional<size_t> index;
-    for (Operation *user : anchor->getUsers()) {
+    for (Operation *user : producer->getUsers()) {
       if (!grouped(user) || !isElementwise(user) || !readsWhole(user, read) ||
           llvm::count(user->getOperands(), read) != 1)
         return std::nullopt;
@@ -370,39 +371,30 @@ private:
     for (Operation *anchor : topLevelOps()) {
       if (!isAnchor(anchor) || grouped(anchor) || anchor->use_empty())
         continue;
-      if (!anchor->hasOneUse()) {
-        std::optional<size_t> index = groupOfAllUsers(anchor);
-        if (!index)
-          continue;
-        auto &[group, kind] = groups[*index];
-        kind = isa<ConvOp>(anchor) ? "conv" : "product";
-        group.insert(anchor);
-        groupOf[anchor] = *index;
-        continue;
-      }
-      Operation *user = *anchor->getUsers().begin();
       Operation *reshape = nullptr;
-      if (isa<ReshapeOp>(user) && dropsOrAddsUnitsOnly(user) &&
-          user->hasOneUse()) {
-        reshape = user;
-        user = *user->getUsers().begin();
+      if (anchor->hasOneUse()) {
+        Operation *user = *anchor->getUsers().begin();
+        if (isa<ReshapeOp>(user) && dropsOrAddsUnitsOnly(user) &&
+            user->hasOneUse())
+          reshape = user;
+        Value read = (reshape ? reshape : anchor)->getResult(0);
+        user = *read.getUsers().begin();
+        // A lone elementwise user that reads it whole becomes a chain.
+        if (!grouped(user) && isElementwise(user) && readsWhole(user, read) &&
+            llvm::count(user->getOperands(), read) == 1)
+          add(Group(&user, &user + 1), "elementwise");
       }
-      Value read = (reshape ? reshape : anchor)->getResult(0);
-      if (!isElementwise(user) || !readsWhole(user, read) ||
-          llvm::count(user->getOperands(), read) != 1)
+      std::optional<size_t> index =
+          groupOfAllUsers(reshape ? reshape : anchor);
+      if (!index)
         continue;
-      if (!grouped(user))
-        add(Group(&user, &user + 1), "elementwise");
-      size_t index = groupOf.lookup(user);
-      auto &[group, kind] = groups[index];
-      if (kind != "elementwise")
-        continue;
+      auto &[group, kind] = groups[*index];
       kind = isa<ConvOp>(anchor) ? "conv" : "product";
       for (Operation *op : {anchor, reshape}) {
         if (!op)
           continue;
         group.insert(op);
-        groupOf[op] = index;
+        groupOf[op] = *index;
       }
     }
   }
