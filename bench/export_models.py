@@ -13,6 +13,7 @@ plus identity.onnx (the per-call floor) and gemm_N.onnx (C = A @ B, both
 inputs, for N in --gemm-sizes). Usage:
 
     /usr/bin/python3 bench/export_models.py OUT_DIR [--gemm-sizes 256,512,...]
+                                           [--models ...] [--dynamic-batch]
 """
 
 import argparse
@@ -31,6 +32,9 @@ from zoo_models import (ZOO, Encoder, count_flops,  # noqa: E402
                         fill_batchnorm_statistics)
 
 OPSET = 17
+# --dynamic-batch: every input's and output's first dimension is the
+# symbolic N (torch.onnx.export's dynamic_axes).
+DYNAMIC_BATCH = False
 
 
 def BertLike(vocab=1000, seq=128, d_model=128, heads=4, layers=2):
@@ -105,9 +109,11 @@ def export(model, example, name, out_dir, input_names, output_names, flops,
     # that has no ONNX export; exporting with gradients enabled avoids it.
     ctx = torch.enable_grad() if enable_grad else torch.no_grad()
     with ctx:
+        dynamic = ({n: {0: "N"} for n in input_names + output_names}
+                   if DYNAMIC_BATCH else None)
         torch.onnx.export(model, example, path, opset_version=OPSET,
                           input_names=input_names, output_names=output_names,
-                          do_constant_folding=True)
+                          do_constant_folding=True, dynamic_axes=dynamic)
     onnx.checker.check_model(onnx.load(path))
     np.savez(os.path.join(out_dir, name + ".inputs.npz"),
              **{n: t.detach().numpy() for n, t in zip(input_names, example)})
@@ -150,7 +156,12 @@ def main():
                              "resnet18_normalized (an ImageNet input "
                              "normaliser, Sub and Div, in front of ResNet-18), "
                              "and the zoo's models (bench/zoo_models.py)")
+    parser.add_argument("--dynamic-batch", action="store_true",
+                        help="export each model's batch as the symbolic N "
+                             "(bench/batch.py compiles it per batch size)")
     args = parser.parse_args()
+    global DYNAMIC_BATCH
+    DYNAMIC_BATCH = args.dynamic_batch
     os.makedirs(args.out_dir, exist_ok=True)
     wanted = args.models.split(",")
     torch.manual_seed(0)

@@ -13,7 +13,12 @@ meets its weights and activations in memory, as the early layers of a whole
 model do (bench/layers-cold-results.md). Usage:
 
     python3 bench/layers.py [--layers dw32,pw96_24,...] [--iterations 40] [--cold]
-                            [--compile-flag=--layout=nhwc ...]
+                            [--batch B] [--compile-flag=--layout=nhwc ...]
+
+With --batch B, each layer runs at batch B (onnxruntime on the same model
+with a symbolic batch) and Tessel's batch-1 artifact of it is timed beside:
+the "per sample" column is Tessel's time at B / B / its time at 1, which
+says whether batching pays (bench/layers-batchB-results.md).
 """
 
 import argparse
@@ -94,13 +99,17 @@ def cpu_name():
             f"{fields.get('cpu family', '?')} model {fields.get('model', '?')})")
 
 
-def build(name, spec, rng, path):
+def build(name, spec, rng, path, batch=1):
+    """Writes the layer's model to `path`; with batch > 1 its batch is the
+    symbolic N (onnxruntime runs it at any batch; Tessel compiles it with
+    --input-shape). Returns the input's shape at `batch` and the flops."""
     op, cin, cout, k, stride, groups, hw = spec
     pad = k // 2
     out_hw = (hw + 2 * pad - k) // stride + 1
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, cin, hw, hw])
+    n = "N" if batch > 1 else 1
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [n, cin, hw, hw])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT,
-                                      [1, cout, out_hw, out_hw])
+                                      [n, cout, out_hw, out_hw])
     if op == "MaxPool":
         nodes = [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[k, k],
                                   strides=[stride] * 2, pads=[pad] * 4)]
@@ -114,11 +123,12 @@ def build(name, spec, rng, path):
                  helper.make_node("Relu", ["c"], ["y"])]
         weights = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")]
         flops = 2 * cout * out_hw * out_hw * (cin // groups) * k * k
+    flops *= batch
     graph = helper.make_graph(nodes, name, [x], [y], weights)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     onnx.save(model, path)
-    return (1, cin, hw, hw), flops
+    return (batch, cin, hw, hw), flops
 
 
 def main():
@@ -130,11 +140,16 @@ def main():
                         help="read 64 MiB before every call (untimed)")
     parser.add_argument("--compile-flag", action="append", default=[],
                         help="passed to tessel-compile (repeatable)")
+    parser.add_argument("--batch", type=int, default=1,
+                        help="time batch B, and Tessel's batch 1 beside it "
+                             "(per-sample time of B against 1)")
     parser.add_argument("--out")
     args = parser.parse_args()
     if args.out is None:
         args.out = os.path.join(ROOT, "bench", "layers-cold-results.md"
-                                if args.cold else "layers-results.md")
+                                if args.cold else
+                                f"layers-batch{args.batch}-results.md"
+                                if args.batch > 1 else "layers-results.md")
     # Written once (a never-written buffer reads the kernel's one zero
     # page), then read: reading evicts without adding dirty lines for the
     # timed call to write back.
@@ -158,10 +173,13 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for name in names:
             path = os.path.join(work, name + ".onnx")
-            shape, flops = build(name, LAYERS[name], rng, path)
+            shape, flops = build(name, LAYERS[name], rng, path, args.batch)
+            compile_cmd = [os.path.join(args.build, "bin", "tessel-compile"),
+                           path, *args.compile_flag]
             so = os.path.join(work, name + ".so")
-            subprocess.run([os.path.join(args.build, "bin", "tessel-compile"),
-                            path, "-o", so, *args.compile_flag], check=True)
+            shape_flag = ["--input-shape", "x=" + "x".join(map(str, shape))]
+            subprocess.run(compile_cmd + (shape_flag if args.batch > 1 else [])
+                           + ["-o", so], check=True)
             x = rng.standard_normal(shape).astype(np.float32)
             session = tessel.load(so).session(num_threads=1)
             options = ort.SessionOptions()
@@ -173,30 +191,45 @@ def main():
             theirs = peer.run(None, {"x": x})[0]
             scale = max(1.0, float(np.max(np.abs(theirs))))
             ok = np.allclose(mine, theirs, rtol=1e-4, atol=1e-5 * scale)
+            calls = {"tessel": lambda: session.run({"x": x}),
+                     "ort": lambda: peer.run(None, {"x": x})}
+            if args.batch > 1:
+                # Tessel's batch-1 artifact of the same model, on the first
+                # sample: the per-sample reference.
+                so1 = os.path.join(work, name + ".b1.so")
+                subprocess.run(compile_cmd + ["--input-shape", "x=1x" + "x".join(
+                    map(str, shape[1:])), "-o", so1], check=True)
+                single = tessel.load(so1).session(num_threads=1)
+                x1 = x[:1].copy()
+                calls["tessel1"] = lambda: single.run({"x": x1})
             for _ in range(5):
-                session.run({"x": x})
-                peer.run(None, {"x": x})
-            t_tessel, t_ort = [], []
+                for call in calls.values():
+                    call()
+            times = {key: [] for key in calls}
             for _ in range(args.iterations):
-                flush()
-                start = time.perf_counter()
-                session.run({"x": x})
-                t_tessel.append(time.perf_counter() - start)
-                flush()
-                start = time.perf_counter()
-                peer.run(None, {"x": x})
-                t_ort.append(time.perf_counter() - start)
-            a = float(np.median(t_tessel)) * 1e3
-            b = float(np.median(t_ort)) * 1e3
-            row = (name, a, flops / a / 1e6, b, flops / b / 1e6, a / b, ok)
+                for key, call in calls.items():
+                    flush()
+                    start = time.perf_counter()
+                    call()
+                    times[key].append(time.perf_counter() - start)
+            p50 = {key: float(np.median(t)) * 1e3 for key, t in times.items()}
+            a, b = p50["tessel"], p50["ort"]
+            per_sample = (a / args.batch / p50["tessel1"]
+                          if args.batch > 1 else None)
+            row = (name, a, flops / a / 1e6, b, flops / b / 1e6, a / b, ok,
+                   per_sample)
             rows.append(row)
             print(f"{name:15s} tessel {a:8.3f} ms {row[2]:7.1f} GFLOP/s   "
                   f"ort {b:8.3f} ms {row[4]:7.1f} GFLOP/s   ratio {a / b:5.2f}"
-                  f"   {'ok' if ok else 'MISMATCH'}", flush=True)
+                  + (f"   per sample vs batch 1 {per_sample:5.2f}"
+                     if per_sample else "")
+                  + f"   {'ok' if ok else 'MISMATCH'}", flush=True)
     with open(args.out, "w") as f:
-        cold = (", cold caches" if args.cold else "")
+        cold = (", cold caches" if args.cold else "") + (
+            f", batch {args.batch}" if args.batch > 1 else "")
         f.write(f"# Single layers: Tessel vs onnxruntime, 1 thread{cold}\n\n"
-                f"Generated by `python3 bench/layers.py{' --cold' if args.cold else ''}`"
+                f"Generated by `python3 bench/layers.py{' --cold' if args.cold else ''}"
+                f"{f' --batch {args.batch}' if args.batch > 1 else ''}`"
                 f" on {time.strftime('%Y-%m-%d')}, {cpu_name()}; "
                 "do not edit by hand. "
                 "Each layer is a Conv + bias + Relu (or ResNet-18's MaxPool) "
@@ -212,11 +245,17 @@ def main():
                 "to and from its blocked NCHWc layout, which a whole model "
                 "pays once: a layer at parity here can still lose inside a "
                 "model.\n\n"
-                "| layer | Tessel ms | GFLOP/s | onnxruntime ms | GFLOP/s | ratio | matches |\n"
-                "|---|---|---|---|---|---|---|\n")
-        for name, a, ga, b, gb, r, ok in rows:
+                + (f"At batch {args.batch}: per sample = Tessel's time at "
+                   f"batch {args.batch} / {args.batch} / its time at batch 1 "
+                   "(< 1: batching pays).\n\n" if args.batch > 1 else "")
+                + "| layer | Tessel ms | GFLOP/s | onnxruntime ms | GFLOP/s | ratio |"
+                + (" per sample |" if args.batch > 1 else "") + " matches |\n"
+                "|---|---|---|---|---|---|" + ("---|" if args.batch > 1 else "")
+                + "---|\n")
+        for name, a, ga, b, gb, r, ok, per_sample in rows:
             f.write(f"| {name} | {a:.3f} | {ga:.1f} | {b:.3f} | {gb:.1f} | "
-                    f"{r:.2f} | {'yes' if ok else 'NO'} |\n")
+                    f"{r:.2f} |" + (f" {per_sample:.2f} |" if per_sample else "")
+                    + f" {'yes' if ok else 'NO'} |\n")
     if not all(row[-1] for row in rows):
         raise SystemExit("layers: some layer's output does not match onnxruntime")
 

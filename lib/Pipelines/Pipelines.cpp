@@ -84,6 +84,12 @@ llvm::ArrayRef<Optimization> mlir::tessel::getOptimizations() {
        "a quantization's division by a constant scale multiplies by its "
        "reciprocal with one exact FMA correction (the same integers, "
        "without vdivps)"},
+      {"sample-loops", "codegen", "tessel-sample-loops",
+       "run the stretches of a batched model whose layers read more "
+       "activations than weights one sample at a time (a loop over the "
+       "samples), so each layer's input is still in the caches; the "
+       "layers whose weights outweigh a sample's activations run on the "
+       "whole batch"},
       {"fuse-conv-epilogue", "codegen",
        "tessel-vectorize-convolutions{fuse-epilogue}",
        "start a convolution from its bias and run its consuming elementwise "
@@ -318,6 +324,9 @@ void mlir::tessel::buildCodegenPipeline(OpPassManager &pm,
   // CPU code generation on tensors: register-tiled, vectorized
   // convolutions and products.
   if (options.optLevel > 0) {
+    // First: the kernels inside a sample loop are planned for one sample.
+    if (options.enabled("sample-loops"))
+      pm.addNestedPass<func::FuncOp>(createTesselSampleLoopsPass());
     TesselVectorizeConvolutionsPassOptions convolutions;
     convolutions.vectorWidth = options.getVectorWidth();
     convolutions.fuseEpilogue = options.enabled("fuse-conv-epilogue");

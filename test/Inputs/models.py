@@ -490,6 +490,48 @@ def silu_cnn(rng):
     return graph, inputs
 
 
+def batched_cnn(rng):
+    """A CNN at batch 3 on 64 x 64 images: padded 3x3 Convs with ReLU (the
+    first's output 1.5 MB for the batch), MaxPool, a residual block with a
+    1x1 shortcut, a 1x1 Conv over a 32 x 32 plane (a product of each
+    image), then a 3x3 Conv of 64 filters on a 4 x 4 plane (its weights
+    outweigh an image's activations), global average pooling and a Gemm.
+    tessel-sample-loops runs the layers up to the 1x1 Conv one image at a
+    time, and the last Conv and the Gemm on the whole batch."""
+    def conv(name, cin, cout, k):
+        return [_init(name + ".weight", rng.standard_normal((cout, cin, k, k))
+                      * (1.0 / np.sqrt(cin * k * k))),
+                _init(name + ".bias", rng.standard_normal(cout) * 0.1)]
+    inits = (conv("c1", 3, 32, 3) + conv("c2", 32, 32, 3) + conv("c3", 32, 32, 3)
+             + conv("short", 32, 32, 1) + conv("c4", 32, 64, 1) + conv("c5", 64, 64, 3)
+             + [_init("fc.weight", rng.standard_normal((10, 64)) * 0.1),
+                _init("fc.bias", rng.standard_normal(10) * 0.1)])
+
+    def node(op, inputs, output, **attrs):
+        return helper.make_node(op, inputs, [output], name=output, **attrs)
+
+    def conv_node(name, x, y, pad):
+        return node("Conv", [x, name + ".weight", name + ".bias"], y, pads=[pad] * 4)
+    nodes = [
+        conv_node("c1", "x", "c1", 1), node("Relu", ["c1"], "r1"),
+        node("MaxPool", ["r1"], "p1", kernel_shape=[2, 2], strides=[2, 2]),
+        conv_node("c2", "p1", "c2", 1), node("Relu", ["c2"], "r2"),
+        conv_node("c3", "r2", "c3", 1), conv_node("short", "p1", "s", 0),
+        node("Add", ["c3", "s"], "sum"), node("Relu", ["sum"], "r3"),
+        conv_node("c4", "r3", "c4", 0), node("Relu", ["c4"], "r4"),
+        node("MaxPool", ["r4"], "p2", kernel_shape=[8, 8], strides=[8, 8]),
+        conv_node("c5", "p2", "c5", 1), node("Relu", ["c5"], "r5"),
+        node("GlobalAveragePool", ["r5"], "g"), node("Flatten", ["g"], "f"),
+        node("Gemm", ["f", "fc.weight", "fc.bias"], "y", transB=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "batched_cnn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 3, 64, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 10])],
+        inits)
+    return graph, [rng.standard_normal((3, 3, 64, 64)).astype(np.float32)]
+
+
 def _matmul_integer(rng, name, m, k, n, a_type, a_zero_point=None):
     """MatMulInteger: a run-time [m, k] 8-bit input (minus a_zero_point, if
     given) times a constant int8 [k, n], an int32 result (what 8-bit
@@ -762,7 +804,8 @@ MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "qdq_cnn": qdq_cnn,
           "gru_linear_before_reset": gru_linear_before_reset,
           "gru_reset_first": gru_reset_first, "lstm_wide": lstm_wide,
-          "half_cnn": half_cnn, "half_batched_matmul": half_batched_matmul}
+          "half_cnn": half_cnn, "half_batched_matmul": half_batched_matmul,
+          "batched_cnn": batched_cnn}
 
 
 def main():

@@ -67,8 +67,7 @@ static bool isProduct(linalg::GenericOp op, const Conv2D &conv,
     return pointwise ||
            (conv.narrow && conv.filtersPerGroup == conv.filters &&
             matchPattern(op.getDpsInputs()[1], m_Constant()));
-  return pointwise && conv.batch == 1 &&
-         (conv.outHeight * conv.outWidth) % lanes == 0;
+  return pointwise && (conv.outHeight * conv.outWidth) % lanes == 0;
 }
 
 /// `map` (over the convolution's output dimensions) on the views that
@@ -500,16 +499,22 @@ FailureOr<linalg::GenericOp> mlir::tessel::rewriteConvolutionAsProduct(
   MLIRContext *ctx = op.getContext();
   bool last = conv.channelsLast;
   bool pointwise = isPointwise(op, conv);
+  // NCHW images past the first keep their dimension: [N, F, H*W] =
+  // w[F, C] x in[N, C, H*W], each image's plane a product of its own that
+  // reads the same weights.
+  bool batched = !last && conv.batch > 1;
   SmallVector<ReassociationIndices> planes =
-      last ? SmallVector<ReassociationIndices>{{0, 1, 2}, {3}}
-           : SmallVector<ReassociationIndices>{{0, 1}, {2, 3}};
+      last      ? SmallVector<ReassociationIndices>{{0, 1, 2}, {3}}
+      : batched ? SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}}
+                : SmallVector<ReassociationIndices>{{0, 1}, {2, 3}};
   SmallVector<ReassociationIndices> filters = {{0}, {1, 2, 3}};
   auto outType = cast<RankedTensorType>(op->getResult(0).getType());
   ArrayRef<int64_t> o = outType.getShape();
-  auto flatType =
-      RankedTensorType::get(last ? ArrayRef<int64_t>{o[0] * o[1] * o[2], o[3]}
-                                 : ArrayRef<int64_t>{o[0] * o[1], o[2] * o[3]},
-                            outType.getElementType());
+  SmallVector<int64_t> flatShape =
+      last      ? SmallVector<int64_t>{o[0] * o[1] * o[2], o[3]}
+      : batched ? SmallVector<int64_t>{o[0], o[1], o[2] * o[3]}
+                : SmallVector<int64_t>{o[0] * o[1], o[2] * o[3]};
+  auto flatType = RankedTensorType::get(flatShape, outType.getElementType());
   // Gathered rows of 8-bit taps are padded with zeros (and the weights
   // with zero rows) to whole groups of 4, the 8-bit kernel's reduction
   // step: a 7x7 stem over 3 channels has 147 taps.
@@ -583,21 +588,25 @@ FailureOr<linalg::GenericOp> mlir::tessel::rewriteConvolutionAsProduct(
   if (!init)
     init = tensor::CollapseShapeOp::create(b, loc, op.getDpsInits()[0], planes);
 
-  AffineExpr f = getAffineDimExpr(last ? 1 : 0, ctx),
-             p = getAffineDimExpr(last ? 0 : 1, ctx),
-             c = getAffineDimExpr(2, ctx);
+  // Loops (p, f, c) channels last, (f, p, c) NCHW, (n, f, p, c) batched.
+  unsigned first = batched ? 1 : 0, loops = first + 3;
+  AffineExpr n = getAffineDimExpr(0, ctx),
+             f = getAffineDimExpr(first + (last ? 1 : 0), ctx),
+             p = getAffineDimExpr(first + (last ? 0 : 1), ctx),
+             c = getAffineDimExpr(first + 2, ctx);
+  auto map = [&](ArrayRef<AffineExpr> results) {
+    return AffineMap::get(loops, 0, results, ctx);
+  };
   SmallVector<AffineMap> maps =
-      last ? SmallVector<AffineMap>{AffineMap::get(3, 0, {p, c}, ctx),
-                                    reductionMajor
-                                        ? AffineMap::get(3, 0, {c, f}, ctx)
-                                        : AffineMap::get(3, 0, {f, c}, ctx),
-                                    AffineMap::get(3, 0, {p, f}, ctx)}
-           : SmallVector<AffineMap>{AffineMap::get(3, 0, {f, c}, ctx),
-                                    AffineMap::get(3, 0, {c, p}, ctx),
-                                    AffineMap::get(3, 0, {f, p}, ctx)};
-  SmallVector<utils::IteratorType> iterators = {utils::IteratorType::parallel,
-                                                utils::IteratorType::parallel,
-                                                utils::IteratorType::reduction};
+      last ? SmallVector<AffineMap>{map({p, c}),
+                                    reductionMajor ? map({c, f}) : map({f, c}),
+                                    map({p, f})}
+      : batched ? SmallVector<AffineMap>{map({f, c}), map({n, c, p}),
+                                         map({n, f, p})}
+                : SmallVector<AffineMap>{map({f, c}), map({c, p}), map({f, p})};
+  SmallVector<utils::IteratorType> iterators(loops,
+                                             utils::IteratorType::parallel);
+  iterators.back() = utils::IteratorType::reduction;
   SmallVector<Value> operands = last ? SmallVector<Value>{input, weights}
                                      : SmallVector<Value>{weights, input};
   // The convolution's body (8-bit inputs keep their extensions), its
