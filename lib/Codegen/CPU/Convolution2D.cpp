@@ -168,3 +168,12 @@ const tessel::MicroKernel *mlir::tessel::cpu::getConvolutionMicroKernel(
   return microKernel && microKernel->getReductionGroup() == 1 ? microKernel
                                                               : nullptr;
 }
+
+bool mlir::tessel::cpu::imagesInsideFilterBlocks(const Conv2D &conv,
+                                                 int64_t block,
+                                                 int64_t inHeight,
+                                                 int64_t inWidth) {
+  return conv.batch > 1 &&
+         workOf({block, conv.kernelHeight, conv.kernelWidth}) >
+             workOf({inHeight, inWidth});
+}

@@ -69,6 +69,16 @@ const MicroKernel *getConvolutionMicroKernel(linalg::GenericOp op,
 /// parallel by.
 int64_t convolutionWork(const Conv2D &conv);
 
+/// Whether `conv`'s kernel, over a batch, reads less walking the images
+/// inside each block of `block` filters than the blocks inside each image:
+/// inside, each image's input (`inHeight` x `inWidth`, unpadded, of a
+/// group's channels) is read again for every block; outside, each block's
+/// weights again for every image. So: whether a block's weights
+/// (`block` x KH x KW per channel) outnumber an image's input plane (3x3
+/// layers of 7 x 7 and 14 x 14, not 1x1 ones).
+bool imagesInsideFilterBlocks(const Conv2D &conv, int64_t block,
+                              int64_t inHeight, int64_t inWidth);
+
 } // namespace mlir::tessel::cpu
 
 #endif // TESSEL_LIB_CODEGEN_CPU_CONVOLUTION2D_H

@@ -89,11 +89,36 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
   int64_t lanes = k.lanes;
   SmallVector<bool> inBounds = {true};
   int64_t positions = conv.outHeight * conv.outWidth;
+  // Images outside the blocks of filters, or inside where that reads less
+  // (a batch's late 3x3 layers: each block's weights read once for all
+  // images; ResNet-18's 512 filters at 7 x 7, batch 8: 0.84x the time).
+  bool imagesInside =
+      imagesInsideFilterBlocks(conv, k.block, k.inHeight, k.inWidth);
+  auto filterLoop = [&](ValueRange a0, Value outerImage,
+                        function_ref<SmallVector<Value>(Value, Value,
+                                                        ValueRange)>
+                            body) {
+    return e.loop(
+        conv.filters, k.block, a0,
+        [&](Value f0, ValueRange a1) {
+          if (outerImage)
+            return body(outerImage, f0, a1);
+          return e.loop(conv.batch, 1, a1, [&](Value n, ValueRange a2) {
+            return body(n, f0, a2);
+          });
+        },
+        filterWork);
+  };
+  auto nest = [&](function_ref<SmallVector<Value>(Value, Value, ValueRange)>
+                      body) {
+    if (imagesInside)
+      return filterLoop(init, Value(), body);
+    return e.loop(conv.batch, 1, init, [&](Value n, ValueRange a0) {
+      return filterLoop(a0, n, body);
+    });
+  };
   SmallVector<Value> results =
-      e.loop(conv.batch, 1, init, [&](Value n, ValueRange a0) {
-        return e.loop(
-            conv.filters, k.block, a0,
-            [&](Value f0, ValueRange a1) {
+      nest([&](Value n, Value f0, ValueRange a1) -> SmallVector<Value> {
               Value group = arith::DivUIOp::create(b, loc, f0,
                                                    e.idx(conv.filtersPerGroup));
               Value channelBase = e.mul(group, conv.channelsPerGroup);
@@ -247,8 +272,6 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
                   return SmallVector<Value>{rowAt(row, a2[0], std::nullopt)};
                 })[0];
               return SmallVector<Value>{out};
-            },
-            filterWork);
       });
   return results[0];
 }

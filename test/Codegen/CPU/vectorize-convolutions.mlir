@@ -724,3 +724,54 @@ func.func @large_window(%x: tensor<1x1x24x24xf32>, %init: tensor<1x8x2x2xf32>) -
   } -> tensor<1x8x2x2xf32>
   return %0 : tensor<1x8x2x2xf32>
 }
+
+// -----
+
+// Two images: where a block's weights (16 filters x 3 x 3 taps per
+// channel) outnumber an image's input plane (9 x 9), the kernel walks the
+// images inside each block of filters, the block's weights read once for
+// both (ResNet-18's 512 filters at 7 x 7, batch 8: 0.84-0.88x the time,
+// Xeon EMR); over a 30 x 30 plane, the images stay outside.
+
+#inB = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#wB = affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>
+#outB = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
+// WIDE-LABEL:  func.func @images_inside_filter_blocks
+// WIDE-DAG:      %[[C64:.*]] = arith.constant 64 : index
+// WIDE-DAG:      %[[C2:.*]] = arith.constant 2 : index
+// WIDE:          scf.for %{{.*}} = %{{.*}} to %[[C64]] step
+// WIDE-NEXT:       scf.for %{{.*}} = %{{.*}} to %[[C2]] step
+func.func @images_inside_filter_blocks(%x: tensor<2x16x9x9xf32>, %init: tensor<2x64x7x7xf32>) -> tensor<2x64x7x7xf32> {
+  %w = arith.constant dense<0.5> : tensor<64x16x3x3xf32>
+  %0 = linalg.generic {indexing_maps = [#inB, #wB, #outB],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<2x16x9x9xf32>, tensor<64x16x3x3xf32>)
+      outs(%init : tensor<2x64x7x7xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x64x7x7xf32>
+  return %0 : tensor<2x64x7x7xf32>
+}
+
+// WIDE-LABEL:  func.func @images_outside_filter_blocks
+// WIDE-DAG:      %[[C64:.*]] = arith.constant 64 : index
+// WIDE-DAG:      %[[C2:.*]] = arith.constant 2 : index
+// WIDE:          scf.for %{{.*}} = %{{.*}} to %[[C2]] step
+// WIDE-NEXT:       scf.for %{{.*}} = %{{.*}} to %[[C64]] step
+func.func @images_outside_filter_blocks(%x: tensor<2x16x30x30xf32>, %init: tensor<2x64x28x28xf32>) -> tensor<2x64x28x28xf32> {
+  %w = arith.constant dense<0.5> : tensor<64x16x3x3xf32>
+  %0 = linalg.generic {indexing_maps = [#inB, #wB, #outB],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<2x16x30x30xf32>, tensor<64x16x3x3xf32>)
+      outs(%init : tensor<2x64x28x28xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x64x28x28xf32>
+  return %0 : tensor<2x64x28x28xf32>
+}
