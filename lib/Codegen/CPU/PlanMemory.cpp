@@ -17,6 +17,8 @@
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <functional>
+
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELPLANMEMORYPASS
 #include "tessel/Codegen/CPU/Passes.h.inc"
@@ -78,24 +80,51 @@ bool forEachBufferUser(memref::AllocOp alloc, bool throughTerminators,
   return true;
 }
 
-/// The last entry-block position at which `alloc`'s memory (through any
-/// value derived from it) is used; nullopt if it may escape the function.
-std::optional<unsigned> lastUse(memref::AllocOp alloc, Block &entry,
-                                const DenseMap<Operation *, unsigned> &pos) {
-  unsigned last = pos.lookup(alloc);
+/// Every op of the entry function numbered in program order (nested ops
+/// after their parent), with the last number inside each op.
+struct Positions {
+  DenseMap<Operation *, unsigned> at, end;
+
+  explicit Positions(func::FuncOp func) {
+    unsigned next = 0;
+    std::function<void(Operation *)> visit = [&](Operation *op) {
+      at[op] = next++;
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (Operation &inner : block)
+            visit(&inner);
+      end[op] = next - 1;
+    };
+    visit(func);
+  }
+};
+
+/// The positions between which `alloc`'s memory (through any value derived
+/// from it) is in use, as seen from its own block `home`: a use inside an
+/// op of `home` (a loop) holds it for all of that op. A buffer allocated
+/// in a loop's body and living within one iteration is thus in use from
+/// its first to its last use in the body, and may share bytes with another
+/// buffer of the same body used before or after it. Nullopt if it may
+/// escape the function.
+std::optional<std::pair<unsigned, unsigned>>
+liveRange(memref::AllocOp alloc, Block *home, const Positions &positions) {
+  auto at = positions.at.find(alloc);
+  unsigned first = at == positions.at.end() ? ~0u : at->second;
+  unsigned last = at == positions.at.end() ? 0 : at->second;
   bool local = forEachBufferUser(
       alloc, /*throughTerminators=*/true, [&](Operation *user) {
         if (isa<func::ReturnOp, func::CallOp>(user))
           return false;
-        Operation *top = entry.findAncestorOpInBlock(*user);
-        if (!top)
+        Operation *top = home->findAncestorOpInBlock(*user);
+        if (!top || !positions.at.count(top))
           return false;
-        last = std::max(last, pos.lookup(top));
+        first = std::min(first, positions.at.lookup(top));
+        last = std::max(last, positions.end.lookup(top));
         return true;
       });
-  if (!local)
+  if (!local || first > last)
     return std::nullopt;
-  return last;
+  return std::make_pair(first, last);
 }
 
 /// Whether nothing derived from `alloc` (views, casts) leaves the region
@@ -235,12 +264,17 @@ struct PlanMemoryPass : tessel::impl::TesselPlanMemoryPassBase<PlanMemoryPass> {
     if (!func || func.isExternal())
       return;
     Block &entry = func.getBody().front();
+    // Live ranges first, each from the block that allocates the buffer:
+    // hoisting moves an allocation out of its loop, not its lifetime.
+    Positions positions(func);
+    DenseMap<Operation *, std::pair<unsigned, unsigned>> ranges;
+    func.walk([&](memref::AllocOp alloc) {
+      if (std::optional<std::pair<unsigned, unsigned>> range =
+              liveRange(alloc, alloc->getBlock(), positions))
+        ranges[alloc] = *range;
+    });
     hoistLoopAllocations(entry);
     sliceParallelAllocations(entry);
-    DenseMap<Operation *, unsigned> pos;
-    unsigned index = 0;
-    for (Operation &op : entry)
-      pos[&op] = index++;
 
     SmallVector<Buffer> buffers;
     for (Operation &op : entry) {
@@ -250,10 +284,15 @@ struct PlanMemoryPass : tessel::impl::TesselPlanMemoryPassBase<PlanMemoryPass> {
       std::optional<int64_t> bytes = staticBytes(alloc.getType());
       if (!bytes || *bytes == 0)
         continue;
-      std::optional<unsigned> last = lastUse(alloc, entry, pos);
-      if (!last)
+      // (A parallel loop's slices: a buffer made before the loop.)
+      std::optional<std::pair<unsigned, unsigned>> range;
+      if (auto known = ranges.find(alloc); known != ranges.end())
+        range = known->second;
+      else
+        range = liveRange(alloc, &entry, positions);
+      if (!range)
         continue;
-      buffers.push_back({alloc, alignUp(*bytes), pos[alloc], *last});
+      buffers.push_back({alloc, alignUp(*bytes), range->first, range->second});
     }
 
     // First fit, largest buffers first: each takes the lowest offset that

@@ -224,3 +224,80 @@ module {
     return
   }
 }
+
+// -----
+
+// The buffers of one iteration (tessel-sample-loops' loop over a batch's
+// samples, whose body is one sample's layers) share bytes as the buffers
+// of the top-level block do: each is in use from its first to its last
+// use in the body, so %c reuses %a's bytes (%a is dead once %b is
+// written), and the workspace holds two buffers, not three.
+
+// CHECK-LABEL: module attributes {tessel.workspace_size = 8192 : i64}
+// CHECK:       func.func @tessel_model_main(%{{.*}}: memref<4x1024xf32>, %{{.*}}: memref<4x1024xf32>, %[[WS:.*]]: memref<8192xi8>)
+// CHECK:         %[[A:.*]] = memref.view %[[WS]][%[[AT:.*]]][] : memref<8192xi8> to memref<1024xf32>
+// CHECK:         %[[B:.*]] = memref.view %[[WS]][%[[BT:.*]]][] : memref<8192xi8> to memref<1024xf32>
+// CHECK:         %[[C:.*]] = memref.view %[[WS]][%[[AT]]][] : memref<8192xi8> to memref<1024xf32>
+// CHECK:         scf.for
+// CHECK-NOT:       memref.alloc
+// CHECK:           memref.copy %{{.*}}, %[[A]]
+// CHECK:           memref.copy %[[A]], %[[B]]
+// CHECK:           memref.copy %[[B]], %[[C]]
+module {
+  func.func @tessel_model_main(%in: memref<4x1024xf32>, %out: memref<4x1024xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    scf.for %i = %c0 to %c4 step %c1 {
+      %row = memref.subview %in[%i, 0] [1, 1024] [1, 1] : memref<4x1024xf32> to memref<1024xf32, strided<[1], offset: ?>>
+      %a = memref.alloc() : memref<1024xf32>
+      memref.copy %row, %a : memref<1024xf32, strided<[1], offset: ?>> to memref<1024xf32>
+      %b = memref.alloc() : memref<1024xf32>
+      memref.copy %a, %b : memref<1024xf32> to memref<1024xf32>
+      %c = memref.alloc() : memref<1024xf32>
+      memref.copy %b, %c : memref<1024xf32> to memref<1024xf32>
+      %dst = memref.subview %out[%i, 0] [1, 1024] [1, 1] : memref<4x1024xf32> to memref<1024xf32, strided<[1], offset: ?>>
+      memref.copy %c, %dst : memref<1024xf32> to memref<1024xf32, strided<[1], offset: ?>>
+    }
+    return
+  }
+}
+
+// -----
+
+// A buffer of the outer body that an inner loop reads and writes (%acc,
+// summed over the inner iterations in one op) is in use for the whole
+// inner loop: it never shares bytes with %t, a buffer of one inner
+// iteration, though %t's uses all come before %acc's in the inner body.
+
+// CHECK-LABEL: module attributes {tessel.workspace_size = 8192 : i64}
+// CHECK:       func.func @tessel_model_main(%{{.*}}: memref<2x1024xf32>, %{{.*}}: memref<1024xf32>, %[[WS:.*]]: memref<8192xi8>)
+// CHECK-DAG:     memref.view %[[WS]][%[[C0:.*]]][] : memref<8192xi8> to memref<1024xf32>
+// CHECK-DAG:     %[[C0]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C4096:.*]] = arith.constant 4096 : index
+// CHECK-DAG:     memref.view %[[WS]][%[[C4096]]][] : memref<8192xi8> to memref<1024xf32>
+#id = affine_map<(d0) -> (d0)>
+module {
+  func.func @tessel_model_main(%in: memref<2x1024xf32>, %out: memref<1024xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %zero = arith.constant 0.0 : f32
+    scf.for %i = %c0 to %c2 step %c1 {
+      %acc = memref.alloc() : memref<1024xf32>
+      scf.for %j = %c0 to %c2 step %c1 {
+        %row = memref.subview %in[%j, 0] [1, 1024] [1, 1] : memref<2x1024xf32> to memref<1024xf32, strided<[1], offset: ?>>
+        %t = memref.alloc() : memref<1024xf32>
+        memref.copy %row, %t : memref<1024xf32, strided<[1], offset: ?>> to memref<1024xf32>
+        memref.copy %t, %out : memref<1024xf32> to memref<1024xf32>
+        linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+            ins(%out : memref<1024xf32>) outs(%acc : memref<1024xf32>) {
+        ^bb0(%x: f32, %s: f32):
+          %y = arith.addf %x, %s : f32
+          linalg.yield %y : f32
+        }
+      }
+    }
+    return
+  }
+}

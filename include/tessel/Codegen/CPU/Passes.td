@@ -389,10 +389,12 @@ def TesselPlanMemoryPass : Pass<"tessel-plan-memory", "ModuleOp"> {
     becomes a `memref.view` into a workspace that the function takes as its
     last argument (`memref<Nxi8>`). Offsets are 64-byte aligned and chosen
     first-fit, largest buffer first, so that buffers whose lifetimes overlap
-    never share bytes; a lifetime runs from the allocation to the last
-    top-level op that uses the buffer or anything derived from it (views,
-    casts, region results). A buffer that may escape (returned, passed to a
-    call) keeps its allocation. The module attribute
+    never share bytes; a lifetime runs, in program order, from the
+    allocation to the end of the last op of the allocation's block that
+    uses the buffer or anything derived from it (views, casts, region
+    results): a use inside a loop of that block holds the buffer for the
+    whole loop. A buffer that may escape (returned, passed to a call) keeps
+    its allocation. The module attribute
     `tessel.workspace_size` records N; the artifact's descriptor carries it
     as `workspace_size`, and the runtime allocates one workspace per
     concurrent run of a session and reuses it, so a run allocates nothing.
@@ -402,6 +404,11 @@ def TesselPlanMemoryPass : Pass<"tessel-plan-memory", "ModuleOp"> {
     to a call or returned) moves to the top-level block, before the loop:
     one buffer for all iterations instead of an allocation in each
     (`tessel-fuse-attention`'s loop over heads allocates a head's scores).
+    Its lifetime stays the one in the loop's body, where it was allocated:
+    the buffers of one iteration share bytes as the top-level ones do
+    (`tessel-sample-loops`' body, one sample's layers: MobileNetV2 at batch
+    8 took a 20.3 MB workspace, now 6.9 MB, against 6.0 MB at batch 1, and
+    ran 0.90x the time, Xeon EMR, 1 thread).
     A loop marked `tessel.parallel` (iterations run at the same time on
     different threads) with constant bounds instead gets one buffer before
     it, of trip count x the bytes its body allocates, and each static
