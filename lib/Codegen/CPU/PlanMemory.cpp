@@ -127,6 +127,36 @@ liveRange(memref::AllocOp alloc, Block *home, const Positions &positions) {
   return std::make_pair(first, last);
 }
 
+/// Places `buffers` first fit, largest first: each takes the lowest offset
+/// that overlaps no placed buffer alive at the same time. Returns the bytes
+/// they take.
+int64_t placeFirstFit(MutableArrayRef<Buffer> buffers) {
+  SmallVector<Buffer *> order;
+  for (Buffer &buffer : buffers)
+    order.push_back(&buffer);
+  llvm::stable_sort(order,
+                    [](Buffer *a, Buffer *b) { return a->bytes > b->bytes; });
+  int64_t total = 0;
+  SmallVector<Buffer *> placed;
+  for (Buffer *buffer : order) {
+    SmallVector<std::pair<int64_t, int64_t>> taken;
+    for (Buffer *other : placed)
+      if (other->first <= buffer->last && buffer->first <= other->last)
+        taken.push_back({other->offset, other->offset + other->bytes});
+    llvm::sort(taken);
+    int64_t offset = 0;
+    for (auto [begin, end] : taken) {
+      if (offset + buffer->bytes <= begin)
+        break;
+      offset = std::max(offset, end);
+    }
+    buffer->offset = offset;
+    total = std::max(total, offset + buffer->bytes);
+    placed.push_back(buffer);
+  }
+  return total;
+}
+
 /// Whether nothing derived from `alloc` (views, casts) leaves the region
 /// iteration that allocates it: no terminator yields it, no call or return
 /// takes it.
@@ -193,7 +223,9 @@ int64_t alignUp(int64_t bytes) {
 /// transposed operands and scores, 176 KiB on the BERT-like encoder: a
 /// malloc and free per head, and glibc handed the memory back and faulted
 /// it in again every iteration.)
-void sliceParallelAllocations(Block &entry) {
+void sliceParallelAllocations(
+    Block &entry,
+    const DenseMap<Operation *, std::pair<unsigned, unsigned>> &ranges) {
   for (Operation &top : entry) {
     auto loop = dyn_cast<scf::ForOp>(&top);
     if (!loop || !loop->hasAttr(cpu::kParallelAttr))
@@ -204,8 +236,7 @@ void sliceParallelAllocations(Block &entry) {
     if (!lower || !upper || !step || *step <= 0 || *upper <= *lower)
       continue;
     int64_t trips = (*upper - *lower + *step - 1) / *step;
-    SmallVector<std::pair<memref::AllocOp, int64_t>> slices;
-    int64_t perIteration = 0;
+    SmallVector<Buffer> slices;
     loop.getBody()->walk([&](memref::AllocOp alloc) {
       if (alloc->getNumOperands() != 0)
         return;
@@ -223,9 +254,15 @@ void sliceParallelAllocations(Block &entry) {
       std::optional<int64_t> bytes = staticBytes(alloc.getType());
       if (!bytes || *bytes == 0 || !staysInIteration(alloc))
         return;
-      slices.push_back({alloc, perIteration});
-      perIteration += alignUp(*bytes);
+      // Within the iteration, buffers whose lifetimes (in the block that
+      // allocates them) do not overlap share bytes; one of unknown
+      // lifetime overlaps every other.
+      auto range = ranges.find(alloc);
+      slices.push_back({alloc, alignUp(*bytes),
+                        range == ranges.end() ? 0u : range->second.first,
+                        range == ranges.end() ? ~0u : range->second.second});
     });
+    int64_t perIteration = alignUp(placeFirstFit(slices));
     if (slices.empty() || trips * perIteration > kMaxSlicedBytes)
       continue;
     Location loc = loop.getLoc();
@@ -244,11 +281,12 @@ void sliceParallelAllocations(Block &entry) {
     Value base = arith::MulIOp::create(
         body, loc, iteration,
         arith::ConstantIndexOp::create(body, loc, perIteration));
-    for (auto [alloc, offset] : slices) {
+    for (Buffer &slice : slices) {
+      memref::AllocOp alloc = slice.alloc;
       OpBuilder b(alloc);
       Value at = arith::AddIOp::create(
           b, alloc.getLoc(), base,
-          arith::ConstantIndexOp::create(b, alloc.getLoc(), offset));
+          arith::ConstantIndexOp::create(b, alloc.getLoc(), slice.offset));
       Value view = memref::ViewOp::create(b, alloc.getLoc(), alloc.getType(),
                                           buffer, at, ValueRange());
       alloc.replaceAllUsesWith(view);
@@ -274,7 +312,7 @@ struct PlanMemoryPass : tessel::impl::TesselPlanMemoryPassBase<PlanMemoryPass> {
         ranges[alloc] = *range;
     });
     hoistLoopAllocations(entry);
-    sliceParallelAllocations(entry);
+    sliceParallelAllocations(entry, ranges);
 
     SmallVector<Buffer> buffers;
     for (Operation &op : entry) {
@@ -295,31 +333,7 @@ struct PlanMemoryPass : tessel::impl::TesselPlanMemoryPassBase<PlanMemoryPass> {
       buffers.push_back({alloc, alignUp(*bytes), range->first, range->second});
     }
 
-    // First fit, largest buffers first: each takes the lowest offset that
-    // overlaps no placed buffer alive at the same time.
-    SmallVector<Buffer *> order;
-    for (Buffer &buffer : buffers)
-      order.push_back(&buffer);
-    llvm::stable_sort(order,
-                      [](Buffer *a, Buffer *b) { return a->bytes > b->bytes; });
-    int64_t workspaceBytes = 0;
-    SmallVector<Buffer *> placed;
-    for (Buffer *buffer : order) {
-      SmallVector<std::pair<int64_t, int64_t>> taken;
-      for (Buffer *other : placed)
-        if (other->first <= buffer->last && buffer->first <= other->last)
-          taken.push_back({other->offset, other->offset + other->bytes});
-      llvm::sort(taken);
-      int64_t offset = 0;
-      for (auto [begin, end] : taken) {
-        if (offset + buffer->bytes <= begin)
-          break;
-        offset = std::max(offset, end);
-      }
-      buffer->offset = offset;
-      workspaceBytes = std::max(workspaceBytes, offset + buffer->bytes);
-      placed.push_back(buffer);
-    }
+    int64_t workspaceBytes = placeFirstFit(buffers);
     if (buffers.empty())
       return;
 

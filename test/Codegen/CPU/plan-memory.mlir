@@ -150,19 +150,21 @@ module {
 // So does one in a loop marked parallel inside it: tessel-parallelize-loops
 // runs the outer loop (two iterations) on the threads and the inner one on
 // the thread that runs each outer iteration (a product's tile loops inside
-// a convolution's blocks of gathered rows).
-// CHECK-LABEL: module attributes {tessel.workspace_size = 256 : i64}
-// CHECK:       func.func @tessel_model_main(%{{.*}}: memref<2x4x16xf32>, %[[WS:.*]]: memref<256xi8>)
-// CHECK:         %[[SLICES:.*]] = memref.view %[[WS]]{{.*}} : memref<256xi8> to memref<256xi8>
+// a convolution's blocks of gathered rows). The two inner loops' tiles,
+// one used after the other, share their bytes in the slice (64 bytes an
+// iteration, not 128), as buffers of one block do.
+// CHECK-LABEL: module attributes {tessel.workspace_size = 128 : i64}
+// CHECK:       func.func @tessel_model_main(%{{.*}}: memref<2x4x16xf32>, %[[WS:.*]]: memref<128xi8>)
+// CHECK:         %[[SLICES:.*]] = memref.view %[[WS]]{{.*}} : memref<128xi8> to memref<128xi8>
 // CHECK:         scf.for
 // CHECK:           scf.for
 // CHECK-NOT:         memref.alloc
-// CHECK:             %[[TILE:.*]] = memref.view %[[SLICES]][%{{.*}}][] : memref<256xi8> to memref<16xf32>
+// CHECK:             %[[TILE:.*]] = memref.view %[[SLICES]][%[[AT:.*]]][] : memref<128xi8> to memref<16xf32>
 // CHECK:             linalg.fill {{.*}} outs(%[[TILE]] : memref<16xf32>)
 // CHECK:           }
 // CHECK:           scf.for
 // CHECK-NOT:         memref.alloc
-// CHECK:             %[[TILE2:.*]] = memref.view %[[SLICES]][%{{.*}}][] : memref<256xi8> to memref<16xf32>
+// CHECK:             %[[TILE2:.*]] = memref.view %[[SLICES]][%[[AT2:.*]]][] : memref<128xi8> to memref<16xf32>
 // CHECK:             linalg.fill {{.*}} outs(%[[TILE2]] : memref<16xf32>)
 // CHECK:           } {tessel.parallel}
 // CHECK:         } {tessel.parallel}

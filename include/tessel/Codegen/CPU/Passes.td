@@ -418,7 +418,8 @@ def TesselPlanMemoryPass : Pass<"tessel-plan-memory", "ModuleOp"> {
     (`(iv - lower) / step * bytes + offset`), which the inner loops'
     iterations reuse, unless the slices would take more than 64 MiB (a
     product's tile of i32 sums before its requantization was a malloc and
-    a free per tile).
+    a free per tile). Within a slice, buffers whose lifetimes do not
+    overlap share bytes, as in the workspace.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
