@@ -9,7 +9,9 @@ torch's batch-1 output, then measures with tools/tessel-bench-serve:
     pool, each run with 1-thread kernels (the goal on 2 quiet cores: >= 1.6x);
   * scheduler: requests per second and p50 / p99 request latency at max
     batch 1, 4 and 8, under closed-loop concurrent clients, with one batch at
-    a time on all cores and with two concurrent batches of 1-thread kernels.
+    a time on all cores and with two concurrent batches of 1-thread kernels;
+  * latency target: a bursty open-loop load (--rate requests a second in
+    bursts of --burst) through fixed windows and through --target-p99-us.
 
 Writes bench/serve-results.md and bench/serve-results.json. A reported
 figure with the load average, not a pass/fail test. Usage:
@@ -105,6 +107,13 @@ def main():
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--requests", type=int, default=400)
     parser.add_argument("--window-us", type=int, default=2000)
+    parser.add_argument("--target-p99-us", type=int, default=150_000,
+                        help="the latency target of the open-loop section")
+    parser.add_argument("--rate", type=int, default=120,
+                        help="open-loop requests a second")
+    parser.add_argument("--burst", type=int, default=3,
+                        help="open-loop requests per burst")
+    parser.add_argument("--open-requests", type=int, default=1000)
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
 
@@ -133,6 +142,17 @@ def main():
                 "--concurrent-batches", str(concurrent))
             result["concurrent_batches"] = concurrent
             record["scheduler"].append(result)
+    # Open loop, bursty: fixed windows against the latency target.
+    record["open_loop"] = []
+    models = [artifacts[b] for b in BATCHES]
+    for flags in (["--window-us", "-1"], ["--window-us", "5000"],
+                  ["--window-us", "30000"], ["--window-us", "100000"],
+                  ["--target-p99-us", str(args.target_p99_us)]):
+        log("open loop:", " ".join(flags))
+        record["open_loop"].append(serve(
+            args.build, "scheduler", *models, "--rate", str(args.rate),
+            "--burst", str(args.burst), "--requests", str(args.open_requests),
+            "--threads", "1", "--concurrent-batches", "2", *flags))
     record["load_average_end"] = os.getloadavg()[0]
 
     one, two = record["streams"]
@@ -163,6 +183,24 @@ def main():
                      f"| {r['concurrent_batches']} | {r['threads']} "
                      f"| {r['requests_per_s']:.2f} | {r['p50_ms']:.1f} | "
                      f"{r['p99_ms']:.1f} | {r['mean_batch']:.2f} |")
+    lines += ["", "## Latency target under a bursty open-loop load", "",
+              f"{args.rate} requests a second arrive in bursts of {args.burst} "
+              "(the bursts' starts exponentially spaced) whether or not earlier "
+              "ones have completed, each timed from its arrival to its "
+              "completion; models of batch 1, 4 and 8, max batch 8, 2 "
+              "concurrent batches of 1-thread kernels. Fixed windows (-1: "
+              "none) against `target_p99_us` (the scheduler sets its own "
+              "window from its measured run times and arrival rate).", "",
+              "| window us | target p99 us | requests/s | p50 ms | p99 ms | mean batch "
+              "| past the target |",
+              "|---|---|---|---|---|---|---|"]
+    for r in record["open_loop"]:
+        target = r["target_p99_us"]
+        lines.append(f"| {'(set by the target)' if target else r['window_us']} "
+                     f"| {target or '-'} | {r['requests_per_s']:.2f} "
+                     f"| {r['p50_ms']:.1f} | {r['p99_ms']:.1f} "
+                     f"| {r['mean_batch']:.2f} "
+                     f"| {r['target_misses'] if target else '-'} |")
     text = "\n".join(lines) + "\n"
     with open(args.out, "w") as f:
         f.write(text)

@@ -130,7 +130,8 @@ static Scheduler *createScheduler(nb::list models, int32_t maxBatch,
                                   int64_t windowUs, int32_t queueLimit,
                                   int32_t maxConcurrentBatches,
                                   int32_t numThreads,
-                                  uint64_t resultCacheBytes) {
+                                  uint64_t resultCacheBytes,
+                                  int64_t targetP99Us) {
   std::vector<Model *> owners;
   for (nb::handle model : models)
     owners.push_back(nb::cast<Model *>(model));
@@ -142,6 +143,7 @@ static Scheduler *createScheduler(nb::list models, int32_t maxBatch,
   options.max_concurrent_batches = maxConcurrentBatches;
   options.num_threads = numThreads;
   options.result_cache_bytes = resultCacheBytes;
+  options.target_p99_us = targetP99Us;
   tessel_scheduler *scheduler = nullptr;
   tessel_status status = nullptr;
   size_t closedIndex = owners.size();
@@ -207,6 +209,7 @@ static nb::dict stats(Scheduler &scheduler) {
   out["cache_hits"] = stats.cache_hits;
   out["cache_misses"] = stats.cache_misses;
   out["cache_evictions"] = stats.cache_evictions;
+  out["target_misses"] = stats.target_misses;
   return out;
 }
 
@@ -230,6 +233,7 @@ void bindScheduler(nb::module_ &module) {
                   nb::arg("max_batch"), nb::arg("window_us"),
                   nb::arg("queue_limit"), nb::arg("max_concurrent_batches"),
                   nb::arg("num_threads"), nb::arg("result_cache_bytes"),
+                  nb::arg("target_p99_us"),
                   "tessel_scheduler_create over the extension Models; the "
                   "options as tessel_scheduler_options (0: the default).")
       .def("submit", &submit, nb::arg("inputs"), nb::arg("outputs"),

@@ -63,6 +63,7 @@ class SchedulerStats:
     cache_hits: int         # requests served from the result cache
     cache_misses: int       # submissions that looked in the cache, found nothing
     cache_evictions: int    # cache entries dropped to stay within the bound
+    target_misses: int      # requests completed past target_p99_us (0 without)
 
     @property
     def mean_batch(self) -> float:
@@ -325,6 +326,17 @@ class Scheduler:
         completes at submission with a copy of its outputs (least recently
         used entries are evicted). Default 0: no cache; none either when a
         model is ``descriptor.nondeterministic``.
+    ``target_p99_us``
+        > 0: a latency target for the 99th percentile of a request's time
+        from submission to completion; the scheduler then sets the window
+        itself (``window_us`` only until it has timed a run) from its
+        measurements of each batch size's run time and of the arrival
+        rate: a batch forms when ``max_batch`` requests are queued, when a
+        full batch started any later would finish past 90% of the target
+        after the oldest request's submission, or at once when the next
+        request is not expected before then. Negative ``priority``
+        requests have twice the target. ``stats()["target_misses"]``
+        counts the requests that completed past it. Default 0: none.
 
     A context manager: leaving the block closes it (``close()``).
     """
@@ -332,7 +344,8 @@ class Scheduler:
     def __init__(self, artifacts_or_models: Union[Sequence, str, os.PathLike, Model],
                  *, max_batch: Optional[int] = None, window_us: int = 2000,
                  queue_limit: int = 1024, max_concurrent_batches: int = 1,
-                 num_threads: int = 0, result_cache_bytes: int = 0) -> None:
+                 num_threads: int = 0, result_cache_bytes: int = 0,
+                 target_p99_us: int = 0) -> None:
         self._ext_object = None
         self._waiters = _Waiters()
         self._submit_lock = threading.Lock()
@@ -347,6 +360,8 @@ class Scheduler:
                     "an int >= 0 (0: every core)")
         _int_option("result_cache_bytes", result_cache_bytes, 0, 2**64 - 1,
                     "an int >= 0 (0: no cache)")
+        _int_option("target_p99_us", target_p99_us, 0, 2**63 - 1,
+                    "an int >= 0 (0: no target)")
         if isinstance(artifacts_or_models, (str, bytes, os.PathLike, Model)):
             artifacts_or_models = [artifacts_or_models]
         if not isinstance(artifacts_or_models, Sequence) or not artifacts_or_models:
@@ -371,7 +386,8 @@ class Scheduler:
                 [model._ext_object for model in models],
                 max_batch or 0,
                 window_us if window_us > 0 else -1,  # C: 0 is the default, < 0 is 0
-                queue_limit, max_concurrent_batches, num_threads, result_cache_bytes)
+                queue_limit, max_concurrent_batches, num_threads, result_cache_bytes,
+                target_p99_us)
         finally:
             for model in loaded:
                 model.close()

@@ -242,6 +242,23 @@ def test_result_cache_completes_at_submission(tiny_cnn_so, cnn_b4_so, samples, e
     assert (stats.cache_hits, stats.cache_misses, stats.batches) == (1, 1, 1)
 
 
+def test_latency_target_counts_misses(tiny_cnn_so, cnn_b4_so, samples, expected):
+    # A target of 1 us: every request completes past it. The window is the
+    # scheduler's (a 100 s window_us waits at most 0.9 us before a run is
+    # timed), so the batch does not wait for a fourth request.
+    with tessel.Scheduler([tiny_cnn_so, cnn_b4_so], window_us=100_000_000,
+                          target_p99_us=1) as scheduler:
+        futures = [scheduler.submit({"image": samples[i]}) for i in range(3)]
+        for i, future in enumerate(futures):
+            np.testing.assert_array_equal(future.result(timeout=30)["probabilities"],
+                                          expected[i])
+        stats = scheduler.stats()
+    assert stats.completed == 3 and stats.target_misses == 3
+    with tessel.Scheduler(tiny_cnn_so) as scheduler:
+        scheduler.run({"image": samples[0]})
+        assert scheduler.stats().target_misses == 0
+
+
 def test_run_error_fails_its_requests(failing_model_so):
     # float32[2,3] "a", "b": a batch-2 model whose entry fails with code 7.
     pair = {"a": np.ones((1, 3), np.float32), "b": np.ones((1, 3), np.float32)}
@@ -269,7 +286,8 @@ def test_refused_models_and_options(tiny_cnn_so, cnn_b4_so, block_model_so):
     for options, message in [({"window_us": -1}, "window_us must be an int >= 0"),
                              ({"max_batch": 0}, "max_batch must be None or an int >= 1"),
                              ({"queue_limit": 0}, "queue_limit must be an int >= 1"),
-                             ({"num_threads": 1.5}, "num_threads must be an int >= 0")]:
+                             ({"num_threads": 1.5}, "num_threads must be an int >= 0"),
+                             ({"target_p99_us": -1}, "target_p99_us must be an int >= 0")]:
         with pytest.raises(tessel.TesselError, match=message):
             tessel.Scheduler(tiny_cnn_so, **options)
     with pytest.raises(tessel.TesselError, match="a Scheduler needs a list"):

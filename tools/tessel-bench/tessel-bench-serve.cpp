@@ -4,7 +4,8 @@
 //                      [--runs R] [--warmup W] [--repeats K] [--json]
 //   tessel-bench-serve scheduler MODEL.so... [--clients C] [--requests R]
 //                      [--max-batch N] [--window-us W] [--queue-limit Q]
-//                      [--concurrent-batches K] [--threads T] [--json]
+//                      [--concurrent-batches K] [--target-p99-us P]
+//                      [--rate Q --burst B] [--threads T] [--json]
 //   tessel-bench-serve cache MODEL.so [--requests R] [--repeat-share P]
 //                      [--cache-bytes B] [--threads T] [--repeats K] [--json]
 //
@@ -13,7 +14,9 @@
 // requests of C closed-loop clients (each submits one sample, waits for it,
 // submits the next) through a tessel::Scheduler over the given models (one
 // network compiled per batch size), and reports requests per second, the
-// request latency's p50 and p99, and the mean batch. `cache` runs one
+// request latency's p50 and p99, and the mean batch; with --rate, requests
+// arrive open loop instead (Q a second on average, in bursts of B), each
+// timed from its arrival to its completion. `cache` runs one
 // stream of R requests, a share P of which repeat an earlier request's
 // inputs, through a session without and one with a result cache, and reports
 // both throughputs, the cache's hits, misses and evictions, and whether every
@@ -37,6 +40,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -80,6 +87,15 @@ one network compiled for several batch sizes (--input-shape).
                           2000; -1: none)
   --queue-limit Q         the queue limit (default 1024)
   --concurrent-batches K  batches running at once (default 1)
+  --target-p99-us P       the scheduler's latency target (default 0: none;
+                          it then sets its own window)
+  --rate Q                open loop: Q requests a second arrive whether or
+                          not earlier ones have completed (default 0: the
+                          closed-loop clients); each request's latency runs
+                          from its arrival
+  --burst B               open loop: requests arrive in bursts of B at once,
+                          the bursts' starts exponentially spaced, B/Q
+                          seconds apart on average (default 1)
 
 cache: one stream of requests through a session without and one with a
 result cache; every output of the cached session must equal the full run's.
@@ -106,6 +122,7 @@ struct Options {
   long clients = 16, requests = 0, maxBatch = 0, windowUs = 2000;
   long queueLimit = 0, concurrentBatches = 0, threads = 1, seed = 0;
   long cacheBytes = 256L << 20;
+  long targetP99Us = 0, rate = 0, burst = 1;
   double repeatShare = 0.5;
   bool json = false;
 };
@@ -136,6 +153,9 @@ int parseArgs(int argc, char **argv, Options &opts) {
       {"--threads", {&opts.threads, 0}},
       {"--seed", {&opts.seed, 0}},
       {"--cache-bytes", {&opts.cacheBytes, 1}},
+      {"--target-p99-us", {&opts.targetP99Us, 0}},
+      {"--rate", {&opts.rate, 1}},
+      {"--burst", {&opts.burst, 1}},
   };
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -303,6 +323,7 @@ int runScheduler(const Options &opts, const bench::MachineInfo &machine) {
   options.queue_limit = int32_t(opts.queueLimit);
   options.max_concurrent_batches = int32_t(opts.concurrentBatches);
   options.num_threads = int32_t(opts.threads);
+  options.target_p99_us = opts.targetP99Us;
   Scheduler scheduler;
   if (Status status = Scheduler::create(pointers, options, scheduler);
       !status.ok())
@@ -342,12 +363,97 @@ int runScheduler(const Options &opts, const bench::MachineInfo &machine) {
     for (std::thread &thread : threads)
       thread.join();
   };
-  runClients(4, false); // warm-up: every model, every workspace
+  // Open loop: the requests arrive on a schedule (bursts exponentially
+  // spaced) whatever is still running; one thread waits for them in
+  // arrival order and times each from its arrival. Returns the requests
+  // the full queue refused.
+  auto openLoop = [&](long total, bool timed) -> long {
+    std::mt19937_64 rng(uint64_t(opts.seed) + 7919);
+    std::vector<io::HostTensor> inputs =
+        randomTensors(models[0], false, 1, rng);
+    std::vector<tessel_tensor_view> inputViews = views(inputs);
+    struct Arrival {
+      Request request;
+      Clock::time_point at;
+      std::vector<io::HostTensor> outputs;
+    };
+    std::mutex mutex;
+    std::condition_variable ready;
+    std::deque<std::unique_ptr<Arrival>> pending;
+    bool done = false;
+    std::thread waiter([&] {
+      while (true) {
+        std::unique_ptr<Arrival> next;
+        {
+          std::unique_lock<std::mutex> lock(mutex);
+          ready.wait(lock, [&] { return done || !pending.empty(); });
+          if (pending.empty())
+            return;
+          next = std::move(pending.front());
+          pending.pop_front();
+        }
+        Status status = next->request.wait();
+        if (!status.ok()) {
+          if (!failed.exchange(true))
+            std::fprintf(stderr, "%s: %s\n", kToolName, status.message());
+          continue;
+        }
+        if (timed)
+          latencies[0].push_back(std::chrono::duration<double, std::milli>(
+                                     Clock::now() - next->at)
+                                     .count());
+      }
+    });
+    std::exponential_distribution<double> gap(double(opts.rate) /
+                                              double(opts.burst));
+    long refused = 0;
+    Clock::time_point at = Clock::now();
+    for (long r = 0; r < total && !failed; ++r) {
+      if (r > 0 && r % opts.burst == 0)
+        at += std::chrono::duration_cast<Clock::duration>(
+            std::chrono::duration<double>(gap(rng)));
+      std::this_thread::sleep_until(at);
+      auto arrival = std::make_unique<Arrival>();
+      arrival->at = at;
+      arrival->outputs = randomTensors(models[0], true, 1, rng);
+      std::vector<tessel_tensor_view> outputViews = views(arrival->outputs);
+      Status status =
+          scheduler.submit(inputViews, outputViews, arrival->request);
+      if (status.code() == TESSEL_RESOURCE_EXHAUSTED) {
+        ++refused;
+        continue;
+      }
+      if (!status.ok()) {
+        if (!failed.exchange(true))
+          std::fprintf(stderr, "%s: %s\n", kToolName, status.message());
+        break;
+      }
+      std::lock_guard<std::mutex> lock(mutex);
+      pending.push_back(std::move(arrival));
+      ready.notify_one();
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      done = true;
+    }
+    ready.notify_one();
+    waiter.join();
+    return refused;
+  };
+  bool open = opts.rate > 0;
+  if (open)
+    openLoop(std::min<long>(opts.requests, 64), false);
+  else
+    runClients(4, false); // warm-up: every model, every workspace
   tessel_scheduler_stats before{};
   scheduler.stats(before);
   long perClient = (opts.requests + opts.clients - 1) / opts.clients;
   auto start = Clock::now();
-  runClients(perClient, true);
+  long refused = 0;
+  if (open)
+    refused = openLoop(opts.requests, true);
+  else
+    runClients(perClient, true);
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (failed)
     return kExitRuntime;
@@ -362,35 +468,43 @@ int runScheduler(const Options &opts, const bench::MachineInfo &machine) {
   uint64_t batches = after.batches - before.batches;
   double meanBatch = batches ? double(all.size()) / double(batches) : 0;
   uint64_t padded = after.padded_rows - before.padded_rows;
+  uint64_t misses = after.target_misses - before.target_misses;
+  std::string load = open ? std::to_string(opts.rate) + " requests/s open loop in bursts of " + std::to_string(opts.burst)
+                          : std::to_string(opts.clients) + " clients";
   std::string sizes;
   for (size_t m = 0; m < scheduler.numModels(); ++m)
     sizes += (m ? "," : "") + std::to_string(scheduler.batchSize(m));
   if (!opts.json) {
     std::printf(
         "scheduler over batch sizes %s, max batch %ld, window %ld "
-        "us, %ld clients: %.1f requests/s, latency p50 %.3f ms p99 "
-        "%.3f ms, mean batch %.2f, %llu padded rows (load average "
-        "%.2f)\n",
+        "us, target p99 %ld us, %s: %.1f requests/s, latency p50 %.3f ms "
+        "p99 %.3f ms, mean batch %.2f, %llu padded rows, %llu past the "
+        "target, %ld refused (load average %.2f)\n",
         sizes.c_str(),
         opts.maxBatch ? opts.maxBatch
                       : long(scheduler.batchSize(scheduler.numModels() - 1)),
-        opts.windowUs, opts.clients, throughput, summary.p50, summary.p99,
-        meanBatch, (unsigned long long)padded, machine.loadAverage);
+        opts.windowUs, opts.targetP99Us, load.c_str(), throughput, summary.p50,
+        summary.p99, meanBatch, (unsigned long long)padded,
+        (unsigned long long)misses, refused, machine.loadAverage);
     return kExitOk;
   }
   std::printf("{\"mode\": \"scheduler\", \"batch_sizes\": [%s], "
-              "\"max_batch\": %ld, \"window_us\": %ld, \"clients\": %ld, "
-              "\"requests\": %zu, \"requests_per_s\": %.4f, \"p50_ms\": "
-              "%.6f, \"p99_ms\": %.6f, \"mean_batch\": %.4f, "
-              "\"padded_rows\": %llu, \"threads\": %ld, \"load_average\": "
-              "%.2f, \"tessel_revision\": \"%s\"}\n",
+              "\"max_batch\": %ld, \"window_us\": %ld, \"target_p99_us\": "
+              "%ld, \"clients\": %ld, \"rate\": %ld, \"burst\": %ld, "
+              "\"requests\": %zu, \"refused\": %ld, \"requests_per_s\": "
+              "%.4f, \"p50_ms\": %.6f, \"p99_ms\": %.6f, \"mean_batch\": "
+              "%.4f, \"padded_rows\": %llu, \"target_misses\": %llu, "
+              "\"threads\": %ld, \"load_average\": %.2f, "
+              "\"tessel_revision\": \"%s\"}\n",
               sizes.c_str(),
               opts.maxBatch
                   ? opts.maxBatch
                   : long(scheduler.batchSize(scheduler.numModels() - 1)),
-              opts.windowUs, opts.clients, all.size(), throughput, summary.p50,
-              summary.p99, meanBatch, (unsigned long long)padded, opts.threads,
-              machine.loadAverage, tessel_runtime_revision());
+              opts.windowUs, opts.targetP99Us, open ? 0 : opts.clients,
+              opts.rate, opts.burst, all.size(), refused, throughput,
+              summary.p50, summary.p99, meanBatch, (unsigned long long)padded,
+              (unsigned long long)misses, opts.threads, machine.loadAverage,
+              tessel_runtime_revision());
   return kExitOk;
 }
 

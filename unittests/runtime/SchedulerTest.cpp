@@ -187,6 +187,61 @@ TEST_F(SchedulerTest, ABatchBelowTheSmallestModelIsPaddedWithZeros) {
   EXPECT_EQ(s.padded_rows, 2u);
 }
 
+// With a latency target the window is the scheduler's: a lone request
+// waits at most 90% of the target (not the 100 s window) before anything is
+// timed, and once a run is timed and requests come sparsely (the last two
+// 1 s apart or more), a lone request's batch forms at once.
+TEST_F(SchedulerTest, ALatencyTargetSetsTheWindow) {
+  tessel::Scheduler scheduler;
+  tessel::Scheduler::Options options;
+  options.window_us = 100'000'000;
+  options.target_p99_us = 1'000'000;
+  ASSERT_TRUE(create({&batch(1), &batch(4)}, options, scheduler).ok());
+  Sample a(1), b(2);
+  tessel::Request ra, rb;
+  auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(scheduler.submit(a.inputs(), a.outputs(), ra).ok());
+  ASSERT_TRUE(ra.wait().ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_TRUE(a.correct());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(scheduler.submit(b.inputs(), b.outputs(), rb).ok());
+  ASSERT_TRUE(rb.wait().ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start,
+            std::chrono::milliseconds(450));
+  EXPECT_TRUE(b.correct());
+  EXPECT_EQ(stats(scheduler).batches, 2u);
+}
+
+// A request that completes past the target counts as a miss: with a
+// target of 1 us, every one does.
+TEST_F(SchedulerTest, RequestsPastTheTargetCountAsMisses) {
+  tessel::Scheduler scheduler;
+  tessel::Scheduler::Options options;
+  options.target_p99_us = 1;
+  ASSERT_TRUE(create({&batch(1), &batch(2)}, options, scheduler).ok());
+  Sample a(1), b(2);
+  tessel::Request ra, rb;
+  ASSERT_TRUE(scheduler.submit(a.inputs(), a.outputs(), ra).ok());
+  ASSERT_TRUE(scheduler.submit(b.inputs(), b.outputs(), rb).ok());
+  ASSERT_TRUE(ra.wait().ok());
+  ASSERT_TRUE(rb.wait().ok());
+  EXPECT_TRUE(a.correct());
+  EXPECT_TRUE(b.correct());
+  tessel_scheduler_stats s = stats(scheduler);
+  EXPECT_EQ(s.completed, 2u);
+  EXPECT_EQ(s.target_misses, 2u);
+  // Without a target, none.
+  tessel::Scheduler plain;
+  ASSERT_TRUE(create({&batch(1)}, tessel::Scheduler::Options(), plain).ok());
+  Sample c(3);
+  tessel::Request rc;
+  ASSERT_TRUE(plain.submit(c.inputs(), c.outputs(), rc).ok());
+  ASSERT_TRUE(rc.wait().ok());
+  EXPECT_EQ(stats(plain).target_misses, 0u);
+}
+
 TEST_F(SchedulerTest, HigherPriorityRunsFirstThenSubmissionOrder) {
   Gate gate;
   ASSERT_NE(gate.handle, nullptr) << dlerror();
@@ -443,6 +498,14 @@ TEST_F(SchedulerTest, CreateRefusesModelsThatCannotBatchTogether) {
   result = take(tessel_scheduler_create(&b4, 1, &options, &scheduler));
   EXPECT_EQ(result.code, TESSEL_INVALID_ARGUMENT);
   EXPECT_NE(result.message.find("must not be negative"), std::string::npos);
+  EXPECT_EQ(scheduler, nullptr);
+  options.queue_limit = 0;
+  options.target_p99_us = -5;
+  result = take(tessel_scheduler_create(&b4, 1, &options, &scheduler));
+  EXPECT_EQ(result.code, TESSEL_INVALID_ARGUMENT);
+  EXPECT_NE(result.message.find("target_p99_us must not be negative"),
+            std::string::npos)
+      << result.message;
   EXPECT_EQ(scheduler, nullptr);
 }
 

@@ -42,8 +42,25 @@ assert r["mean_batch"] == 8 and r["padded_rows"] == 0, r
 PY
 
 expect_rc 0 "scheduler table" "$tool" scheduler "$b1" --max-batch 1 --clients 2 --requests 20
-grep -q 'max batch 1, window 2000 us, 2 clients: [0-9.]* requests/s' out.txt ||
+grep -q 'max batch 1, window 2000 us, target p99 0 us, 2 clients: [0-9.]* requests/s' out.txt ||
   fail "scheduler table: $(cat out.txt)"
+
+# Open loop: 200 requests arrive in bursts of 4 at 2000 a second; the
+# scheduler under a latency target sets its own window.
+expect_rc 0 "open loop json" "$tool" scheduler "$b1" "$b4" "$b8" --rate 2000 \
+  --burst 4 --requests 200 --target-p99-us 100000 --json
+python3 - out.txt <<'PY' || fail "open loop json"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["mode"] == "scheduler" and r["rate"] == 2000 and r["burst"] == 4, r
+assert r["target_p99_us"] == 100000 and r["clients"] == 0, r
+assert r["requests"] + r["refused"] == 200 and r["refused"] == 0, r
+assert r["requests_per_s"] > 0 and 0 < r["p50_ms"] <= r["p99_ms"], r
+assert 0 <= r["target_misses"] <= 200 and r["mean_batch"] >= 1, r
+PY
+expect_rc 0 "open loop table" "$tool" scheduler "$b1" --rate 500 --burst 2 --requests 20
+grep -q 'target p99 0 us, 500 requests/s open loop in bursts of 2: [0-9.]* requests/s' out.txt ||
+  fail "open loop table: $(cat out.txt)"
 
 expect_rc 0 "cache json" "$tool" cache "$b1" --requests 400 --repeat-share 0.5 \
   --repeats 2 --json

@@ -72,6 +72,21 @@ typedef struct tessel_scheduler_options {
    * without being queued. Default (0): no cache. No cache either when any
    * model is TESSEL_MODEL_NONDETERMINISTIC. */
   uint64_t result_cache_bytes;
+  /* A latency target, in microseconds, for the 99th percentile of a
+   * request's time from submission to completion. Default (0): none, and
+   * batches form by max_batch and window_us. With a target the scheduler
+   * sets the window itself (window_us only until it has timed a run): it
+   * times each model's runs (the slowest of the last 16 per batch size)
+   * and the requests' arrivals (the mean gap of the last 16), and forms a
+   * batch when max_batch requests are queued, when a full batch started
+   * any later would finish past 90% of the target after the oldest
+   * queued request's submission, or at once when the next request is not
+   * expected before that point (sparse arrivals: waiting would only add
+   * latency). Requests of negative priority have twice the target: when
+   * only they are queued, batches wait longer and grow larger. A
+   * request that still completes past the target counts in
+   * tessel_scheduler_stats.target_misses. Must not be negative. */
+  int64_t target_p99_us;
 } tessel_scheduler_options;
 
 /* Creates a scheduler over `models` (`num_models` >= 1 of them, distinct
@@ -178,6 +193,9 @@ typedef struct tessel_scheduler_stats {
   uint64_t cache_hits;      /* requests served from the cache */
   uint64_t cache_misses;    /* submissions that looked, found nothing */
   uint64_t cache_evictions; /* entries dropped to stay within the bound */
+  /* With target_p99_us: requests that completed (successfully or not) more
+   * than the target after their submission. 0 without a target. */
+  uint64_t target_misses;
 } tessel_scheduler_stats;
 
 /* Fills `*out_stats` (up to its struct_size). Errors:

@@ -76,6 +76,7 @@ public:
     int32_t max_concurrent_batches = 0;
     int32_t num_threads = 0;
     uint64_t result_cache_bytes = 0;
+    int64_t target_p99_us = 0;
   };
 
   Scheduler() = default;
@@ -107,6 +108,7 @@ public:
     c.max_concurrent_batches = options.max_concurrent_batches;
     c.num_threads = options.num_threads;
     c.result_cache_bytes = options.result_cache_bytes;
+    c.target_p99_us = options.target_p99_us;
     tessel_scheduler *created = nullptr;
     Status status(
         tessel_scheduler_create(handles.data(), handles.size(), &c, &created));

@@ -11,6 +11,7 @@
 
 #include "tessel/scheduler.h"
 
+#include "adaptive_window.h"
 #include "result_cache.h"
 #include "trace.h"
 
@@ -135,6 +136,9 @@ struct tessel_scheduler {
   std::thread batcher;
   /// Per-sample results (options.result_cache_bytes), NULL without.
   std::unique_ptr<ResultCache> cache;
+  /// The window options.target_p99_us sets, NULL without a target; used
+  /// under `mutex`.
+  std::unique_ptr<tessel::runtime::batching::AdaptiveWindow> adaptive;
 
   ~tessel_scheduler();
   tessel_status checkRequest(const tessel_tensor_view *inputs, size_t numInputs,

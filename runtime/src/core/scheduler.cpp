@@ -136,10 +136,23 @@ void tessel_scheduler::batchLoop() {
     // A queue at its limit is as full as it gets (max_batch may exceed it).
     bool full = queue.size() >= size_t(options.max_batch) ||
                 queue.size() >= size_t(options.queue_limit);
-    Clock::time_point windowEnd = oldest + window;
-    if (!full && !stopping && now < windowEnd) {
-      wakeBatcher.wait_until(lock, std::min(windowEnd, earliestDeadline));
-      continue;
+    if (!full && !stopping) {
+      // The window: fixed, or set by the latency target (the queue is in
+      // priority order: a negative first priority is a queue of low
+      // priority requests only).
+      Clock::time_point windowEnd = oldest + window;
+      bool formNow = now >= windowEnd;
+      if (adaptive) {
+        AdaptiveWindow::Decision decision = adaptive->decide(
+            now, oldest, queue.size(), size_t(options.max_batch),
+            (*queue.begin())->priority < 0, window);
+        formNow = decision.now;
+        windowEnd = decision.wakeAt;
+      }
+      if (!formNow) {
+        wakeBatcher.wait_until(lock, std::min(windowEnd, earliestDeadline));
+        continue;
+      }
     }
     std::vector<RequestPtr> batch;
     while (!queue.empty() && batch.size() < size_t(options.max_batch)) {
@@ -163,12 +176,24 @@ void tessel_scheduler::runChunk(BatchModel &model,
                                 size_t first, size_t rows) {
   // Counted before the requests complete, so that a caller who waited for
   // them sees them in the statistics.
+  Clock::time_point started = Clock::now();
   auto account = [&](bool ran) {
+    Clock::time_point finished = Clock::now();
     std::lock_guard<std::mutex> lock(mutex);
     stats.completed += rows;
     if (ran) {
       stats.model_runs += 1;
       stats.padded_rows += size_t(model.batch) - rows;
+    }
+    if (adaptive) {
+      if (ran)
+        adaptive->recordRun(model.batch,
+                            std::chrono::duration_cast<std::chrono::microseconds>(
+                                finished - started));
+      auto target = std::chrono::microseconds(options.target_p99_us);
+      for (size_t r = 0; r < rows; ++r)
+        if (finished - batch[first + r]->submitted > target)
+          ++stats.target_misses;
     }
   };
   auto fail = [&](tessel_status status, bool ran) {

@@ -142,11 +142,15 @@ tessel_status tessel_scheduler_create(tessel_model *const *models,
       resolved.struct_size = sizeof(resolved);
     }
     if (resolved.max_batch < 0 || resolved.queue_limit < 0 ||
-        resolved.max_concurrent_batches < 0 || resolved.num_threads < 0)
+        resolved.max_concurrent_batches < 0 || resolved.num_threads < 0 ||
+        resolved.target_p99_us < 0)
       return makeStatus(TESSEL_INVALID_ARGUMENT,
                         "tessel_scheduler_create: max_batch, queue_limit, "
-                        "max_concurrent_batches and num_threads must not be "
-                        "negative");
+                        "max_concurrent_batches, num_threads and "
+                        "target_p99_us must not be negative");
+    // Past the window cap a target is none that any wait could break.
+    resolved.target_p99_us =
+        std::min<int64_t>(resolved.target_p99_us, kMaxWindowUs);
     if (resolved.window_us == 0)
       resolved.window_us = 2000;
     else if (resolved.window_us < 0)
@@ -266,6 +270,13 @@ tessel_status tessel_scheduler_create(tessel_model *const *models,
     if (resolved.max_batch == 0)
       resolved.max_batch = int32_t(std::min<int64_t>(
           scheduler->models.back()->batch, resolved.queue_limit));
+    if (resolved.target_p99_us > 0) {
+      std::vector<int64_t> sizes;
+      for (auto &entry : scheduler->models)
+        sizes.push_back(entry->batch);
+      scheduler->adaptive = std::make_unique<AdaptiveWindow>(
+          std::chrono::microseconds(resolved.target_p99_us), sizes);
+    }
 
     // The destructor releases the sessions created so far. They cache
     // nothing: batches are not requests (the scheduler caches rows).
@@ -414,6 +425,8 @@ tessel_status tessel_scheduler_submit(
       state->sequence = scheduler->nextSequence++;
       scheduler->queue.insert(state);
       ++scheduler->stats.submitted;
+      if (scheduler->adaptive)
+        scheduler->adaptive->recordArrival(state->submitted);
     }
     scheduler->wakeBatcher.notify_all();
     *out_request = handle.release();
