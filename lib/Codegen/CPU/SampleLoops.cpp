@@ -410,10 +410,19 @@ struct SampleLoopsPass
     DenseMap<Operation *, SampleAccess> accesses;
     DenseSet<int64_t> wholeBatchGroups;
     DenseSet<Operation *> wholeBatchOps;
+    // Samples are what the model's inputs batch: an outermost dimension of
+    // another extent (a sequence-first attention's [S, N, D]) is not one.
+    DenseSet<int64_t> modelBatches;
+    for (Type type : func.getArgumentTypes())
+      if (auto tensor = dyn_cast<RankedTensorType>(type);
+          tensor && tensor.getRank() > 0)
+        modelBatches.insert(tensor.getDimSize(0));
     for (Operation &op : body) {
       if (isFree(&op))
         continue;
       std::optional<SampleAccess> access = sampleAccess(&op);
+      if (access && !modelBatches.contains(access->batch))
+        access.reset();
       bool whole = !access ||
                    (isProduct(&op) &&
                     weightsOutweighSample(cast<linalg::LinalgOp>(op), *access));

@@ -205,3 +205,37 @@ func.func @breaks(%a: tensor<2x256x256xf32>, %b: tensor<2x256x256xf32>, %t: tens
   } -> tensor<2x256x256xf32>
   return %r : tensor<2x256x256xf32>
 }
+
+// -----
+
+#x = affine_map<(s, i, j, k) -> (s, i, k)>
+#y = affine_map<(s, i, j, k) -> (s, k, j)>
+#o = affine_map<(s, i, j, k) -> (s, i, j)>
+
+// The outermost dimension of a sequence-first product ([S, N, D]: 512
+// positions of a batch of 8, times a per-position [256, 256] matrix) is
+// not the model's batch (8, the arguments' dimension 0): no loop over the
+// 512 positions, though a sample of it reads more activations than
+// weights. (Give %ids 512 rows and the positions become samples.)
+// CHECK-LABEL: func.func @sequence_first
+// CHECK-NOT:     scf.for
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<512x8x256xf32>)
+// RUN: sed -e 's/tensor<8x512xi64>/tensor<512x512xi64>/' %s | tessel-opt --split-input-file --tessel-sample-loops | FileCheck %s --check-prefix=POSITIONS
+// POSITIONS-LABEL: func.func @sequence_first
+// POSITIONS:         scf.for
+func.func @sequence_first(%ids: tensor<8x512xi64>, %a: tensor<8x512x256xf32>) -> tensor<512x8x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %y = arith.constant dense<0.5> : tensor<512x256x256xf32>
+  %t = tensor.empty() : tensor<512x8x256xf32>
+  %x = linalg.transpose ins(%a : tensor<8x512x256xf32>) outs(%t : tensor<512x8x256xf32>) permutation = [1, 0, 2]
+  %e = tensor.empty() : tensor<512x8x256xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<512x8x256xf32>) -> tensor<512x8x256xf32>
+  %p = linalg.generic {indexing_maps = [#x, #y, #o], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %y : tensor<512x8x256xf32>, tensor<512x256x256xf32>) outs(%fill : tensor<512x8x256xf32>) {
+  ^bb0(%u: f32, %v: f32, %out: f32):
+    %m = arith.mulf %u, %v : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<512x8x256xf32>
+  return %p : tensor<512x8x256xf32>
+}

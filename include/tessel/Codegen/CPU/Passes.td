@@ -247,8 +247,10 @@ def TesselSampleLoopsPass : Pass<"tessel-sample-loops", "func::FuncOp"> {
     dimension 0 (and no other) of every operand that depends on it, every
     output among them, and no `linalg.index 0`; a `tensor.pad`,
     `collapse_shape`, `expand_shape`, `extract_slice` or `insert_slice`
-    that keeps dimension 0 whole and apart. Each tensor it slices has rank
-    3 or more (a sample is at least a matrix: `[N, C, H, W]`, `[N, S, D]`;
+    that keeps dimension 0 whole and apart, the samples' extent being that
+    of dimension 0 of one of the function's arguments (the model's batch:
+    not the sequence of a sequence-first `[S, N, D]` attention). Each
+    tensor it slices has rank 3 or more (a sample is at least a matrix: `[N, C, H, W]`, `[N, S, D]`;
     the rows of a rank-2 tensor are a product's or a layer norm's, which
     run best together). A product (an op with a reduction loop) whose
     weights (the operands it reads whole) take more bytes than one
