@@ -224,8 +224,8 @@ int64_t alignUp(int64_t bytes) {
 /// malloc and free per head, and glibc handed the memory back and faulted
 /// it in again every iteration.)
 void sliceParallelAllocations(
-    Block &entry,
-    const DenseMap<Operation *, std::pair<unsigned, unsigned>> &ranges) {
+    Block &entry, DenseMap<Operation *, std::pair<unsigned, unsigned>> &ranges,
+    Positions &positions) {
   for (Operation &top : entry) {
     auto loop = dyn_cast<scf::ForOp>(&top);
     if (!loop || !loop->hasAttr(cpu::kParallelAttr))
@@ -290,6 +290,10 @@ void sliceParallelAllocations(
       Value view = memref::ViewOp::create(b, alloc.getLoc(), alloc.getType(),
                                           buffer, at, ValueRange());
       alloc.replaceAllUsesWith(view);
+      // (A later allocation may take the erased one's address.)
+      ranges.erase(alloc);
+      positions.at.erase(alloc);
+      positions.end.erase(alloc);
       alloc.erase();
     }
   }
@@ -312,7 +316,7 @@ struct PlanMemoryPass : tessel::impl::TesselPlanMemoryPassBase<PlanMemoryPass> {
         ranges[alloc] = *range;
     });
     hoistLoopAllocations(entry);
-    sliceParallelAllocations(entry, ranges);
+    sliceParallelAllocations(entry, ranges, positions);
 
     SmallVector<Buffer> buffers;
     for (Operation &op : entry) {
