@@ -98,6 +98,11 @@ void CompileReport::recordRemark(const remark::detail::Remark &remark) {
     (name == kLowPrecisionProductRemark ? lowPrecisionProducts
                                         : fullPrecisionProducts)
         .push_back(std::move(product));
+  } else if (name == kSampleLoopRemark) {
+    SampleLoop loop;
+    collectOrigins(remark.getLocation(), loop.nodes, loop.opTypes);
+    loop.samples = metricOf(remark, "samples");
+    sampleLoops.push_back(std::move(loop));
   } else if (name == kLayoutConversionsRemark) {
     layoutsAssigned = true;
     layoutConversionsAtEdges = metricOf(remark, "edges");
@@ -174,6 +179,12 @@ LogicalResult CompileReport::write(llvm::StringRef path,
         {"weights_scheme", "int8, symmetric, one scale per output channel"},
         {"activations", std::move(activations)}};
   };
+  Array sampleLoopArray;
+  for (const SampleLoop &loop : sampleLoops) {
+    Object entry = originsOf(loop.nodes, loop.opTypes, "op", "scf.for");
+    entry["samples"] = loop.samples;
+    sampleLoopArray.push_back(std::move(entry));
+  }
   auto quantizedArray = [&](const std::vector<QuantizedProduct> &products,
                             llvm::StringRef detailKey) {
     Array array;
@@ -197,6 +208,7 @@ LogicalResult CompileReport::write(llvm::StringRef path,
                         {"features", features}}},
       {"phases", std::move(phaseArray)},
       {"kernels", std::move(kernelArray)},
+      {"sample_loops", std::move(sampleLoopArray)},
       {"graph",
        Object{{"dropped_channels", droppedChannels},
               {"layout_conversions",

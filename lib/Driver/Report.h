@@ -62,6 +62,13 @@ struct CompileReport {
   /// --precision: the products moved to bf16 (detail: the precision) and
   /// those left in f32 (detail: the reason).
   std::vector<QuantizedProduct> lowPrecisionProducts, fullPrecisionProducts;
+  /// tessel-sample-loops' loops over a batch's samples: the ONNX nodes each
+  /// runs one sample at a time, and the batch.
+  struct SampleLoop {
+    std::vector<std::string> nodes, opTypes;
+    int64_t samples = 0;
+  };
+  std::vector<SampleLoop> sampleLoops;
   /// Post-training quantization (--quantize): the calibration method, the
   /// number of samples, and each calibrated activation's range and uint8
   /// parameters (in tessel-quantize-products' order); empty without it.

@@ -26,6 +26,9 @@
 //    `precision`.
 //  - `full-precision-product` (analysis), at a product `--precision` left
 //    in f32, metric `reason`.
+//  - `sample-loop` (passed), at the fused location of the ops that
+//    tessel-sample-loops runs in one loop over the samples, metrics
+//    `samples` (the batch) and `ops`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,6 +54,7 @@ inline constexpr llvm::StringLiteral kLowPrecisionProductRemark =
     "low-precision-product";
 inline constexpr llvm::StringLiteral kFullPrecisionProductRemark =
     "full-precision-product";
+inline constexpr llvm::StringLiteral kSampleLoopRemark = "sample-loop";
 
 /// The remark options of remark `name` about `op`, naming the function
 /// around it (or `op` itself when it is one).

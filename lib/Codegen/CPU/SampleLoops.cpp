@@ -15,6 +15,7 @@
 #include "tessel/Codegen/CPU/Passes.h"
 #include "tessel/Codegen/KernelGroup.h"
 #include "tessel/Dialect/Tessel/IR/FusionGroups.h"
+#include "tessel/Support/Remarks.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -386,6 +387,14 @@ void buildSampleLoop(SmallVector<Operation *> run,
     value.replaceUsesWithIf(result, [&](OpOperand &use) {
       return !members.contains(use.getOwner());
     });
+  // The compile report's `sample_loops`: the nodes the loop runs.
+  SmallVector<Location> locations;
+  for (Operation *op : run)
+    locations.push_back(op->getLoc());
+  remark::passed(FusedLoc::get(loop->getContext(), locations),
+                 tessel::remarkOptions(tessel::kSampleLoopRemark, loop))
+      << remark::metric("samples", batch)
+      << remark::metric("ops", int64_t(run.size()));
   for (Operation *op : llvm::reverse(run))
     op->erase();
   Operation *previous = loop;
