@@ -269,8 +269,9 @@ def TesselSampleLoopsPass : Pass<"tessel-sample-loops", "func::FuncOp"> {
     loop result's sample instead, so that the insertion is in place.
 
     At batch 8 (Xeon EMR, 1 thread, interleaved), against each layer on
-    the whole batch: ResNet-18 0.86x, MobileNetV2 0.85x, the BERT-like
-    encoder 0.94x (`bench/batch-results.md`).
+    the whole batch: ResNet-18 0.89x, MobileNetV2 0.73x (with
+    `tessel-plan-memory` reusing the body's bytes), the BERT-like encoder
+    0.97x (`bench/batch-results.md`).
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect",
