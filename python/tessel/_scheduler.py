@@ -333,8 +333,9 @@ class Scheduler:
         measurements of each batch size's run time and of the arrival
         rate: a batch forms when ``max_batch`` requests are queued, when a
         full batch started any later would finish past 90% of the target
-        after the oldest request's submission, or at once when the next
-        request is not expected before then. Negative ``priority``
+        after the oldest request's submission, at once when the next
+        request is not expected before then, or when arrivals have paused
+        (none for twice the median gap between recent ones). Negative ``priority``
         requests have twice the target. ``stats()["target_misses"]``
         counts the requests that completed past it. Default 0: none.
 

@@ -50,7 +50,8 @@ TEST(AdaptiveWindow, AFullBatchFormsAtOnce) {
 }
 
 // p99 <= 200 ms, 50 ms per batch of 8: with requests 1 ms apart the oldest
-// may wait 0.9 x 200 - 50 = 130 ms.
+// may wait 0.9 x 200 - 50 = 130 ms, while requests keep coming (the window
+// looks again 2 ms after the last one: twice the median gap).
 TEST(AdaptiveWindow, DenseArrivalsWaitWhatTheTargetLeaves) {
   AdaptiveWindow window(milliseconds(200), {1, 4, 8});
   window.recordRun(8, milliseconds(50));
@@ -58,15 +59,35 @@ TEST(AdaptiveWindow, DenseArrivalsWaitWhatTheTargetLeaves) {
   AdaptiveWindow::Decision d =
       window.decide(kStart, kStart, 3, 8, false, Micros(2000));
   EXPECT_FALSE(d.now);
+  EXPECT_EQ(d.wakeAt, kStart + milliseconds(2));
+  // Still arriving 1 ms apart at 129 ms: wait; at 130 ms: form it.
+  arrive(window, kStart + milliseconds(129), milliseconds(1));
+  d = window.decide(kStart + milliseconds(129), kStart, 3, 8, false,
+                    Micros(2000));
+  EXPECT_FALSE(d.now);
   EXPECT_EQ(d.wakeAt, kStart + milliseconds(130));
-  EXPECT_FALSE(window
-                   .decide(kStart + milliseconds(129), kStart, 3, 8, false,
-                           Micros(2000))
-                   .now);
   EXPECT_TRUE(window
                   .decide(kStart + milliseconds(130), kStart, 3, 8, false,
                           Micros(2000))
                   .now);
+}
+
+// Closed-loop clients: 4 requests microseconds apart, then nothing until
+// their answers: once no request came for twice the median gap, the batch
+// forms, though the target would let it wait 130 ms.
+TEST(AdaptiveWindow, PausedArrivalsFormTheBatch) {
+  AdaptiveWindow window(milliseconds(200), {1, 4, 8});
+  window.recordRun(8, milliseconds(50));
+  for (int round = 0; round < 4; ++round)
+    arrive(window, kStart - milliseconds(20) * (3 - round), Micros(5), 4);
+  EXPECT_EQ(window.medianGap(), Micros(5));
+  AdaptiveWindow::Decision d =
+      window.decide(kStart, kStart, 4, 8, false, Micros(2000));
+  EXPECT_FALSE(d.now);
+  EXPECT_EQ(d.wakeAt, kStart + Micros(10));
+  EXPECT_TRUE(
+      window.decide(kStart + Micros(10), kStart, 4, 8, false, Micros(2000))
+          .now);
 }
 
 TEST(AdaptiveWindow, SparseArrivalsFormTheBatchAtOnce) {
@@ -88,7 +109,12 @@ TEST(AdaptiveWindow, LowPriorityRequestsHaveTwiceTheTarget) {
   arrive(window, kStart, milliseconds(1));
   EXPECT_EQ(window.budget(false), milliseconds(180));
   EXPECT_EQ(window.budget(true), milliseconds(360));
-  EXPECT_EQ(window.decide(kStart, kStart, 3, 8, true, Micros(2000)).wakeAt,
+  // While requests keep coming 1 ms apart, it waits until 310 ms.
+  arrive(window, kStart + milliseconds(309), milliseconds(1));
+  EXPECT_EQ(window
+                .decide(kStart + milliseconds(309), kStart, 3, 8, true,
+                        Micros(2000))
+                .wakeAt,
             kStart + milliseconds(310));
 }
 

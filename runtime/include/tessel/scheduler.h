@@ -80,9 +80,11 @@ typedef struct tessel_scheduler_options {
    * and the requests' arrivals (the mean gap of the last 16), and forms a
    * batch when max_batch requests are queued, when a full batch started
    * any later would finish past 90% of the target after the oldest
-   * queued request's submission, or at once when the next request is not
+   * queued request's submission, at once when the next request is not
    * expected before that point (sparse arrivals: waiting would only add
-   * latency). Requests of negative priority have twice the target: when
+   * latency), or when no request came for twice the median gap between
+   * recent arrivals (a burst, or closed-loop clients that all wait for
+   * their answers, is over). Requests of negative priority have twice the target: when
    * only they are queued, batches wait longer and grow larger. A
    * request that still completes past the target counts in
    * tessel_scheduler_stats.target_misses. Must not be negative. */

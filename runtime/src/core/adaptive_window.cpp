@@ -95,6 +95,26 @@ std::optional<AdaptiveWindow::Micros> AdaptiveWindow::arrivalGap() const {
          int64_t(arrivalCount - 1);
 }
 
+std::optional<AdaptiveWindow::Micros> AdaptiveWindow::medianGap() const {
+  if (arrivalCount < 2)
+    return std::nullopt;
+  std::vector<Clock::time_point> times(arrivals.begin(),
+                                       arrivals.begin() + arrivalCount);
+  std::sort(times.begin(), times.end());
+  std::vector<Micros> gaps;
+  for (size_t i = 1; i < times.size(); ++i)
+    gaps.push_back(std::chrono::duration_cast<Micros>(times[i] - times[i - 1]));
+  std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
+  return gaps[gaps.size() / 2];
+}
+
+std::optional<AdaptiveWindow::Clock::time_point>
+AdaptiveWindow::lastArrival() const {
+  if (arrivalCount == 0)
+    return std::nullopt;
+  return *std::max_element(arrivals.begin(), arrivals.begin() + arrivalCount);
+}
+
 AdaptiveWindow::Micros AdaptiveWindow::budget(bool lowPriority) const {
   auto share = Micros(int64_t(double(target.count()) * kBudgetShare));
   return lowPriority ? 2 * share : share;
@@ -127,6 +147,12 @@ AdaptiveWindow::decide(Clock::time_point now, Clock::time_point oldest,
     decision.now = true;
     return decision;
   }
-  decision.wakeAt = latest;
+  // Paused arrivals: nothing came for twice the median gap.
+  Clock::time_point paused = *lastArrival() + 2 * *medianGap();
+  if (now >= paused) {
+    decision.now = true;
+    return decision;
+  }
+  decision.wakeAt = std::min(latest, paused);
   return decision;
 }

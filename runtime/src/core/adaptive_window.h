@@ -4,7 +4,7 @@
 // measurements of each batch size's run time and of the requests' arrival
 // rate, it forms a batch when waiting longer could make the oldest request
 // finish past the target, or at once when requests arrive too sparsely for
-// another one to come before then. The practitioners' rule: with p99 <=
+// another one to come before then, or have paused (a burst is over). The practitioners' rule: with p99 <=
 // 200 ms and 50 ms per batch, wait at most 150 ms, less when arrivals are
 // sparse.
 //
@@ -51,6 +51,11 @@ public:
 
   /// The mean gap between the recent arrivals; nullopt before two.
   std::optional<Micros> arrivalGap() const;
+  /// The median gap between the recent arrivals (a burst's spacing, when
+  /// they come in bursts); nullopt before two.
+  std::optional<Micros> medianGap() const;
+  /// The latest arrival; nullopt before one.
+  std::optional<Clock::time_point> lastArrival() const;
 
   /// How long a request may take from submission to completion: the
   /// target's budget share, twice that for low priority (negative)
@@ -65,8 +70,10 @@ public:
   /// Whether `queued` requests (at most `maxBatch` per batch), the most
   /// urgent submitted at `oldest`, form a batch at `now`: when they fill
   /// it, when a full batch started later would finish past the budget of
-  /// that request, or when the next request is not expected before that
-  /// point. Before any run is measured, `fallbackWindow` (the scheduler's
+  /// that request, when the next request is not expected before that
+  /// point, or when arrivals have paused (none for twice the median gap:
+  /// a burst, or closed-loop clients that all wait for their answers, is
+  /// over). Before any run is measured, `fallbackWindow` (the scheduler's
   /// window_us) is the wait, at most the budget.
   Decision decide(Clock::time_point now, Clock::time_point oldest,
                   size_t queued, size_t maxBatch, bool lowPriority,
