@@ -469,8 +469,11 @@ int runScheduler(const Options &opts, const bench::MachineInfo &machine) {
   double meanBatch = batches ? double(all.size()) / double(batches) : 0;
   uint64_t padded = after.padded_rows - before.padded_rows;
   uint64_t misses = after.target_misses - before.target_misses;
-  std::string load = open ? std::to_string(opts.rate) + " requests/s open loop in bursts of " + std::to_string(opts.burst)
-                          : std::to_string(opts.clients) + " clients";
+  std::string load =
+      open ? std::to_string(opts.rate) +
+                 " requests/s open loop in bursts of " +
+                 std::to_string(opts.burst)
+           : std::to_string(opts.clients) + " clients";
   std::string sizes;
   for (size_t m = 0; m < scheduler.numModels(); ++m)
     sizes += (m ? "," : "") + std::to_string(scheduler.batchSize(m));

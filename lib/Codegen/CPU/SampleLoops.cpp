@@ -34,12 +34,11 @@ namespace {
 
 /// How an op takes part in a loop over the samples: the batch it
 /// iterates (its outermost dimension, of the same extent on every operand
-/// that has it), and which operands and results it reads and writes one
-/// sample of.
+/// that has it), and which operands it reads one sample of (its results
+/// are all one sample each).
 struct SampleAccess {
   int64_t batch = 0;
   SmallVector<bool> slicedOperands;
-  SmallVector<bool> slicedResults;
 };
 
 int64_t bytesOf(Type type) {
@@ -94,7 +93,6 @@ std::optional<SampleAccess> linalgAccess(linalg::LinalgOp op) {
       return std::nullopt;
     access.slicedOperands.push_back(sliced);
   }
-  access.slicedResults.assign(op->getNumResults(), true);
   return access;
 }
 
@@ -111,7 +109,6 @@ std::optional<SampleAccess> tensorAccess(Operation *op) {
     for (Value operand : op->getOperands())
       access.slicedOperands.push_back(
           isa<RankedTensorType>(operand.getType()));
-    access.slicedResults.assign(op->getNumResults(), true);
     return access;
   };
   auto wholeFirst = [](ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
@@ -123,10 +120,9 @@ std::optional<SampleAccess> tensorAccess(Operation *op) {
     if (pad.getStaticLow().empty() || pad.getStaticLow()[0] != 0 ||
         pad.getStaticHigh()[0] != 0)
       return std::nullopt;
-    bool readsSample = false;
-    if (pad.getRegion().getNumArguments() > 0)
-      readsSample = !pad.getRegion().getArgument(0).use_empty();
-    if (readsSample)
+    // A padding value computed from the sample's index.
+    if (pad.getRegion().getNumArguments() > 0 &&
+        !pad.getRegion().getArgument(0).use_empty())
       return std::nullopt;
     return all(pad.getSource(), pad.getResult());
   }
@@ -172,34 +168,31 @@ bool isFree(Operation *op) {
   return isa<arith::ConstantOp, tensor::EmptyOp>(op);
 }
 
-/// Whether a product (an op with a reduction loop) reads at least as many
-/// bytes of weights (the operands it reads whole for every sample) as of
-/// one sample's activations: it then runs on the whole batch, each weight
-/// read once for all samples.
-bool weightsOutweighSample(linalg::LinalgOp op, const SampleAccess &access) {
-  int64_t weights = 0, activations = 0;
-  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
-    if (op.isDpsInit(&op->getOpOperand(i)))
-      continue;
-    (access.slicedOperands[i] ? activations : weights) +=
-        bytesOf(operand.getType());
-  }
-  for (Value result : op->getResults())
-    activations += bytesOf(result.getType());
-  return weights > activations / access.batch;
-}
-
-/// Bytes of activations `op` reads and writes for the whole batch.
-int64_t batchActivationBytes(Operation *op, const SampleAccess &access) {
-  int64_t bytes = 0;
+/// The bytes `op` reads and writes for the whole batch: its activations
+/// (the operands it slices, but for its outputs' initial values, and its
+/// results) and its weights (the operands it reads whole for every
+/// sample).
+struct BatchBytes {
+  int64_t activations = 0, weights = 0;
+};
+BatchBytes batchBytes(Operation *op, const SampleAccess &access) {
+  BatchBytes bytes;
   auto dps = dyn_cast<DestinationStyleOpInterface>(op);
   for (auto [i, operand] : llvm::enumerate(op->getOperands()))
-    if (access.slicedOperands[i] &&
-        !(dps && dps.isDpsInit(&op->getOpOperand(i))))
-      bytes += bytesOf(operand.getType());
+    if (!(dps && dps.isDpsInit(&op->getOpOperand(i))))
+      (access.slicedOperands[i] ? bytes.activations : bytes.weights) +=
+          bytesOf(operand.getType());
   for (Value result : op->getResults())
-    bytes += bytesOf(result.getType());
+    bytes.activations += bytesOf(result.getType());
   return bytes;
+}
+
+/// Whether a product (an op with a reduction loop) reads more bytes of
+/// weights than of one sample's activations: it then runs on the whole
+/// batch, each weight read once for all samples.
+bool weightsOutweighSample(Operation *op, const SampleAccess &access) {
+  BatchBytes bytes = batchBytes(op, access);
+  return bytes.weights > bytes.activations / access.batch;
 }
 
 /// A stretch runs one sample at a time only when one of its ops reads and
@@ -222,18 +215,25 @@ RankedTensorType oneSample(Type type) {
   return tensor.clone(shape);
 }
 
-/// Sizes and offsets of one sample `n` of a tensor of `type`.
-void sampleSlice(OpBuilder &b, RankedTensorType type, Value n,
-                 SmallVector<OpFoldResult> &offsets,
-                 SmallVector<OpFoldResult> &sizes,
-                 SmallVector<OpFoldResult> &strides) {
-  offsets.assign(type.getRank(), b.getIndexAttr(0));
-  offsets[0] = n;
-  sizes.clear();
-  for (int64_t extent : type.getShape())
-    sizes.push_back(b.getIndexAttr(extent));
-  sizes[0] = b.getIndexAttr(1);
-  strides.assign(type.getRank(), b.getIndexAttr(1));
+/// Offsets, sizes and strides of one sample `n` of a tensor of `type`.
+struct SampleSlice {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  SampleSlice(OpBuilder &b, RankedTensorType type, Value n) {
+    offsets.assign(type.getRank(), b.getIndexAttr(0));
+    offsets[0] = n;
+    for (int64_t extent : type.getShape())
+      sizes.push_back(b.getIndexAttr(extent));
+    sizes[0] = b.getIndexAttr(1);
+    strides.assign(type.getRank(), b.getIndexAttr(1));
+  }
+};
+
+/// Sample `n` of the batch `tensor`.
+Value extractSample(OpBuilder &b, Location loc, Value tensor, Value n) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  SampleSlice at(b, type, n);
+  return tensor::ExtractSliceOp::create(b, loc, oneSample(type), tensor,
+                                        at.offsets, at.sizes, at.strides);
 }
 
 /// `op` for one sample: its sliced operands from `operands`, its results
@@ -295,9 +295,8 @@ void buildSampleLoop(SmallVector<Operation *> run,
     }
     llvm::erase_if(run, [&](Operation *op) { return !members.contains(op); });
   }
-  if (run.empty() || !llvm::any_of(run, isProduct))
-    return;
-  // (Program order, for the ops moved after the loop.)
+  // (Program order, for the ops moved after the loop. Products stay in the
+  // run: it still holds one.)
   llvm::sort(after, [](Operation *a, Operation *b) {
     return a->isBeforeInBlock(b);
   });
@@ -327,7 +326,6 @@ void buildSampleLoop(SmallVector<Operation *> run,
       [&](OpBuilder &nb, Location nloc, Value n, ValueRange outs) {
         IRMapping inside;
         DenseMap<Value, Value> sampleEmpties;
-        SmallVector<OpFoldResult> offsets, sizes, strides;
         // The loop's result each escaping value is inserted into: an op
         // that writes it into an empty tensor writes the result's sample
         // instead (the insertion is then in place).
@@ -347,39 +345,34 @@ void buildSampleLoop(SmallVector<Operation *> run,
             if (dps && dps.isDpsInit(&use) &&
                 operand.getDefiningOp<tensor::EmptyOp>())
               if (Value out = outOf.lookup(dps.getTiedOpResult(&use))) {
-                auto type = cast<RankedTensorType>(operand.getType());
-                sampleSlice(nb, type, n, offsets, sizes, strides);
-                operands.push_back(tensor::ExtractSliceOp::create(
-                    nb, nloc, oneSample(type), out, offsets, sizes, strides));
+                operands.push_back(extractSample(nb, nloc, out, n));
                 continue;
               }
             if (!access.slicedOperands[i]) {
               operands.push_back(operand);
               continue;
             }
-            auto type = cast<RankedTensorType>(operand.getType());
             if (operand.getDefiningOp<tensor::EmptyOp>()) {
               Value &empty = sampleEmpties[operand];
-              if (!empty)
-                empty = tensor::EmptyOp::create(nb, nloc,
-                                                oneSample(type).getShape(),
+              if (!empty) {
+                RankedTensorType type = oneSample(operand.getType());
+                empty = tensor::EmptyOp::create(nb, nloc, type.getShape(),
                                                 type.getElementType());
+              }
               operands.push_back(empty);
               continue;
             }
-            sampleSlice(nb, type, n, offsets, sizes, strides);
-            operands.push_back(tensor::ExtractSliceOp::create(
-                nb, nloc, oneSample(type), operand, offsets, sizes, strides));
+            operands.push_back(extractSample(nb, nloc, operand, n));
           }
           Operation *clone = cloneForSample(nb, op, operands);
           inside.map(op->getResults(), clone->getResults());
         }
         SmallVector<Value> yields;
         for (auto [value, out] : llvm::zip(escaping, outs)) {
-          sampleSlice(nb, cast<RankedTensorType>(value.getType()), n, offsets,
-                      sizes, strides);
+          SampleSlice at(nb, cast<RankedTensorType>(value.getType()), n);
           yields.push_back(tensor::InsertSliceOp::create(
-              nb, nloc, inside.lookup(value), out, offsets, sizes, strides));
+              nb, nloc, inside.lookup(value), out, at.offsets, at.sizes,
+              at.strides));
         }
         scf::YieldOp::create(nb, nloc, yields);
       });
@@ -433,8 +426,7 @@ struct SampleLoopsPass
       if (access && !modelBatches.contains(access->batch))
         access.reset();
       bool whole = !access ||
-                   (isProduct(&op) &&
-                    weightsOutweighSample(cast<linalg::LinalgOp>(op), *access));
+                   (isProduct(&op) && weightsOutweighSample(&op, *access));
       if (!whole) {
         accesses[&op] = *access;
         continue;
@@ -464,7 +456,7 @@ struct SampleLoopsPass
     int64_t currentBatch = 0;
     auto close = [&] {
       bool large = llvm::any_of(current, [&](Operation *op) {
-        return batchActivationBytes(op, accesses.lookup(op)) >
+        return batchBytes(op, accesses.lookup(op)).activations >
                kCachedActivationBytes;
       });
       if (large && llvm::any_of(current, isProduct)) {

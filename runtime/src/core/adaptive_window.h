@@ -1,12 +1,12 @@
-//===- adaptive_window.h - A batching window set by a latency target --*- C++ -*-===//
+//===- adaptive_window.h - A window set by a latency target -----*- C++ -*-===//
 //
 // With `target_p99_us`, the scheduler sets its own window: from its
 // measurements of each batch size's run time and of the requests' arrival
 // rate, it forms a batch when waiting longer could make the oldest request
 // finish past the target, or at once when requests arrive too sparsely for
-// another one to come before then, or have paused (a burst is over). The practitioners' rule: with p99 <=
-// 200 ms and 50 ms per batch, wait at most 150 ms, less when arrivals are
-// sparse.
+// another one to come before then, or have paused (a burst is over). The
+// practitioners' rule: with p99 <= 200 ms and 50 ms per batch, wait at most
+// 150 ms, less when arrivals are sparse.
 //
 //===----------------------------------------------------------------------===//
 

@@ -187,9 +187,9 @@ void tessel_scheduler::runChunk(BatchModel &model,
     }
     if (adaptive) {
       if (ran)
-        adaptive->recordRun(model.batch,
-                            std::chrono::duration_cast<std::chrono::microseconds>(
-                                finished - started));
+        adaptive->recordRun(
+            model.batch, std::chrono::duration_cast<std::chrono::microseconds>(
+                             finished - started));
       auto target = std::chrono::microseconds(options.target_p99_us);
       for (size_t r = 0; r < rows; ++r)
         if (finished - batch[first + r]->submitted > target)
