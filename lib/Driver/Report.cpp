@@ -209,6 +209,13 @@ LogicalResult CompileReport::write(llvm::StringRef path,
       {"phases", std::move(phaseArray)},
       {"kernels", std::move(kernelArray)},
       {"sample_loops", std::move(sampleLoopArray)},
+      {"dynamic_batch", batchName.empty()
+                            ? llvm::json::Value(nullptr)
+                            : llvm::json::Value(Object{
+                                  {"name", batchName},
+                                  {"min", batchMin},
+                                  {"max", batchMax},
+                                  {"sizes", llvm::json::Array(batchSizes)}})},
       {"graph",
        Object{{"dropped_channels", droppedChannels},
               {"layout_conversions",
@@ -217,22 +224,22 @@ LogicalResult CompileReport::write(llvm::StringRef path,
                                      {"inside", layoutConversionsInside}})
                                : llvm::json::Value(nullptr)}}},
       {"quantization",
-       Object{{"integer_products", quantizedArray(integerProducts, "operands")},
-              {"float_products",
-               quantizedArray(floatQuantizedProducts, "reason")},
-              {"calibration", calibration()}}},
-      {"precision",
-       Object{{"low_precision_products",
-               quantizedArray(lowPrecisionProducts, "precision")},
-              {"full_precision_products",
-               quantizedArray(fullPrecisionProducts, "reason")}}},
+       Object{
+           {"integer_products", quantizedArray(integerProducts, "operands")},
+           {"float_products", quantizedArray(floatQuantizedProducts, "reason")},
+           {"calibration", calibration()}}},
+      {"precision", Object{{"low_precision_products",
+                            quantizedArray(lowPrecisionProducts, "precision")},
+                           {"full_precision_products",
+                            quantizedArray(fullPrecisionProducts, "reason")}}},
       {"accuracy_budget", accuracyBudget},
       {"memory",
        Object{{"recorded", memoryRecorded},
               {"workspace_bytes", static_cast<int64_t>(workspaceBytes)},
               {"weights_bytes", static_cast<int64_t>(weightsBytes)},
-              {"weights_file", weightsFile.empty() ? llvm::json::Value(nullptr)
-                                                   : llvm::json::Value(weightsFile)},
+              {"weights_file", weightsFile.empty()
+                                   ? llvm::json::Value(nullptr)
+                                   : llvm::json::Value(weightsFile)},
               {"weights_file_bytes", static_cast<int64_t>(weightsFileBytes)}}}};
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);

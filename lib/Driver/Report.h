@@ -69,6 +69,11 @@ struct CompileReport {
     int64_t samples = 0;
   };
   std::vector<SampleLoop> sampleLoops;
+  /// A dynamic batch (--dim-range): its name, range and the batch sizes
+  /// built (each build's phases are listed in turn); empty name: none.
+  std::string batchName;
+  int64_t batchMin = 0, batchMax = 0;
+  std::vector<int64_t> batchSizes;
   /// Post-training quantization (--quantize): the calibration method, the
   /// number of samples, and each calibrated activation's range and uint8
   /// parameters (in tessel-quantize-products' order); empty without it.

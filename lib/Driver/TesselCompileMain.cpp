@@ -3,13 +3,16 @@
 #include "tessel/Driver/TesselCompileMain.h"
 
 #include "AccuracyBudget.h"
-#include "ChooseKeptProducts.h"
+#include "BatchOptions.h"
 #include "Calibration.h"
+#include "ChooseKeptProducts.h"
+#include "CompileOptions.h"
 #include "Progress.h"
 #include "Report.h"
+#include "TemporaryBuild.h"
 #include "WriteArtifact.h"
 #include "build_info.h"
-#include "TemporaryBuild.h"
+#include "tessel/Codegen/CPU/Passes.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Driver/Diagnostics.h"
 #include "tessel/Import/ONNX/ImportONNX.h"
@@ -46,187 +49,13 @@
 using namespace mlir;
 using namespace mlir::tessel;
 namespace cl = llvm::cl;
+using namespace mlir::tessel::compile_options;
 
 #ifndef TESSEL_VERSION
 #define TESSEL_VERSION "0.0.0"
 #endif
 
 namespace {
-
-cl::OptionCategory category("tessel-compile options");
-
-cl::opt<std::string> inputFile(cl::Positional,
-                               cl::desc("<model.onnx | module.mlir>"),
-                               cl::cat(category));
-cl::opt<std::string> outputFile(
-    "o", cl::value_desc("file"),
-    cl::desc("Output file (default: stdout for --compile-to, else the input's "
-             "name with .so, .o or .ll)"),
-    cl::cat(category));
-cl::opt<std::string> targetName("target", cl::init("cpu"),
-                                cl::value_desc("cpu"), cl::desc("Target: cpu"),
-                                cl::cat(category));
-cl::opt<std::string>
-    targetCpu("target-cpu", cl::init("host"), cl::value_desc("name"),
-              cl::desc("LLVM CPU name (znver4, skylake-avx512, haswell, "
-                       "x86-64...) or host (the default)"),
-              cl::cat(category));
-cl::opt<std::string>
-    targetFeatures("target-features", cl::init(""),
-                   cl::value_desc("+feature,-feature,..."),
-                   cl::desc("Extra LLVM target features, e.g. +avx2,-avx512f"),
-                   cl::cat(category));
-cl::opt<char> optLevel("O", cl::Prefix, cl::init('2'),
-                       cl::desc("Optimisation level: -O0, -O1, -O2, -O3"),
-                       cl::cat(category));
-cl::list<std::string>
-    inputShapes("input-shape", cl::value_desc("NAME=D0xD1x..."),
-                cl::desc("Static shape for a graph input (repeatable)"),
-                cl::cat(category));
-cl::list<std::string> inputValues(
-    "input-value", cl::value_desc("NAME=V0,V1,...|NAME=FILE.pb"),
-    cl::desc("Fix a graph input's value at compile time (repeatable): the "
-             "model is compiled for it, e.g. for a shape input, and the "
-             "artifact refuses other values"),
-    cl::cat(category));
-cl::opt<std::string> preprocess(
-    "preprocess", cl::value_desc("SPEC"),
-    cl::desc("Compile an image's preprocessing into the model, e.g. "
-             "input=uint8,hwc,resize=256,crop=224,scale=1/255,"
-             "mean=0.485:0.456:0.406,std=0.229:0.224:0.225: the artifact "
-             "takes raw pixels (docs/compiler.md, Preprocessing)"),
-    cl::cat(category));
-cl::opt<std::string>
-    compileTo("compile-to", cl::value_desc("phase"),
-              cl::desc("Stop after a phase and print its IR: import, graph, "
-                       "linalg, llvm"),
-              cl::cat(category));
-cl::opt<std::string>
-    compileFrom("compile-from", cl::value_desc("phase"),
-                cl::desc("The phase an .mlir input is at (default: import)"),
-                cl::cat(category));
-cl::opt<std::string> emitKind("emit", cl::init("so"),
-                              cl::value_desc("llvm-ir|obj|so"),
-                              cl::desc("Final output (default: so)"),
-                              cl::cat(category));
-cl::opt<uint64_t> weightsFileThreshold(
-    "weights-file-threshold", cl::value_desc("bytes"),
-    cl::init(uint64_t(1) << 30),
-    cl::desc("When the model's constants of at least 64 KiB total this many "
-             "bytes (default 1 GiB; 0: always), they go to OUTPUT.weights "
-             "beside the artifact, which the runtime maps read-only and "
-             "shares between sessions and processes"),
-    cl::cat(category));
-cl::opt<std::string> progressMode(
-    "progress", cl::value_desc("auto|always|never"), cl::init("auto"),
-    cl::desc("Print a line per phase on stderr once a compile has run for 2 "
-             "s: auto (default: when stderr is a terminal), always (every "
-             "phase, from the start), never"),
-    cl::cat(category));
-// How long a compile runs before --progress=auto prints (tests set 0, so
-// that what they check does not depend on the machine's speed).
-cl::opt<unsigned> progressAfterMs("progress-after-ms", cl::init(2000),
-                                  cl::Hidden, cl::cat(category));
-cl::opt<bool> checkOnly(
-    "check",
-    cl::desc("Only check that the model is supported: list every unsupported "
-             "operator, type and dynamic dimension; exit 0 if supported"),
-    cl::cat(category));
-/// `--disable`'s description, naming every optimisation from the one list.
-const std::string &disableDescription() {
-  static const std::string text =
-      "Switch optimisations off, for A/B comparisons: " +
-      joinOptimizationNames(", ") +
-      " (repeatable; --disable=help lists them with what each does)";
-  return text;
-}
-cl::list<std::string> disabledOptimizations("disable", cl::CommaSeparated,
-                                            cl::value_desc("name,..."),
-                                            cl::desc(disableDescription()),
-                                            cl::cat(category));
-cl::list<std::string> passPlugins(
-    "load-pass-plugin", cl::value_desc("plugin.so"),
-    cl::desc("Load a pass plugin (as tessel-opt --load-pass-plugin) whose "
-             "passes --insert-pass can name (repeatable)"),
-    cl::cat(category));
-cl::list<std::string> insertedPasses(
-    "insert-pass", cl::value_desc("phase:pipeline"),
-    cl::desc("Run a textual pass pipeline at the end of a phase (graph, "
-             "linalg or llvm), e.g. graph:my-pass or "
-             "linalg:func.func(my-pass{opt=1}) (repeatable; in order)"),
-    cl::cat(category));
-cl::opt<bool> printTarget(
-    "print-target",
-    cl::desc("Print what code generation knows of --target-cpu (vector "
-             "width, registers, multiply-add instructions) and the "
-             "micro-kernel each product's element types get, then exit"),
-    cl::cat(category));
-cl::opt<std::string> activationLayout(
-    "layout", cl::value_desc("nchw|nhwc"), cl::init("nchw"),
-    cl::desc("Layout of 2-D convolutions' and pooling's activations: nchw "
-             "(the model's, default) or nhwc (channels last, converted only "
-             "at the graph's edges; tessel-assign-layouts)"),
-    cl::cat(category));
-cl::opt<std::string> quantizeKind(
-    "quantize", cl::value_desc("int8"),
-    cl::desc("Post-training quantization: int8 runs the convolutions and "
-             "matrix products with constant weights on 8-bit integers, their "
-             "activations calibrated on --calibration-data"),
-    cl::cat(category));
-cl::opt<std::string> precision(
-    "precision", cl::value_desc("fp32|bf16|fp16"), cl::init("fp32"),
-    cl::desc("The products' precision: fp32 (the model's, default), bf16 or "
-             "fp16 (convolutions and matrix products with constant weights "
-             "multiply bf16 or f16 operands and sum in f32: bf16 on "
-             "AVX512-BF16 or AMX-BF16, fp16 on AVX512-FP16; a target without "
-             "that arithmetic keeps fp32, with a warning)"),
-    cl::cat(category));
-cl::list<std::string> keepFp32(
-    "keep-fp32", cl::value_desc("NODE,..."), cl::CommaSeparated,
-    cl::desc("With --quantize=int8 or --precision=bf16|fp16: the model "
-             "nodes (ONNX names) whose convolution or matrix product stays "
-             "FP32"),
-    cl::cat(category));
-cl::opt<std::string> accuracyBudget(
-    "accuracy-budget", cl::value_desc("cosine:C|max-abs:X|top1:P"),
-    cl::desc("With --quantize=int8 or --precision=bf16|fp16: keep the "
-             "fewest products in FP32 such that, on every sample of "
-             "--accuracy-data (default with --quantize: the calibration "
-             "data) and every subset, the outputs' cosine "
-             "similarity to FP32 is at least C, no output element differs by "
-             "more than X, or at most P percent of the samples change their "
-             "top-1 class"),
-    cl::cat(category));
-cl::opt<std::string> accuracyData(
-    "accuracy-data", cl::value_desc("DIR|FILE.npz"),
-    cl::desc("--accuracy-budget's samples, as --calibration-data's; a "
-             "directory of .npz files or of sample directories holds named "
-             "subsets, and the budget must hold on each"),
-    cl::cat(category));
-cl::opt<bool> debugOutputs(
-    "debug-outputs",
-    cl::desc("The artifact also returns every model node's output, named "
-             "debug:<node>, in program order (for tessel-compare's "
-             "per-layer report; fusion keeps them, so it runs slower)"),
-    cl::cat(category));
-cl::opt<std::string> calibrationData(
-    "calibration-data", cl::value_desc("DIR|FILE.npz"),
-    cl::desc("--quantize's samples: a directory of one subdirectory per "
-             "sample holding <input name>.npy, or one .npz (numpy.savez or "
-             "savez_compressed) whose arrays, one per input, carry a leading "
-             "sample axis"),
-    cl::cat(category));
-cl::opt<std::string> calibrationMethod(
-    "calibration", cl::init("minmax"),
-    cl::value_desc("minmax|percentile[:P]|entropy"),
-    cl::desc("How --quantize chooses each activation's range from the "
-             "samples: minmax (the default), percentile (P: the share "
-             "kept, 99.99 by default) or entropy (the KL-divergence "
-             "threshold, as TensorRT)"),
-    cl::cat(category));
-cl::opt<std::string> reportFile("report", cl::value_desc("file.json"),
-                                cl::desc("Write a JSON compilation report"),
-                                cl::cat(category));
 
 using ::tessel::ErrorCode;
 
@@ -245,32 +74,6 @@ int usageError(const llvm::Twine &message) {
 }
 
 /// Parses NAME=1x3x224x224 (NAME may itself contain '=' or 'x').
-LogicalResult parseInputShape(llvm::StringRef spec, ImportOptions &options,
-                              std::string &error) {
-  size_t eq = spec.rfind('=');
-  if (eq == llvm::StringRef::npos || eq == 0) {
-    error = "--input-shape '" + spec.str() + "' is not NAME=D0xD1x...";
-    return failure();
-  }
-  llvm::StringRef name = spec.take_front(eq), dims = spec.drop_front(eq + 1);
-  llvm::SmallVector<int64_t> shape;
-  if (!dims.empty() && dims != "scalar") {
-    llvm::SmallVector<llvm::StringRef> parts;
-    dims.split(parts, 'x');
-    for (llvm::StringRef part : parts) {
-      int64_t d;
-      if (part.getAsInteger(10, d) || d < 0) {
-        error = "--input-shape '" + spec.str() + "': '" + part.str() +
-                "' is not a non-negative dimension";
-        return failure();
-      }
-      shape.push_back(d);
-    }
-  }
-  options.inputShapes[name] = shape;
-  return success();
-}
-
 std::string defaultOutput(llvm::StringRef input, llvm::StringRef extension) {
   llvm::SmallString<128> path(llvm::sys::path::filename(input));
   llvm::sys::path::replace_extension(path, extension);
@@ -474,6 +277,14 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     importOptions.inputValues[text.take_front(eq)] =
         text.drop_front(eq + 1).str();
   }
+  BatchRequest batchRequest;
+  {
+    std::string error;
+    if (failed(
+            parseBatchRequest(dimRange, specializeSizes, batchRequest, error)))
+      return usageError(error);
+  }
+  importOptions.batchName = batchRequest.name;
   importOptions.preprocess = preprocess;
   bool isMLIR = llvm::StringRef(inputFile).ends_with(".mlir") || startAt;
   if (isMLIR && !inputValues.empty())
@@ -493,6 +304,20 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   }
   if (to < from)
     return usageError("--compile-to is earlier than --compile-from");
+  if (batchRequest.enabled()) {
+    const char *other = isMLIR                    ? "an .mlir input"
+                        : stopAt                  ? "--compile-to"
+                        : !quantizeKind.empty()   ? "--quantize"
+                        : !accuracyBudget.empty() ? "--accuracy-budget"
+                        : weightsFileThreshold.getNumOccurrences()
+                            ? "--weights-file-threshold"
+                            : nullptr;
+    if (other)
+      return usageError(std::string("--dim-range does not combine with ") +
+                        other +
+                        " yet: give the batch a fixed size with "
+                        "--input-shape");
+  }
   if (!quantizeKind.empty() && from > Phase::Import)
     return usageError("--quantize applies to a model (or imported .mlir), "
                       "not to --compile-from");
@@ -521,6 +346,12 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     flags += " --input-shape=" + spec;
   for (const std::string &spec : inputValues)
     flags += " --input-value=" + spec;
+  if (batchRequest.enabled()) {
+    flags +=
+        " --dim-range=" + dimRange + " --specialize=" + batchRequest.name + "=";
+    for (int64_t size : batchRequest.sizes)
+      flags += (size == 1 ? "" : ",") + std::to_string(size);
+  }
   if (!preprocess.empty())
     flags += " --preprocess=" + preprocess;
   for (const std::string &name : disabledOptimizations)
@@ -545,6 +376,10 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     flags += " --quantize=" + quantizeKind + " --calibration-data=" +
              calibrationData + " --calibration=" + calibrationMethod;
   report.flags = flags;
+  report.batchName = batchRequest.name;
+  report.batchMin = batchRequest.min;
+  report.batchMax = batchRequest.max;
+  report.batchSizes = batchRequest.sizes;
   Progress::Mode mode;
   if (!parseProgressMode(progressMode, mode))
     return usageError("--progress is auto, always or never, not '" +
@@ -562,46 +397,155 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     return 0;
   };
 
-  // Phase 1: import (or parse).
-  progress.begin(isMLIR ? "parse" : "import", inputFile);
-  auto start = std::chrono::steady_clock::now();
+  // Phase 1: import (or parse), at `batch` samples of a dynamic batch.
+  size_t importedNodes = 0;
+  auto importModule = [&](OwningOpRef<ModuleOp> &module,
+                          int64_t batch) -> std::optional<int> {
+    progress.begin(isMLIR ? "parse" : "import",
+                   batch ? inputFile + " at batch " + std::to_string(batch)
+                         : inputFile.getValue());
+    auto start = std::chrono::steady_clock::now();
+    importOptions.batchSize = batch;
+    if (isMLIR) {
+      llvm::SourceMgr sourceMgr;
+      std::string errorMessage;
+      auto file = openInputFile(inputFile, &errorMessage);
+      if (!file) {
+        return reportError(inputFile, ErrorCode::FileUnreadable, errorMessage);
+      }
+      sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+      SourceMgrDiagnosticHandler sourceDiagnostics(sourceMgr, &context);
+      module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+      if (!module)
+        return 1;
+    } else {
+      ImportError importError;
+      module = importOnnxFile(inputFile, &context, importOptions, importError);
+      if (!module) {
+        printImportError(llvm::errs(), inputFile, importError);
+        if (batch)
+          llvm::errs() << "  (in the build of batch " << batch
+                       << " of the dynamic batch '" << batchRequest.name
+                       << "')\n";
+        return 1;
+      }
+    }
+    // The importer checks every op it builds (NodeContext::build): an
+    // imported module that does not verify is Tessel's fault, not the model's.
+    diagnostics.setInternal(!isMLIR);
+    if (failed(verify(*module)))
+      return 1;
+    diagnostics.setInternal(false);
+    llvm::StringSet<> nodeNames;
+    module->walk([&](Operation *op) {
+      if (std::optional<NodeOrigin> origin = getNodeOrigin(op->getLoc()))
+        if (origin->opType != "initializer")
+          nodeNames.insert(origin->name);
+    });
+    importedNodes = nodeNames.size();
+    report.phases.push_back(
+        {std::string(getPhaseName(from)), secondsSince(start)});
+    return std::nullopt;
+  };
+  // Phases 2..4: one pass manager per phase, so each is timed on its own;
+  // at `verifyBatch`, the samples' independence is checked on linalg.
+  auto lowerModule = [&](OwningOpRef<ModuleOp> &module, Phase to,
+                         int64_t verifyBatch) -> std::optional<int> {
+    auto start = std::chrono::steady_clock::now();
+    for (Phase phase : {Phase::Graph, Phase::Linalg, Phase::LLVM}) {
+      if (phase <= from || phase > to)
+        continue;
+      progress.begin(phase == Phase::LLVM ? "codegen" : getPhaseName(phase),
+                     phase == Phase::LLVM
+                         ? "tiling and vectorising " +
+                               std::to_string(report.kernels.size()) +
+                               " kernels"
+                         : std::string());
+      start = std::chrono::steady_clock::now();
+      // The LLVM phase runs as two pass managers: the kernels are recorded
+      // between code generation, which forms them, and lowering.
+      auto run = [&](function_ref<void(OpPassManager &)> build,
+                     bool last) -> std::optional<int> {
+        PassManager pm(&context, ModuleOp::getOperationName());
+        if (failed(applyPassManagerCLOptions(pm)))
+          return 2;
+        applyDefaultTimingPassManagerCLOptions(pm);
+        build(pm);
+        if (last)
+          for (const auto &[at, pipeline] : insertions)
+            if (at == phase && failed(parsePassPipeline(pipeline, pm)))
+              return 2;
+        if (failed(pm.run(*module))) {
+          if (diagnostics.getErrorCount() == 0)
+            reportError(inputFile, ErrorCode::Lowering,
+                        "the " + getPhaseName(phase) + " phase failed");
+          return 1;
+        }
+        return std::nullopt;
+      };
+      std::optional<int> failure;
+      if (phase == Phase::LLVM) {
+        failure = run(
+            [&](OpPassManager &pm) {
+              buildCodegenPipeline(pm, pipelineOptions);
+            },
+            /*last=*/false);
+        if (!failure) {
+          report.recordKernels(*module);
+          progress.begin("llvm", "lowering to the LLVM dialect");
+          failure = run(
+              [&](OpPassManager &pm) {
+                buildLoweringPipeline(pm, pipelineOptions);
+              },
+              /*last=*/true);
+        }
+      } else {
+        failure = run(
+            [&](OpPassManager &pm) {
+              buildPipeline(pm, static_cast<Phase>(static_cast<int>(phase) - 1),
+                            phase, pipelineOptions);
+            },
+            /*last=*/true);
+      }
+      if (failure)
+        return *failure;
+      report.phases.push_back(
+          {std::string(getPhaseName(phase)), secondsSince(start)});
+      if (phase == Phase::Linalg)
+        report.recordKernels(*module);
+      if (phase == Phase::Linalg && verifyBatch) {
+        PassManager pm(&context, ModuleOp::getOperationName());
+        pm.addNestedPass<func::FuncOp>(
+            createTesselVerifySampleIndependencePass({verifyBatch}));
+        if (failed(pm.run(*module)))
+          return 1;
+      }
+    }
+    return std::nullopt;
+  };
   OwningOpRef<ModuleOp> module;
-  if (isMLIR) {
-    llvm::SourceMgr sourceMgr;
-    std::string errorMessage;
-    auto file = openInputFile(inputFile, &errorMessage);
-    if (!file) {
-      return reportError(inputFile, ErrorCode::FileUnreadable, errorMessage);
-    }
-    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-    SourceMgrDiagnosticHandler sourceDiagnostics(sourceMgr, &context);
-    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-    if (!module)
-      return 1;
-  } else {
-    ImportError importError;
-    module = importOnnxFile(inputFile, &context, importOptions, importError);
-    if (!module) {
-      printImportError(llvm::errs(), inputFile, importError);
-      return 1;
-    }
+  // A dynamic batch: the build that proves the samples are computed apart
+  // comes first (a model that mixes them fails fast), then batch 1, whose
+  // module goes on through calibration and the report, then the others.
+  std::vector<std::pair<int64_t, OwningOpRef<ModuleOp>>> variants;
+  auto start = std::chrono::steady_clock::now();
+  if (batchRequest.enabled() && batchRequest.checkBatch) {
+    bool built =
+        llvm::is_contained(batchRequest.sizes, batchRequest.checkBatch) &&
+        !checkOnly;
+    OwningOpRef<ModuleOp> check;
+    if (std::optional<int> failure =
+            importModule(check, batchRequest.checkBatch))
+      return *failure;
+    if (std::optional<int> failure = lowerModule(
+            check, built ? to : Phase::Linalg, batchRequest.checkBatch))
+      return *failure;
+    if (built)
+      variants.emplace_back(batchRequest.checkBatch, std::move(check));
   }
-  // The importer checks every op it builds (NodeContext::build): an
-  // imported module that does not verify is Tessel's fault, not the model's.
-  diagnostics.setInternal(!isMLIR);
-  if (failed(verify(*module)))
-    return 1;
-  diagnostics.setInternal(false);
-  llvm::StringSet<> nodeNames;
-  module->walk([&](Operation *op) {
-    if (std::optional<NodeOrigin> origin = getNodeOrigin(op->getLoc()))
-      if (origin->opType != "initializer")
-        nodeNames.insert(origin->name);
-  });
-  size_t importedNodes = nodeNames.size();
-  report.phases.push_back(
-      {std::string(getPhaseName(from)), secondsSince(start)});
-
+  if (std::optional<int> failure =
+          importModule(module, batchRequest.enabled() ? 1 : 0))
+    return *failure;
   // Post-training quantization: calibrate on a build of its own, whose
   // remarks stay out of the report.
   if (!quantizeKind.empty()) {
@@ -682,69 +626,20 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     report.phases.push_back({"accuracy_budget", secondsSince(start)});
   }
 
-  // Phases 2..4: one pass manager per phase, so each is timed on its own.
-  for (Phase phase : {Phase::Graph, Phase::Linalg, Phase::LLVM}) {
-    if (phase <= from || phase > to)
+  if (std::optional<int> failure = lowerModule(module, to, 0))
+    return *failure;
+  for (int64_t size : batchRequest.sizes) {
+    if (checkOnly || size == 1 || size == batchRequest.checkBatch)
       continue;
-    progress.begin(phase == Phase::LLVM ? "codegen" : getPhaseName(phase),
-                   phase == Phase::LLVM
-                       ? "tiling and vectorising " +
-                             std::to_string(report.kernels.size()) +
-                             " kernels"
-                       : std::string());
-    start = std::chrono::steady_clock::now();
-    // The LLVM phase runs as two pass managers: the kernels are recorded
-    // between code generation, which forms them, and lowering.
-    auto run = [&](function_ref<void(OpPassManager &)> build,
-                   bool last) -> std::optional<int> {
-      PassManager pm(&context, ModuleOp::getOperationName());
-      if (failed(applyPassManagerCLOptions(pm)))
-        return 2;
-      applyDefaultTimingPassManagerCLOptions(pm);
-      build(pm);
-      if (last)
-        for (const auto &[at, pipeline] : insertions)
-          if (at == phase && failed(parsePassPipeline(pipeline, pm)))
-            return 2;
-      if (failed(pm.run(*module))) {
-        if (diagnostics.getErrorCount() == 0)
-          reportError(inputFile, ErrorCode::Lowering,
-                      "the " + getPhaseName(phase) + " phase failed");
-        return 1;
-      }
-      return std::nullopt;
-    };
-    std::optional<int> failure;
-    if (phase == Phase::LLVM) {
-      failure = run(
-          [&](OpPassManager &pm) {
-            buildCodegenPipeline(pm, pipelineOptions);
-          },
-          /*last=*/false);
-      if (!failure) {
-        report.recordKernels(*module);
-        progress.begin("llvm", "lowering to the LLVM dialect");
-        failure = run(
-            [&](OpPassManager &pm) {
-              buildLoweringPipeline(pm, pipelineOptions);
-            },
-            /*last=*/true);
-      }
-    } else {
-      failure = run(
-          [&](OpPassManager &pm) {
-            buildPipeline(pm, static_cast<Phase>(static_cast<int>(phase) - 1),
-                          phase, pipelineOptions);
-          },
-          /*last=*/true);
-    }
-    if (failure)
+    OwningOpRef<ModuleOp> build;
+    if (std::optional<int> failure = importModule(build, size))
       return *failure;
-    report.phases.push_back(
-        {std::string(getPhaseName(phase)), secondsSince(start)});
-    if (phase == Phase::Linalg)
-      report.recordKernels(*module);
+    if (std::optional<int> failure = lowerModule(build, to, 0))
+      return *failure;
+    variants.emplace_back(size, std::move(build));
   }
+  llvm::sort(variants,
+             [](const auto &a, const auto &b) { return a.first < b.first; });
 
   if (checkOnly) {
     llvm::outs() << inputFile << ": supported: " << importedNodes
@@ -777,6 +672,12 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
       target.optLevel,
       weightsFileThreshold,
       ArtifactInfo{version, flags}};
+  DynamicBatch dynamicBatch{
+      batchRequest.name, batchRequest.min, batchRequest.max, {}};
+  for (auto &[size, build] : variants)
+    dynamicBatch.variants.emplace_back(size, *build);
+  if (batchRequest.enabled())
+    request.batch = &dynamicBatch;
   ArtifactFailure failure;
   if (failed(writeArtifact(*module, **machine, std::move(request), report,
                            progress, failure)))

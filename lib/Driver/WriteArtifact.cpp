@@ -36,14 +36,22 @@ LogicalResult mlir::tessel::writeArtifact(ModuleOp module,
   report.features = getEnabledTargetFeatures(machine);
   if (auto size = module->getAttrOfType<IntegerAttr>(kWorkspaceSizeAttrName))
     report.workspaceBytes = size.getValue().getZExtValue();
+  if (request.batch)
+    for (auto [size, variant] : request.batch->variants)
+      if (auto bytes =
+              variant->getAttrOfType<IntegerAttr>(kWorkspaceSizeAttrName))
+        report.workspaceBytes = std::max<uint64_t>(
+            report.workspaceBytes, bytes.getValue().getZExtValue());
   report.output = request.path;
 
   // Past the threshold, the weights go to a file beside the artifact,
   // written from the MLIR attributes (LLVM IR never holds them).
   {
     ExternalWeights weights;
-    externalizeWeights(module, kMinExternalTensorBytes,
-                       request.weightsFileThreshold, weights);
+    // A dynamic batch's builds share their weights inside the artifact.
+    if (!request.batch)
+      externalizeWeights(module, kMinExternalTensorBytes,
+                         request.weightsFileThreshold, weights);
     if (!weights.tensors.empty()) {
       progress.begin("weights file", std::to_string(weights.size) + " bytes");
       std::string weightsPath = request.path + ".weights";
@@ -60,8 +68,9 @@ LogicalResult mlir::tessel::writeArtifact(ModuleOp module,
   llvm::LLVMContext llvmContext;
   progress.begin("llvm-opt", "LLVM -O" + std::to_string(request.optLevel) +
                                  " for " + report.cpu);
-  std::unique_ptr<llvm::Module> llvmModule = translateToArtifactModule(
-      module, llvmContext, machine, request.info, &report.weightsBytes);
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateToArtifactModule(module, llvmContext, machine, request.info,
+                                &report.weightsBytes, request.batch);
   if (!llvmModule)
     return fail("", ErrorCode::Target, ""); // diagnostics printed
   report.memoryRecorded = true;

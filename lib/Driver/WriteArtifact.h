@@ -28,6 +28,8 @@ struct ArtifactRequest {
   unsigned optLevel = 2;
   uint64_t weightsFileThreshold = 0; ///< --weights-file-threshold
   ArtifactInfo info;                 ///< the descriptor's strings
+  /// A dynamic batch: `module` is the build of batch 1, these the others.
+  const DynamicBatch *batch = nullptr;
 };
 
 /// Why writeArtifact failed: print `where: error[code]: message`; an empty

@@ -47,6 +47,15 @@ Model::Model(tessel_model *model, std::string path)
   descriptor["nondeterministic"] =
       desc->struct_size >= kFlagsEnd &&
       (desc->flags & TESSEL_MODEL_NONDETERMINISTIC) != 0;
+  // ABI 1.4's dynamic batch: dimension 0 of every input and output.
+  int64_t min = 0, max = 0;
+  batchRange = nb::none();
+  if (tessel_model_batch_range(model, &min, &max)) {
+    batchRange = nb::make_tuple(min, max);
+    descriptor["batch_name"] = text(desc->batch_name);
+  } else {
+    descriptor["batch_name"] = nb::none();
+  }
 }
 
 static Model *load(const std::string &path) {
@@ -82,6 +91,9 @@ void bindModel(nb::module_ &module) {
               "[(name, dtype name, shape)] in descriptor order")
       .def_ro("outputs", &Model::outputs)
       .def_ro("descriptor", &Model::descriptor)
+      .def_ro("batch_range", &Model::batchRange,
+              "None, or (min, max) of a dynamic batch: dimension 0 of "
+              "every input and output")
       .def("session", &createSession, nb::arg("num_threads"),
            nb::arg("result_cache_bytes") = 0)
       .def("close", [](Model &model) { model.guard.close(); })

@@ -31,6 +31,7 @@ struct Model {
   nb::list inputs;
   nb::list outputs;
   nb::dict descriptor;
+  nb::object batchRange; // None, or (min, max) of a dynamic batch
 };
 
 /// A tessel_session.
@@ -44,16 +45,18 @@ struct Session {
 /// What Session.run's fast path checks and makes, worked out once per
 /// session: per input its name (the key in the caller's dict) and Tessel
 /// element type, per output its name, shape and NumPy dtype; numpy.empty
-/// and numpy.ndarray.
+/// and numpy.ndarray. With a dynamic batch (`batchMax` not 0), dimension 0
+/// of each output's shape is the first input's, when in the range.
 struct RunPlan {
   RunPlan(nb::list inputNames, nb::list inputCodes, nb::list outputNames,
           nb::list outputShapes, nb::list outputDtypes, nb::object empty,
-          nb::object ndarray);
+          nb::object ndarray, int64_t batchMin, int64_t batchMax);
 
   std::vector<nb::object> inputNames;
   std::vector<int32_t> inputCodes;
   std::vector<nb::object> outputNames, outputShapes, outputDtypes;
   nb::object empty, ndarray;
+  int64_t batchMin = 0, batchMax = 0; // 0, 0: static shapes
 };
 
 /// A tessel_stream. `submit` makes the steps of one asynchronous run

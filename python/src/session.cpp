@@ -95,8 +95,9 @@ static void run(Session &session, nb::handle inputs, nb::handle outputs) {
 
 RunPlan::RunPlan(nb::list inputNames, nb::list inputCodes, nb::list outputNames,
                  nb::list outputShapes, nb::list outputDtypes, nb::object empty,
-                 nb::object ndarray)
-    : empty(std::move(empty)), ndarray(std::move(ndarray)) {
+                 nb::object ndarray, int64_t batchMin, int64_t batchMax)
+    : empty(std::move(empty)), ndarray(std::move(ndarray)), batchMin(batchMin),
+      batchMax(batchMax) {
   size_t inputs = nb::len(inputNames), outputs = nb::len(outputNames);
   if (nb::len(inputCodes) != inputs || nb::len(outputShapes) != outputs ||
       nb::len(outputDtypes) != outputs)
@@ -169,10 +170,24 @@ static nb::object runNamed(Session &session, const RunPlan &plan,
                 inputViews[i]))
       return nb::none();
   }
+  // With a dynamic batch the outputs take the first input's (the runtime
+  // checks that every input has it); without inputs, or when input 0 has
+  // no dimension 0 or one outside the range, the checked path explains
+  // (allocating nothing that large).
+  bool batched = plan.batchMax != 0;
+  if (batched && (numInputs == 0 || shapes[0].empty() ||
+                  shapes[0][0] < plan.batchMin || shapes[0][0] > plan.batchMax))
+    return nb::none();
   std::vector<nb::object> results;
   results.reserve(plan.outputNames.size());
   for (size_t i = 0; i < plan.outputNames.size(); ++i) {
-    results.push_back(plan.empty(plan.outputShapes[i], plan.outputDtypes[i]));
+    nb::object shape = plan.outputShapes[i];
+    if (batched) {
+      nb::list batched(shape);
+      batched[0] = nb::int_(shapes[0][0]);
+      shape = nb::tuple(batched);
+    }
+    results.push_back(plan.empty(shape, plan.outputDtypes[i]));
     if (!viewOf(results.back().ptr(), /*writable=*/true, -1,
                 shapes[numInputs + i], outputViews[i]))
       raiseError(invalidArgument, "numpy.empty made an array Tessel cannot "
@@ -296,13 +311,16 @@ void bindSession(nb::module_ &module) {
 
   nb::class_<RunPlan>(module, "RunPlan")
       .def(nb::init<nb::list, nb::list, nb::list, nb::list, nb::list,
-                    nb::object, nb::object>(),
+                    nb::object, nb::object, int64_t, int64_t>(),
            nb::arg("input_names"), nb::arg("input_codes"),
            nb::arg("output_names"), nb::arg("output_shapes"),
            nb::arg("output_dtypes"), nb::arg("empty"), nb::arg("ndarray"),
+           nb::arg("batch_min") = 0, nb::arg("batch_max") = 0,
            "What run_named checks and makes: per input its name and Tessel "
            "element type code (-1: never taken), per output its name, shape "
-           "tuple and NumPy dtype; numpy.empty and numpy.ndarray.");
+           "tuple and NumPy dtype; numpy.empty and numpy.ndarray. With a "
+           "dynamic batch (batch_max not 0) dimension 0 of every output is "
+           "the first input's, when in [batch_min, batch_max].");
 
   nb::class_<PendingRun> pendingRun(module, "PendingRun");
   addRawMethod(pendingRun, &pendingWaitDef);

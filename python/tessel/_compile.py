@@ -15,7 +15,9 @@ def compile_model(model_path: str | os.PathLike, output_path: str | os.PathLike,
                   opt_level: int = 2,
                   input_shapes: Mapping[str, Sequence[int]] | None = None,
                   preprocess: str | None = None,
-                  report: str | os.PathLike | None = None) -> str:
+                  report: str | os.PathLike | None = None,
+                  dim_range: str | None = None,
+                  specialize: str | None = None) -> str:
     """Compiles the ONNX model at ``model_path`` into the artifact
     ``output_path`` and returns ``output_path``.
 
@@ -23,11 +25,16 @@ def compile_model(model_path: str | os.PathLike, output_path: str | os.PathLike,
     only one); ``target_cpu`` is an LLVM CPU name (default: the host's);
     ``opt_level`` 0 to 3; ``input_shapes`` fixes the shapes of graph inputs
     (``{"x": (1, 3, 224, 224)}``), which a model with dynamic dimensions
-    needs; ``preprocess`` is a ``--preprocess`` SPEC that compiles an image's
+    needs (``"?"`` as dimension 0: the dynamic batch of ``dim_range``);
+    ``preprocess`` is a ``--preprocess`` SPEC that compiles an image's
     preprocessing into the model, so that the artifact takes raw pixels
     (``"input=uint8,hwc,resize=256,crop=224,scale=1/255,mean=0.485:0.456:0.406,
     std=0.229:0.224:0.225"``; docs/compiler.md, "Preprocessing"); ``report``
-    is a path for the compiler's JSON report.
+    is a path for the compiler's JSON report. ``dim_range`` (``"N=1..64"``,
+    ``--dim-range``) compiles the inputs' dynamic dimension 0 as a batch
+    that one artifact runs at any size in the range (``Model.batch_range``),
+    with code for the sizes ``specialize`` lists (``"N=1,4,8"``,
+    ``--specialize``; default: the compiler's).
 
     Runs ``$TESSEL_COMPILE``, else ``bin/tessel-compile`` of the build tree
     (``$TESSEL_BUILD_DIR``), else the ``tessel-compile`` on PATH. Raises
@@ -45,12 +52,17 @@ def compile_model(model_path: str | os.PathLike, output_path: str | os.PathLike,
     if target_cpu is not None:
         command.append(f"--target-cpu={target_cpu}")
     for name, shape in (input_shapes or {}).items():
-        extents = "x".join(str(int(extent)) for extent in shape)
+        extents = "x".join("?" if extent == "?" else str(int(extent))
+                           for extent in shape)
         command.append(f"--input-shape={name}={extents}")
     if preprocess is not None:
         command.append(f"--preprocess={preprocess}")
     if report is not None:
         command.append(f"--report={os.fspath(report)}")
+    if dim_range is not None:
+        command.append(f"--dim-range={dim_range}")
+    if specialize is not None:
+        command.append(f"--specialize={specialize}")
 
     try:
         result = subprocess.run(command, capture_output=True, text=True,

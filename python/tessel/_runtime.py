@@ -66,6 +66,9 @@ class Descriptor:
     # ABI 1.2's TESSEL_MODEL_NONDETERMINISTIC: a session never caches its
     # results (False for older artifacts).
     nondeterministic: bool = False
+    # ABI 1.4: the name of the dynamic batch (``Model.batch_range``), None
+    # when the shapes are static.
+    batch_name: Optional[str] = None
 
 
 def _describe(tensor: TensorInfo) -> str:
@@ -98,7 +101,13 @@ class _Closable:
 class Model(_Closable):
     """A loaded artifact. Its metadata is copied at load time and stays
     readable after ``close()``; sessions keep the artifact loaded on their
-    own, so a model may be closed while its sessions run."""
+    own, so a model may be closed while its sessions run.
+
+    ``batch_range`` is None, or ``(min, max)`` for an artifact compiled
+    with a dynamic batch (``tessel-compile --dim-range N=1..64``): dimension
+    0 of every input and output is then the batch, which a run may set to
+    any value in the range, the same for every input (``inputs`` and
+    ``outputs`` show batch 1); the outputs come back with that batch."""
 
     def __init__(self, ext_model) -> None:
         self._ext_object = ext_model
@@ -107,6 +116,7 @@ class Model(_Closable):
         self.inputs: list[TensorInfo] = [TensorInfo(*info) for info in ext_model.inputs]
         self.outputs: list[TensorInfo] = [TensorInfo(*info) for info in ext_model.outputs]
         self.descriptor = Descriptor(**ext_model.descriptor)
+        self.batch_range: Optional[tuple[int, int]] = ext_model.batch_range
 
     def session(self, num_threads: int = 0,
                 result_cache_bytes: int = 0) -> Session:
@@ -131,7 +141,7 @@ class Model(_Closable):
                 INVALID_ARGUMENT, "result_cache_bytes must be an int >= 0 "
                 f"(0: no cache), not {result_cache_bytes!r}")
         return Session(self._ext_object.session(num_threads, result_cache_bytes),
-                       self.inputs, self.outputs)
+                       self.inputs, self.outputs, self.batch_range)
 
     def __repr__(self) -> str:
         state = ", closed" if self.closed else ""
@@ -143,10 +153,12 @@ class Session(_Closable):
     or on several streams): the runtime gives each its own workspace."""
 
     def __init__(self, ext_session, inputs: list[TensorInfo],
-                 outputs: list[TensorInfo]) -> None:
+                 outputs: list[TensorInfo],
+                 batch_range: Optional[tuple[int, int]] = None) -> None:
         self._ext_object = ext_session
         self.inputs = list(inputs)
         self.outputs = list(outputs)
+        self._batch_range = batch_range
         self._stream_lock = threading.Lock()
         self._stream: Optional[Stream] = None
         # What run's fast path checks, worked out once: per input its name
@@ -169,7 +181,7 @@ class Session(_Closable):
                 list(self._output_names),
                 [shape for shape, _ in self._output_types],
                 [dtype for _, dtype in self._output_types],
-                np.empty, np.ndarray)
+                np.empty, np.ndarray, *(batch_range or (0, 0)))
 
     @property
     def num_threads(self) -> int:
@@ -188,8 +200,11 @@ class Session(_Closable):
 
         ``inputs`` maps input names to arrays, or lists the arrays in the
         model's input order. Arrays must have the input's dtype and shape
-        exactly: nothing is converted. A non-contiguous or misaligned array
-        is copied into a C-contiguous one; the others are passed as they are.
+        exactly (with a dynamic batch, ``Model.batch_range``, any batch in
+        the range as dimension 0, the same for every input; the outputs
+        have that batch): nothing is converted. A non-contiguous or
+        misaligned array is copied into a C-contiguous one; the others are
+        passed as they are.
         """
         if self._plan is not None:
             named = self._ext_object.run_named(self._plan, inputs)
@@ -201,7 +216,7 @@ class Session(_Closable):
             arrays = self._as_given(inputs)
             if arrays is None:
                 arrays = self._ordered(inputs)
-        results = self._allocate_outputs()
+        results = self._allocate_outputs(arrays)
         self._ext_object.run(arrays, results)
         return dict(zip(self._output_names, results))
 
@@ -224,7 +239,7 @@ class Session(_Closable):
         arrays = self._as_given(inputs)
         if arrays is None:
             arrays = self._ordered(inputs)
-        results = self._allocate_outputs()
+        results = self._allocate_outputs(arrays)
         if stream is None:
             stream = self._own_stream()
         return stream._submit(self._ext_object, arrays, results,
@@ -248,8 +263,19 @@ class Session(_Closable):
                 self._stream = Stream()
             return self._stream
 
-    def _allocate_outputs(self) -> list[np.ndarray]:
-        return _empty_outputs(self._output_types, self.outputs)
+    def _allocate_outputs(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        """Fresh outputs for a run on ``arrays``: with a dynamic batch, of
+        the first input's batch when it is in the range (otherwise of the
+        smallest: the runtime then refuses the inputs, saying why)."""
+        batch = None
+        if self._batch_range is not None:
+            low, high = self._batch_range
+            batch = low
+            first = arrays[0] if arrays else None
+            if first is not None and first.ndim >= 1 \
+                    and low <= first.shape[0] <= high:
+                batch = first.shape[0]
+        return _empty_outputs(self._output_types, self.outputs, batch)
 
     def _as_given(self, inputs: Inputs) -> Optional[list[np.ndarray]]:
         """_arrays_as_given; shapes are the extension's to check, on either
@@ -290,13 +316,18 @@ def _arrays_as_given(expected, inputs: Inputs,
     return arrays
 
 
-def _empty_outputs(output_types, outputs: list[TensorInfo]) -> list[np.ndarray]:
+def _empty_outputs(output_types, outputs: list[TensorInfo],
+                   batch: Optional[int] = None) -> list[np.ndarray]:
     """Fresh arrays for ``outputs``: from ``output_types`` (per output its
     shape and NumPy dtype, worked out once) when given, else from each
-    TensorInfo, which raises for a type NumPy lacks."""
+    TensorInfo, which raises for a type NumPy lacks. ``batch``, when given,
+    replaces dimension 0 of every shape (a dynamic batch)."""
+    def at_batch(shape):
+        return shape if batch is None else (batch, *shape[1:])
     if output_types is not None:
-        return [np.empty(shape, dtype) for shape, dtype in output_types]
-    return [np.empty(out.shape, _dtypes.numpy_dtype(
+        return [np.empty(at_batch(shape), dtype)
+                for shape, dtype in output_types]
+    return [np.empty(at_batch(out.shape), _dtypes.numpy_dtype(
         out.dtype_name, f"output '{out.name}'")) for out in outputs]
 
 

@@ -293,6 +293,12 @@ class Scheduler:
     differ. The scheduler keeps the models loaded on its own: paths are
     loaded here and closed again, models passed in may be closed.
 
+    Or one artifact with a dynamic batch (``Model.batch_range``; compiled
+    with ``dim_range``), alone: a batch of n requests is then one run of
+    exactly n rows (of ``batch_range[0]`` when n is fewer), and
+    ``max_batch`` defaults to the range's maximum; ``batch_sizes`` is
+    ``(max,)``.
+
     The scheduler queues requests and forms a batch when ``max_batch``
     requests are queued or the oldest has waited ``window_us``, whichever
     comes first, taking higher ``priority`` first and, within a priority,

@@ -119,6 +119,16 @@ def nondeterministic_model_so(build_dir, tmp_path_factory) -> Path:
                           source=RUNTIME_FIXTURES / "add_model.c")
 
 
+@pytest.fixture(scope="session")
+def dynamic_model_so(build_dir, tmp_path_factory) -> Path:
+    """The runtime tests' dynamic-batch artifact (unittests/runtime/
+    fixtures/dynamic_batch_model.c): x float32[N,3], bias float32[N,1] ->
+    y = x + bias, and "batch" int32[N,1], the batch of the entry that ran
+    each row; N in 1..16, entries for batch 1, 4 and 8."""
+    return _build_fixture(tmp_path_factory, "dynamic",
+                          source=RUNTIME_FIXTURES / "dynamic_batch_model.c")
+
+
 @pytest.fixture
 def gate(block_model_so):
     """The gate artifact's hooks: closed at the start, open at the end."""

@@ -532,6 +532,18 @@ def batched_cnn(rng):
     return graph, [rng.standard_normal((3, 3, 64, 64)).astype(np.float32)]
 
 
+def dynamic_cnn(rng):
+    """batched_cnn with a symbolic batch: its input [N, 3, 64, 64], its
+    output [N, 10]; the sample is a batch of 13 (tessel-compile
+    --dim-range compiles one artifact for every batch; each row of the
+    expected output is that sample's alone)."""
+    graph, _ = batched_cnn(rng)
+    graph.name = "dynamic_cnn"
+    for value in (graph.input[0], graph.output[0]):
+        value.type.tensor_type.shape.dim[0].dim_param = "N"
+    return graph, [rng.standard_normal((13, 3, 64, 64)).astype(np.float32)]
+
+
 def _matmul_integer(rng, name, m, k, n, a_type, a_zero_point=None):
     """MatMulInteger: a run-time [m, k] 8-bit input (minus a_zero_point, if
     given) times a constant int8 [k, n], an int32 result (what 8-bit
@@ -805,7 +817,7 @@ MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "gru_linear_before_reset": gru_linear_before_reset,
           "gru_reset_first": gru_reset_first, "lstm_wide": lstm_wide,
           "half_cnn": half_cnn, "half_batched_matmul": half_batched_matmul,
-          "batched_cnn": batched_cnn}
+          "batched_cnn": batched_cnn, "dynamic_cnn": dynamic_cnn}
 
 
 def main():

@@ -78,11 +78,12 @@ streams: the throughput of runs of one session queued on several streams.
   --repeats K             timed repeats; the median is reported (default 3)
 
 scheduler: a batching scheduler under closed-loop clients. The models are
-one network compiled for several batch sizes (--input-shape).
+one network compiled for several batch sizes (--input-shape), or one
+artifact with a dynamic batch (--dim-range), alone.
   --clients C             concurrent clients (default 16)
   --requests R            timed requests in all (default 2000)
   --max-batch N           the scheduler's max batch (default: the largest
-                          model's batch)
+                          model's batch, or the dynamic batch's maximum)
   --window-us W           the batching window in microseconds (default
                           2000; -1: none)
   --queue-limit Q         the queue limit (default 1024)
@@ -477,13 +478,23 @@ int runScheduler(const Options &opts, const bench::MachineInfo &machine) {
   std::string sizes;
   for (size_t m = 0; m < scheduler.numModels(); ++m)
     sizes += (m ? "," : "") + std::to_string(scheduler.batchSize(m));
+  // One artifact with a dynamic batch runs every size in its range.
+  int64_t batchMin = 0, batchMax = 0;
+  bool dynamic = models[0].batchRange(batchMin, batchMax);
+  std::string range =
+      std::to_string(batchMin) + ".." + std::to_string(batchMax);
+  std::string over = dynamic
+                         ? "a dynamic batch " +
+                               std::string(models[0].descriptor()->batch_name) +
+                               "=" + range
+                         : "batch sizes " + sizes;
   if (!opts.json) {
     std::printf(
-        "scheduler over batch sizes %s, max batch %ld, window %ld "
+        "scheduler over %s, max batch %ld, window %ld "
         "us, target p99 %ld us, %s: %.1f requests/s, latency p50 %.3f ms "
         "p99 %.3f ms, mean batch %.2f, %llu padded rows, %llu past the "
         "target, %ld refused (load average %.2f)\n",
-        sizes.c_str(),
+        over.c_str(),
         opts.maxBatch ? opts.maxBatch
                       : long(scheduler.batchSize(scheduler.numModels() - 1)),
         opts.windowUs, opts.targetP99Us, load.c_str(), throughput, summary.p50,
@@ -491,23 +502,27 @@ int runScheduler(const Options &opts, const bench::MachineInfo &machine) {
         (unsigned long long)misses, refused, machine.loadAverage);
     return kExitOk;
   }
-  std::printf("{\"mode\": \"scheduler\", \"batch_sizes\": [%s], "
-              "\"max_batch\": %ld, \"window_us\": %ld, \"target_p99_us\": "
-              "%ld, \"clients\": %ld, \"rate\": %ld, \"burst\": %ld, "
-              "\"requests\": %zu, \"refused\": %ld, \"requests_per_s\": "
-              "%.4f, \"p50_ms\": %.6f, \"p99_ms\": %.6f, \"mean_batch\": "
-              "%.4f, \"padded_rows\": %llu, \"target_misses\": %llu, "
-              "\"threads\": %ld, \"load_average\": %.2f, "
-              "\"tessel_revision\": \"%s\"}\n",
-              sizes.c_str(),
-              opts.maxBatch
-                  ? opts.maxBatch
-                  : long(scheduler.batchSize(scheduler.numModels() - 1)),
-              opts.windowUs, opts.targetP99Us, open ? 0 : opts.clients,
-              opts.rate, opts.burst, all.size(), refused, throughput,
-              summary.p50, summary.p99, meanBatch, (unsigned long long)padded,
-              (unsigned long long)misses, opts.threads, machine.loadAverage,
-              tessel_runtime_revision());
+  std::printf(
+      "{\"mode\": \"scheduler\", \"batch_sizes\": [%s], "
+      "\"batch_range\": %s, \"max_batch\": %ld, \"window_us\": %ld, "
+      "\"target_p99_us\": %ld, \"clients\": %ld, \"rate\": %ld, \"burst\": "
+      "%ld, "
+      "\"requests\": %zu, \"refused\": %ld, \"requests_per_s\": "
+      "%.4f, \"p50_ms\": %.6f, \"p99_ms\": %.6f, \"mean_batch\": "
+      "%.4f, \"padded_rows\": %llu, \"target_misses\": %llu, "
+      "\"threads\": %ld, \"load_average\": %.2f, "
+      "\"tessel_revision\": \"%s\"}\n",
+      sizes.c_str(),
+      dynamic ? ("[" + std::to_string(batchMin) + ", " +
+                 std::to_string(batchMax) + "]")
+                    .c_str()
+              : "null",
+      opts.maxBatch ? opts.maxBatch
+                    : long(scheduler.batchSize(scheduler.numModels() - 1)),
+      opts.windowUs, opts.targetP99Us, open ? 0 : opts.clients, opts.rate,
+      opts.burst, all.size(), refused, throughput, summary.p50, summary.p99,
+      meanBatch, (unsigned long long)padded, (unsigned long long)misses,
+      opts.threads, machine.loadAverage, tessel_runtime_revision());
   return kExitOk;
 }
 

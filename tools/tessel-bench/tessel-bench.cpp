@@ -1,8 +1,8 @@
 //===- tessel-bench.cpp - Time a compiled Tessel artifact -----------------===//
 //
 //   tessel-bench MODEL.so [--warmup N] [--iterations N] [--threads N]
-//                [--input NAME=FILE ...] [--seed S] [--cold] [--profile]
-//                [--json]
+//                [--batch B] [--input NAME=FILE ...] [--seed S] [--cold]
+//                [--profile] [--json]
 //
 // Runs the artifact through the runtime's C API: `--warmup` untimed runs,
 // then `--iterations` timed ones, each timed alone with a monotonic clock.
@@ -55,6 +55,10 @@ alone. Prints min, mean, p50, p95 and p99 in milliseconds.
   --iterations N        timed runs (default 200)
   --threads N           threads the session may use (default 1; 0 = all
                         cores)
+  --batch B             the batch of an artifact with a dynamic batch
+                        (tessel-compile --dim-range): dimension 0 of every
+                        input and output, in its range (default 1); for a
+                        static artifact only its own batch is accepted
   --input NAME=FILE     an input tensor (.npy or ONNX TensorProto); inputs
                         not given get seeded random values: floats uniform
                         in [-1, 1), integers uniform in [0, 4), booleans 0/1
@@ -81,6 +85,7 @@ struct Options {
   long warmup = 50;
   long iterations = 200;
   long threads = 1;
+  long batch = 0; // 0: not given
   unsigned long seed = 0;
   bool json = false;
   bool cold = false;
@@ -163,9 +168,9 @@ int parseArgs(int argc, char **argv, Options &opts) {
     } else if (arg == "--profile") {
       opts.profile = true;
     } else if (arg == "--warmup" || arg == "--iterations" ||
-               arg == "--threads" || arg == "--seed") {
+               arg == "--threads" || arg == "--seed" || arg == "--batch") {
       const char *text = value(arg.c_str());
-      long minimum = arg == "--iterations" ? 1 : 0;
+      long minimum = arg == "--iterations" || arg == "--batch" ? 1 : 0;
       long parsed = 0;
       if (!text || !bench::parseLong(text, minimum, parsed))
         return usageError(arg +
@@ -176,6 +181,8 @@ int parseArgs(int argc, char **argv, Options &opts) {
         opts.iterations = parsed;
       else if (arg == "--threads")
         opts.threads = parsed;
+      else if (arg == "--batch")
+        opts.batch = parsed;
       else
         opts.seed = static_cast<unsigned long>(parsed);
     } else if (arg == "--input") {
@@ -219,6 +226,42 @@ std::string jsonString(const char *text) {
   return "\"" + jsonEscape(text ? text : "") + "\"";
 }
 
+/// The batch to run: --batch (default 1) within a dynamic batch's range;
+/// for a static model its leading dimension (input 0's, 1 without one),
+/// which --batch may only repeat. Returns false with `error` otherwise.
+bool resolveBatch(const Model &model, const std::string &path, long given,
+                  int64_t &batch, std::string &error) {
+  int64_t min = 0, max = 0;
+  if (model.batchRange(min, max)) {
+    batch = given ? given : 1;
+    if (batch >= min && batch <= max)
+      return true;
+    error = "--batch " + std::to_string(batch) + " is outside the range " +
+            model.descriptor()->batch_name + "=" + std::to_string(min) + ".." +
+            std::to_string(max) + " of '" + path + "'";
+    return false;
+  }
+  const tessel_tensor_desc *first = model.input(0);
+  batch = first && first->rank > 0 ? first->shape[0] : 1;
+  if (!given || given == batch)
+    return true;
+  error = "'" + path + "' has a static batch of " + std::to_string(batch) +
+          " (dimension 0 of its first input); --batch " +
+          std::to_string(given) +
+          " needs an artifact compiled with a dynamic batch "
+          "(tessel-compile --dim-range)";
+  return false;
+}
+
+/// `shape` with dimension 0 set to `batch` when `dynamic`.
+std::vector<int64_t> shapeAt(const tessel_tensor_desc &desc, bool dynamic,
+                             int64_t batch) {
+  std::vector<int64_t> shape(desc.shape, desc.shape + desc.rank);
+  if (dynamic)
+    shape[0] = batch;
+  return shape;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -242,6 +285,13 @@ int main(int argc, char **argv) {
     return kExitRuntime;
   }
 
+  int64_t batch = 1;
+  std::string batchError;
+  if (!resolveBatch(model, opts.model, opts.batch, batch, batchError))
+    return usageError(batchError);
+  int64_t batchMin = 0, batchMax = 0;
+  bool dynamic = model.batchRange(batchMin, batchMax);
+
   // Inputs: from files where given, random otherwise.
   std::mt19937_64 rng(opts.seed);
   std::vector<io::HostTensor> inputs(model.numInputs());
@@ -257,7 +307,7 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "%s: %s\n", kToolName, error.c_str());
         return kExitUsage;
       }
-      std::vector<int64_t> shape(desc.shape, desc.shape + desc.rank);
+      std::vector<int64_t> shape = shapeAt(desc, dynamic, batch);
       if (tensor.dtype != desc.dtype || tensor.shape != shape) {
         std::fprintf(stderr, "%s: %s: input '%s' expects %s, got %s\n",
                      kToolName, file->second.c_str(), desc.name,
@@ -268,13 +318,16 @@ int main(int argc, char **argv) {
       continue;
     }
     tensor.dtype = desc.dtype;
-    tensor.shape.assign(desc.shape, desc.shape + desc.rank);
+    tensor.shape = shapeAt(desc, dynamic, batch);
     tensor.bytes.resize(static_cast<size_t>(tensor.numElements()) *
                         tessel_dtype_size(desc.dtype));
-    // An input fixed at compile time takes its one valid value.
-    if (const void *fixed = model.inputFixedValue(i))
-      std::memcpy(tensor.bytes.data(), fixed, tensor.bytes.size());
-    else
+    // An input fixed at compile time takes its one valid value (one
+    // sample's, with a dynamic batch).
+    if (const void *fixed = model.inputFixedValue(i)) {
+      size_t sample = tensor.bytes.size() / size_t(dynamic ? batch : 1);
+      for (size_t at = 0; at < tensor.bytes.size(); at += sample)
+        std::memcpy(tensor.bytes.data() + at, fixed, sample);
+    } else
       bench::fillRandom(tensor, rng);
   }
   if (!unused.empty())
@@ -287,7 +340,9 @@ int main(int argc, char **argv) {
   std::vector<Tensor> outputs(model.numOutputs());
   std::vector<tessel_tensor_view> outputViews;
   for (size_t i = 0; i < model.numOutputs(); ++i) {
-    if (Status status = Tensor::alloc(*model.output(i), outputs[i]);
+    const tessel_tensor_desc &desc = *model.output(i);
+    if (Status status = Tensor::alloc(desc.dtype, shapeAt(desc, dynamic, batch),
+                                      outputs[i]);
         !status.ok()) {
       std::fprintf(stderr, "%s: %s\n", kToolName, status.message());
       return kExitRuntime;
@@ -346,11 +401,16 @@ int main(int argc, char **argv) {
   int threads = session.numThreads();
 
   if (!opts.json) {
+    std::string batchText = "batch " + std::to_string(batch);
+    if (dynamic)
+      batchText += " (" + std::string(desc->batch_name) + "=" +
+                   std::to_string(batchMin) + ".." + std::to_string(batchMax) +
+                   ")";
     std::printf("%s (%s, %s): %ld iterations after %ld warm-up, %d "
-                "thread(s)%s\n",
+                "thread(s)%s, %s\n",
                 opts.model.c_str(), desc->model_name, desc->target_cpu,
                 opts.iterations, opts.warmup, threads,
-                flusher ? ", cold caches" : "");
+                flusher ? ", cold caches" : "", batchText.c_str());
     std::printf("  min %.3f ms  mean %.3f ms  p50 %.3f ms  p95 %.3f ms  "
                 "p99 %.3f ms\n",
                 summary.min, summary.mean, summary.p50, summary.p95,
@@ -372,6 +432,11 @@ int main(int argc, char **argv) {
   std::printf(
       "  \"threads\": %d,\n  \"iterations\": %ld,\n  \"warmup\": %ld,\n",
       threads, opts.iterations, opts.warmup);
+  std::printf("  \"batch\": %lld, \"batch_range\": ", (long long)batch);
+  if (dynamic)
+    std::printf("[%lld, %lld],\n", (long long)batchMin, (long long)batchMax);
+  else
+    std::printf("null,\n");
   std::printf("  \"cold\": %s, \"flush_bytes\": %zu,\n",
               flusher ? "true" : "false", flusher ? flusher->bytes() : 0);
   std::printf("  \"machine\": {\"cpu\": %s, \"cores\": %d, \"flags\": [%s], "

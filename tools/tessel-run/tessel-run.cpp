@@ -50,7 +50,10 @@ outputs.
   --input [NAME=]FILE...     input tensors, as .npy or ONNX TensorProto (.pb)
                              files; without NAME=, files bind to the model's
                              inputs in order. Repeat the flag or list several
-                             files after it.
+                             files after it. With a dynamic batch
+                             (tessel-compile --dim-range), dimension 0 of
+                             every input may be any batch in the range, the
+                             same for all; the outputs have that batch.
   --output-dir DIR           write each output to DIR/<name>.npy (created if
                              missing; characters outside [A-Za-z0-9_.-] in the
                              name become '_'; bfloat16 outputs are written as
@@ -261,16 +264,43 @@ bool parseArguments(int argc, char **argv, Options &options,
 
 std::string quoted(const std::string &name) { return "'" + name + "'"; }
 
-std::string describe(const tessel_tensor_desc &desc) {
-  return io::formatTensorType(
-      desc.dtype, std::vector<int64_t>(desc.shape, desc.shape + desc.rank));
+/// The model's dynamic batch (tessel-compile --dim-range): dimension 0 of
+/// every input and output, in [min, max]; `max` 0 for a static model.
+struct Batch {
+  std::string name;
+  int64_t min = 0, max = 0;
+
+  explicit Batch(const Model &model) {
+    if (model.batchRange(min, max))
+      name = model.descriptor()->batch_name;
+  }
+  bool dynamic() const { return max != 0; }
+};
+
+/// `float32[2,3]`; with a dynamic batch `float32[N=1..64,3]`, or with
+/// `samples` > 0 that batch: `float32[5,3]`.
+std::string describe(const tessel_tensor_desc &desc, const Batch &batch,
+                     int64_t samples = 0) {
+  std::vector<int64_t> shape(desc.shape, desc.shape + desc.rank);
+  if (!batch.dynamic())
+    return io::formatTensorType(desc.dtype, shape);
+  if (samples > 0) {
+    shape[0] = samples;
+    return io::formatTensorType(desc.dtype, shape);
+  }
+  std::string text = io::formatTensorType(desc.dtype, shape);
+  size_t open = text.find('[');
+  return text.replace(open + 1, std::to_string(shape[0]).size(),
+                      batch.name + "=" + std::to_string(batch.min) + ".." +
+                          std::to_string(batch.max));
 }
 
-std::string listNames(const std::vector<const tessel_tensor_desc *> &descs) {
+std::string listNames(const std::vector<const tessel_tensor_desc *> &descs,
+                      const Batch &batch) {
   std::string text;
   for (const tessel_tensor_desc *desc : descs)
-    text +=
-        (text.empty() ? "" : ", ") + quoted(desc->name) + " " + describe(*desc);
+    text += (text.empty() ? "" : ", ") + quoted(desc->name) + " " +
+            describe(*desc, batch);
   return text.empty() ? "(none)" : text;
 }
 
@@ -285,7 +315,7 @@ bool fileExists(const std::string &path) {
 /// when a tensor has none.
 bool bindFiles(const std::vector<std::string> &args,
                const std::vector<const tessel_tensor_desc *> &descs,
-               const char *kind, bool requireAll,
+               const Batch &batch, const char *kind, bool requireAll,
                std::vector<std::optional<std::string>> &bound,
                std::string &error) {
   bound.assign(descs.size(), std::nullopt);
@@ -311,7 +341,8 @@ bool bindFiles(const std::vector<std::string> &args,
       size_t equals = arg.find('=');
       if (equals != std::string::npos && !fileExists(arg)) {
         error = quoted(arg.substr(0, equals)) + " is not an " + kind +
-                " of the model; its " + kind + "s are: " + listNames(descs);
+                " of the model; its " + kind +
+                "s are: " + listNames(descs, batch);
         return false;
       }
       positional.push_back(arg);
@@ -337,7 +368,7 @@ bool bindFiles(const std::vector<std::string> &args,
     if (next == bound.size()) {
       error = "too many " + std::string(kind) + " files: the model has " +
               std::to_string(descs.size()) + " " + kind +
-              (descs.size() == 1 ? "" : "s") + ": " + listNames(descs);
+              (descs.size() == 1 ? "" : "s") + ": " + listNames(descs, batch);
       return false;
     }
     bound[next++] = file;
@@ -350,7 +381,7 @@ bool bindFiles(const std::vector<std::string> &args,
         missing.push_back(descs[i]);
     if (!missing.empty()) {
       error = std::string("missing ") + kind +
-              (missing.size() == 1 ? " " : "s ") + listNames(missing) +
+              (missing.size() == 1 ? " " : "s ") + listNames(missing, batch) +
               "; give each a file, e.g. --input NAME=FILE";
       return false;
     }
@@ -358,15 +389,35 @@ bool bindFiles(const std::vector<std::string> &args,
   return true;
 }
 
-/// Reads `file` and checks it against `desc`. Returns an exit code.
+/// Whether `tensor` has `desc`'s type with any batch in the range at
+/// dimension 0.
+bool fitsBatch(const io::HostTensor &tensor, const tessel_tensor_desc &desc,
+               const Batch &batch) {
+  if (tensor.dtype != desc.dtype || tensor.shape.size() != size_t(desc.rank) ||
+      tensor.shape.empty() || tensor.shape[0] < batch.min ||
+      tensor.shape[0] > batch.max)
+    return false;
+  for (int32_t d = 1; d < desc.rank; ++d)
+    if (tensor.shape[d] != desc.shape[d])
+      return false;
+  return true;
+}
+
+/// Reads `file` and checks it against `desc`: with a dynamic batch, of
+/// `samples` samples, or when `samples` is 0 of any batch in the range.
+/// Returns an exit code.
 int readChecked(const std::string &file, const tessel_tensor_desc &desc,
-                const char *kind, io::HostTensor &tensor) {
+                const Batch &batch, const char *kind, io::HostTensor &tensor,
+                int64_t samples = 0) {
   std::string error;
   if (!io::readTensorFile(file, tensor, error))
     return report(file, error, kExitUsage, ErrorCode::TensorFile);
-  std::string expected = describe(desc);
+  std::string expected = describe(desc, batch, samples);
   std::string got = io::formatTensorType(tensor.dtype, tensor.shape);
-  if (expected != got)
+  bool matches = batch.dynamic() && samples == 0
+                     ? fitsBatch(tensor, desc, batch)
+                     : expected == got;
+  if (!matches)
     return report(file,
                   std::string(kind) + " " + quoted(desc.name) + " expects " +
                       expected + ", got " + got,
@@ -433,26 +484,42 @@ int run(const Options &options) {
   for (size_t i = 0; i < model.numOutputs(); ++i)
     outputDescs.push_back(model.output(i));
 
+  Batch batch(model);
   std::string error;
   std::vector<std::optional<std::string>> inputFiles, expectedFiles;
-  if (!bindFiles(options.inputs, inputDescs, "input", /*requireAll=*/true,
-                 inputFiles, error) ||
-      !bindFiles(options.expected, outputDescs, "output", /*requireAll=*/false,
-                 expectedFiles, error))
+  if (!bindFiles(options.inputs, inputDescs, batch, "input",
+                 /*requireAll=*/true, inputFiles, error) ||
+      !bindFiles(options.expected, outputDescs, batch, "output",
+                 /*requireAll=*/false, expectedFiles, error))
     return usageError(error, ErrorCode::TensorMismatch);
 
   std::vector<io::HostTensor> inputs(inputDescs.size());
   for (size_t i = 0; i < inputDescs.size(); ++i)
-    if (int code =
-            readChecked(*inputFiles[i], *inputDescs[i], "input", inputs[i]))
+    if (int code = readChecked(*inputFiles[i], *inputDescs[i], batch, "input",
+                               inputs[i]))
       return code;
+  // With a dynamic batch: the inputs' (the same for all), which sizes the
+  // outputs.
+  int64_t samples = 0;
+  if (batch.dynamic()) {
+    samples = inputs.empty() ? batch.min : inputs[0].shape[0];
+    for (size_t i = 1; i < inputs.size(); ++i)
+      if (inputs[i].shape[0] != samples)
+        return report(*inputFiles[i],
+                      "input " + quoted(inputDescs[i]->name) + " has batch " +
+                          std::to_string(inputs[i].shape[0]) + ", but input " +
+                          quoted(inputDescs[0]->name) + " has batch " +
+                          std::to_string(samples) + " (dimension 0, " + "'" +
+                          batch.name + "'" + ", is the same for every input)",
+                      kExitUsage, ErrorCode::TensorMismatch);
+  }
   std::vector<std::optional<io::HostTensor>> expected(outputDescs.size());
   for (size_t i = 0; i < outputDescs.size(); ++i) {
     if (!expectedFiles[i])
       continue;
     expected[i].emplace();
-    if (int code = readChecked(*expectedFiles[i], *outputDescs[i], "output",
-                               *expected[i]))
+    if (int code = readChecked(*expectedFiles[i], *outputDescs[i], batch,
+                               "output", *expected[i], samples))
       return code;
   }
 
@@ -470,7 +537,11 @@ int run(const Options &options) {
   for (io::HostTensor &input : inputs)
     inputViews.push_back(input.view());
   for (size_t i = 0; i < outputDescs.size(); ++i) {
-    if (Status status = Tensor::alloc(*outputDescs[i], outputs[i]);
+    const tessel_tensor_desc &desc = *outputDescs[i];
+    std::vector<int64_t> shape(desc.shape, desc.shape + desc.rank);
+    if (batch.dynamic())
+      shape[0] = samples;
+    if (Status status = Tensor::alloc(desc.dtype, shape, outputs[i]);
         !status.ok())
       return report(options.model, status.message(), kExitRuntime,
                     ErrorCode::RunFailed);
@@ -483,7 +554,7 @@ int run(const Options &options) {
   if (!options.quiet)
     for (size_t i = 0; i < outputDescs.size(); ++i)
       std::printf("%s: %s = %s\n", outputDescs[i]->name,
-                  describe(*outputDescs[i]).c_str(),
+                  io::formatTensorType(outputs[i].view()).c_str(),
                   io::formatValues(outputs[i].view(), kValuesShown).c_str());
 
   if (!options.outputDir.empty())

@@ -3,9 +3,9 @@
 # text and JSON output, and the exit codes of bad usage and refused models.
 #
 # usage: tessel-bench-serve-test.sh TOOL BATCH1_SO BATCH4_SO BATCH8_SO
-#                                   WIDE_SO FAILS_SO WORK_DIR
+#                                   WIDE_SO FAILS_SO WORK_DIR DYNAMIC_SO
 set -u
-tool=$1 b1=$2 b4=$3 b8=$4 wide=$5 fails=$6 work=$7
+tool=$1 b1=$2 b4=$3 b8=$4 wide=$5 fails=$6 work=$7 dynamic=$8
 failures=0
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 
@@ -61,6 +61,25 @@ PY
 expect_rc 0 "open loop table" "$tool" scheduler "$b1" --rate 500 --burst 2 --requests 20
 grep -q 'target p99 0 us, 500 requests/s open loop in bursts of 2: [0-9.]* requests/s' out.txt ||
   fail "open loop table: $(cat out.txt)"
+
+# One artifact with a dynamic batch (N in 1..16, entries for 1, 4 and 8):
+# each batch is one run of exactly its rows.
+expect_rc 0 "dynamic scheduler json" "$tool" scheduler "$dynamic" --clients 8 \
+  --requests 200 --max-batch 8 --window-us 100000 --json
+python3 - out.txt <<'PY' || fail "dynamic scheduler json"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["batch_sizes"] == [16] and r["batch_range"] == [1, 16], r
+assert r["max_batch"] == 8 and r["requests"] == 200, r
+assert r["mean_batch"] == 8 and r["padded_rows"] == 0, r
+PY
+expect_rc 0 "dynamic scheduler table" "$tool" scheduler "$dynamic" --clients 2 \
+  --requests 20
+grep -q 'scheduler over a dynamic batch N=1..16, max batch 16,' out.txt ||
+  fail "dynamic scheduler table: $(cat out.txt)"
+expect_rc 3 "dynamic with another model" "$tool" scheduler "$dynamic" "$b1"
+grep -q "has a dynamic batch (N=1..16), which runs every batch size itself" \
+  err.txt || fail "dynamic mix message: $(cat err.txt)"
 
 expect_rc 0 "cache json" "$tool" cache "$b1" --requests 400 --repeat-share 0.5 \
   --repeats 2 --json

@@ -2,9 +2,9 @@
 # End-to-end tests of tessel-bench on the hand-written fixtures: the table,
 # the JSON record, --input, and the exit codes of bad usage and failing runs.
 #
-# usage: tessel-bench-test.sh TESSEL_BENCH ADD_SO FAILS_SO WORK_DIR
+# usage: tessel-bench-test.sh TESSEL_BENCH ADD_SO FAILS_SO WORK_DIR DYNAMIC_SO
 set -u
-bench=$1 add=$2 fails=$3 work=$4
+bench=$1 add=$2 fails=$3 work=$4 dynamic=$5
 failures=0
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 
@@ -65,6 +65,29 @@ expect_rc 2 "wrong input shape" "$bench" "$add" --input a=bad.npy
 grep -q "input 'a' expects float32\[2,3\], got float32\[3,2\]" err.txt || fail "shape message: $(cat err.txt)"
 expect_rc 2 "unknown input" "$bench" "$add" --input nope=a.npy
 grep -q "no input named 'nope'" err.txt || fail "unknown input message: $(cat err.txt)"
+
+# --batch: any batch in a dynamic batch's range (default 1); a static
+# artifact takes only its own.
+expect_rc 0 "dynamic default batch" "$bench" "$dynamic" --warmup 0 --iterations 2
+grep -q '1 thread(s), batch 1 (N=1..16)' out.txt || fail "batch 1: $(cat out.txt)"
+expect_rc 0 "dynamic --batch" "$bench" "$dynamic" --batch 13 --iterations 2 --json
+python3 - out.txt <<'PY' || fail "dynamic --batch json"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["batch"] == 13 and r["batch_range"] == [1, 16], r
+PY
+expect_rc 2 "--batch outside the range" "$bench" "$dynamic" --batch 17
+grep -q -- "--batch 17 is outside the range N=1..16 of" err.txt ||
+  fail "range message: $(cat err.txt)"
+expect_rc 0 "static --batch of its own" "$bench" "$add" --batch 2 --iterations 1 --json
+python3 - out.txt <<'PY' || fail "static batch json"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["batch"] == 2 and r["batch_range"] is None, r
+PY
+expect_rc 2 "static --batch of another" "$bench" "$add" --batch 3
+grep -q "has a static batch of 2 (dimension 0 of its first input); --batch 3" \
+  err.txt || fail "static batch message: $(cat err.txt)"
 
 expect_rc 2 "no model" "$bench"
 expect_rc 2 "bad iterations" "$bench" "$add" --iterations 0

@@ -4,11 +4,12 @@
 #
 # usage: tessel-run-test.sh TESSEL_RUN ADD_SO ADD345_SO AND_SO FAILS_SO
 #                           ONNX_NAME_SO ONNX_NODE_TESTS WORK_DIR PARALLEL_SO
+#                           DYNAMIC_SO
 # (ctest runs it with TESSEL_NUM_THREADS=4: a pool of 4 threads.)
 set -u
 
 run=$1 add=$2 add345=$3 andso=$4 fails=$5 onnxname=$6 suite=$7 work=$8
-parallel=$9
+parallel=$9 dynamic=${10}
 failures=0
 
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
@@ -152,6 +153,40 @@ check not-a-model 3 "$run" a.npy --input a.npy &&
 check entry-fails 3 "$run" "$fails" --input a.npy b.npy &&
   contains entry-fails err.txt "error[E0052]: " &&
   contains entry-fails err.txt "entry 'add_entry' failed with code 7"
+
+# A dynamic batch (fixtures/dynamic_batch_model.c: x float32[N,3] and bias
+# float32[N,1], N in 1..16, -> y = x + bias and the batch of the entry
+# that ran each row): any batch in the range, the same for every input.
+# npy NAME SHAPE COUNT: a float32 .npy of COUNT elements, each 0.5, its
+# header padded to 128 bytes.
+npy() {
+  dict="{'descr': '<f4', 'fortran_order': False, 'shape': $2, }"
+  {
+    printf '\223NUMPY\001\000\166\000%s' "$dict"
+    printf "%$((117 - ${#dict}))s\n" ''
+    i=0
+    while [ "$i" -lt "$3" ]; do printf "$half"; i=$((i + 1)); done
+  } >"$1"
+}
+npy bias2.npy '(2, 1)' 2
+npy bias1.npy '(1, 1)' 1
+npy x17.npy '(17, 3)' 51
+npy bias17.npy '(17, 1)' 17
+check dynamic 0 "$run" "$dynamic" --input a.npy bias2.npy &&
+  contains dynamic out.txt 'y: float32[2,3] = [1.5, 2.5, 3.5, 4.5, 5.5, 6.5]' &&
+  contains dynamic out.txt 'batch: int32[2,1] = [1, 1]'
+check dynamic-expected 0 "$run" "$dynamic" --input a.npy bias2.npy --quiet \
+  --expected y=b.npy --atol 10 &&
+  contains dynamic-expected out.txt 'y: max_abs_err=6 max_rel_err=12 mismatches=0/6'
+check dynamic-expected-batch 2 "$run" "$dynamic" --input a.npy bias2.npy \
+  --expected y=x17.npy &&
+  contains dynamic-expected-batch err.txt "x17.npy: error[E0041]: output 'y' expects float32[2,3], got float32[17,3]"
+check dynamic-range 2 "$run" "$dynamic" --input x17.npy bias17.npy &&
+  contains dynamic-range err.txt "x17.npy: error[E0041]: input 'x' expects float32[N=1..16,3], got float32[17,3]"
+check dynamic-mismatch 2 "$run" "$dynamic" --input a.npy bias1.npy &&
+  contains dynamic-mismatch err.txt "bias1.npy: error[E0041]: input 'bias' has batch 1, but input 'x' has batch 2 (dimension 0, 'N', is the same for every input)"
+check dynamic-missing 2 "$run" "$dynamic" --input a.npy &&
+  contains dynamic-missing err.txt "missing input 'bias' float32[N=1..16,1]"
 
 # Against the ONNX test suite's own data, when it is installed.
 if [ -d "$suite/test_add/test_data_set_0" ]; then

@@ -91,6 +91,18 @@ OwningOpRef<ModuleOp> GraphImporter::build() {
     inputTypes.push_back(*type);
     inputNames.push_back(in.name());
   }
+  if (options.batchSize > 0 && error.issues.empty() &&
+      batchInputs != inputNames.size())
+    issue(options.batchName, "input",
+          batchInputs == 0
+              ? "--dim-range names '" + options.batchName +
+                    "', the dimension 0 of no graph input"
+              : "a dynamic batch ('" + options.batchName +
+                    "') is dimension 0 of every input, but " +
+                    std::to_string(inputNames.size() - batchInputs) +
+                    " of the " + std::to_string(inputNames.size()) +
+                    " inputs do not have it",
+          ErrorCode::InputShape);
   for (const auto &entry : options.inputShapes)
     if (!inputNameSet.contains(entry.getKey())) {
       std::string known;

@@ -141,6 +141,8 @@ private:
   /// Sequence values by name (see `Sequence`); a name is in `values` or here.
   llvm::StringMap<Sequence> sequences;
   llvm::StringSet<> poisoned;
+  /// The graph inputs whose dimension 0 took options.batchSize.
+  unsigned batchInputs = 0;
   /// Indices of nodes whose operator cannot be imported.
   llvm::DenseSet<int> unsupported;
 };

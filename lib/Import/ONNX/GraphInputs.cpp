@@ -19,6 +19,16 @@ using namespace mlir::tessel;
 using namespace mlir::tessel::onnx_import;
 using ::tessel::ErrorCode;
 
+namespace {
+
+/// The dynamic batch's name, for messages.
+llvm::StringRef batchNameOr(const ImportOptions &options) {
+  return options.batchName.empty() ? llvm::StringRef("N")
+                                   : llvm::StringRef(options.batchName);
+}
+
+} // namespace
+
 FailureOr<RankedTensorType>
 GraphImporter::inputType(const onnx::ValueInfoProto &info) {
   const std::string &name = info.name();
@@ -42,6 +52,28 @@ GraphImporter::inputType(const onnx::ValueInfoProto &info) {
   auto given = options.inputShapes.find(name);
   if (given != options.inputShapes.end()) {
     shape = given->second;
+    for (auto [d, extent] : llvm::enumerate(shape)) {
+      if (!ShapedType::isDynamic(extent))
+        continue;
+      if (d != 0) {
+        issue(name, "input",
+              "--input-shape gives input '" + name + "' a dynamic " +
+                  "dimension " + std::to_string(d) +
+                  ": only dimension 0, the batch, may be '?'",
+              ErrorCode::InputShape);
+        return failure();
+      }
+      if (options.batchSize <= 0) {
+        issue(name, "input",
+              "--input-shape gives input '" + name + "' a dynamic batch " +
+                  "('?'); bound it with --dim-range " +
+                  std::string(batchNameOr(options)) + "=1..64",
+              ErrorCode::InputShape);
+        return failure();
+      }
+      shape[0] = options.batchSize;
+      ++batchInputs;
+    }
     if (tensor.has_shape() &&
         tensor.shape().dim_size() != static_cast<int>(shape.size())) {
       issue(name, "input",
@@ -62,13 +94,36 @@ GraphImporter::inputType(const onnx::ValueInfoProto &info) {
   } else {
     for (int d = 0; d < tensor.shape().dim_size(); ++d) {
       const onnx::TensorShapeProto::Dimension &dim = tensor.shape().dim(d);
-      if (!dim.has_dim_value() || dim.dim_value() < 0) {
+      bool dynamic = !dim.has_dim_value() || dim.dim_value() < 0;
+      if (dynamic && d == 0 && options.batchSize > 0 && dim.has_dim_param() &&
+          dim.dim_param() == options.batchName) {
+        shape.push_back(options.batchSize);
+        ++batchInputs;
+        continue;
+      }
+      if (dynamic) {
         std::string symbol =
             dim.has_dim_param() ? " ('" + dim.dim_param() + "')" : "";
+        if (d == 0 && options.batchSize > 0 && dim.has_dim_param()) {
+          issue(name, "input",
+                "input '" + name + "' has the dynamic dimension 0 '" +
+                    dim.dim_param() + "', not the '" + options.batchName +
+                    "' --dim-range names",
+                ErrorCode::InputShape);
+          return failure();
+        }
+        std::string batchHint =
+            d == 0 && options.batchSize <= 0
+                ? "; compile it for every batch in a range with "
+                  "--dim-range " +
+                      (dim.has_dim_param() ? dim.dim_param()
+                                           : std::string("N")) +
+                      "=1..64, or"
+                : ";";
         issue(name, "input",
               "input '" + name + "' has a dynamic dimension " +
-                  std::to_string(d) + symbol +
-                  "; give a static shape with --input-shape " + name +
+                  std::to_string(d) + symbol + batchHint +
+                  " give a static shape with --input-shape " + name +
                   "=<d0>x<d1>...",
               ErrorCode::InputShape);
         return failure();

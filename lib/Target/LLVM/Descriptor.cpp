@@ -17,7 +17,9 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/Transforms/IPO/ConstantMerge.h"
 
 #include <cstddef>
 
@@ -48,10 +50,15 @@ public:
   }
 
   llvm::StructType *modelDescType() {
-    return llvm::StructType::get(
-        ctx, {i32, i16, i16, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, i32, i32,
-              ptrTy, ptrTy, ptrTy, ptrTy, i64, i64, i64, ptrTy, i32, ptrTy, i64,
-              i64, ptrTy});
+    return llvm::StructType::get(ctx, {i32,   i16,   i16,   ptrTy, ptrTy, ptrTy,
+                                       ptrTy, ptrTy, ptrTy, i32,   i32,   ptrTy,
+                                       ptrTy, ptrTy, ptrTy, i64,   i64,   i64,
+                                       ptrTy, i32,   ptrTy, i64,   i64,   ptrTy,
+                                       i64,   i64,   ptrTy, i32,   ptrTy});
+  }
+
+  llvm::StructType *batchEntryType() {
+    return llvm::StructType::get(ctx, {i64, ptrTy, i64});
   }
 
   /// A private array of tessel_tensor_desc.
@@ -111,7 +118,7 @@ public:
 /// Checks that the LLVM layout of the descriptor is abi.h's, field by field.
 LogicalResult checkLayout(const llvm::DataLayout &layout,
                           llvm::StructType *tensorTy, llvm::StructType *descTy,
-                          std::string &error) {
+                          llvm::StructType *batchEntryTy, std::string &error) {
   const size_t tensorOffsets[] = {
       offsetof(tessel_tensor_desc, name), offsetof(tessel_tensor_desc, dtype),
       offsetof(tessel_tensor_desc, rank), offsetof(tessel_tensor_desc, shape)};
@@ -139,7 +146,15 @@ LogicalResult checkLayout(const llvm::DataLayout &layout,
       offsetof(tessel_model_desc, weights_file),
       offsetof(tessel_model_desc, weights_file_size),
       offsetof(tessel_model_desc, weights_file_checksum),
-      offsetof(tessel_model_desc, weights_base)};
+      offsetof(tessel_model_desc, weights_base),
+      offsetof(tessel_model_desc, batch_min),
+      offsetof(tessel_model_desc, batch_max),
+      offsetof(tessel_model_desc, batch_name),
+      offsetof(tessel_model_desc, num_batch_entries),
+      offsetof(tessel_model_desc, batch_entries)};
+  const size_t batchEntryOffsets[] = {
+      offsetof(tessel_batch_entry, batch), offsetof(tessel_batch_entry, entry),
+      offsetof(tessel_batch_entry, workspace_size)};
   auto check = [&](llvm::StructType *ty, llvm::ArrayRef<size_t> offsets,
                    size_t size) {
     const llvm::StructLayout *sl = layout.getStructLayout(ty);
@@ -151,7 +166,8 @@ LogicalResult checkLayout(const llvm::DataLayout &layout,
     return true;
   };
   if (!check(tensorTy, tensorOffsets, sizeof(tessel_tensor_desc)) ||
-      !check(descTy, descOffsets, sizeof(tessel_model_desc))) {
+      !check(descTy, descOffsets, sizeof(tessel_model_desc)) ||
+      !check(batchEntryTy, batchEntryOffsets, sizeof(tessel_batch_entry))) {
     error = "the target's data layout does not match the artifact ABI "
             "(abi.h) of this compiler";
     return failure();
@@ -170,6 +186,126 @@ bool usesAmx(const llvm::Module &module) {
   return false;
 }
 
+/// A model's code translated to LLVM IR: its main function (pointers to
+/// the inputs, the outputs, then the workspace when it takes one) and the
+/// thread-local slot its parallel loops read the services from, if any.
+struct TranslatedModel {
+  std::unique_ptr<llvm::Module> module;
+  ModelSignature signature;
+  uint64_t workspaceSize = 0;
+  llvm::Function *main = nullptr;
+  llvm::GlobalVariable *servicesSlot = nullptr;
+};
+
+FailureOr<TranslatedModel> translateModel(ModuleOp module,
+                                          llvm::LLVMContext &llvmContext,
+                                          llvm::TargetMachine &machine) {
+  TranslatedModel out;
+  FailureOr<ModelSignature> signature = readSignature(module);
+  if (failed(signature))
+    return failure();
+  out.signature = std::move(*signature);
+  if (auto size = module->getAttrOfType<IntegerAttr>(kWorkspaceSizeAttrName))
+    out.workspaceSize = size.getValue().getZExtValue();
+  // The tessel.* attributes have served; LLVM IR has no place for them.
+  for (StringRef name :
+       {kSignatureAttrName, kModelNameAttrName, kWorkspaceSizeAttrName})
+    module->removeAttr(name);
+  out.module = translateModuleToLLVMIR(module, llvmContext, out.signature.name);
+  if (!out.module) {
+    module.emitError() << "translation to LLVM IR failed";
+    return failure();
+  }
+  out.module->setTargetTriple(machine.getTargetTriple());
+  out.module->setDataLayout(machine.createDataLayout());
+  out.main = out.module->getFunction(kEntryFunctionName);
+  size_t numBuffers =
+      out.signature.inputs.size() + out.signature.outputs.size();
+  bool takesWorkspace = out.workspaceSize > 0;
+  if (!out.main ||
+      out.main->arg_size() != numBuffers + (takesWorkspace ? 1 : 0)) {
+    module.emitError() << "the module lacks '" << kEntryFunctionName
+                       << "' taking one pointer per input and output"
+                       << (takesWorkspace ? " and the workspace" : "");
+    return failure();
+  }
+  out.servicesSlot =
+      out.module->getGlobalVariable(kServicesSlotName, /*AllowInternal=*/true);
+  // Only tessel_model_v1 leaves the artifact.
+  for (llvm::Function &f : *out.module)
+    if (!f.isDeclaration())
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  for (llvm::GlobalVariable &global : out.module->globals())
+    if (!global.isDeclaration())
+      global.setLinkage(llvm::GlobalValue::InternalLinkage);
+  return out;
+}
+
+/// `entry(services, inputs, outputs, workspace) -> i32` over `model`'s main
+/// function: loads the buffers' pointers, stores the services where the
+/// parallel loops find them, and with a weights file runs nothing before
+/// the runtime has mapped it.
+llvm::Function *createEntry(DescriptorBuilder &b, const TranslatedModel &model,
+                            llvm::Function *main, llvm::GlobalVariable *slot,
+                            llvm::GlobalVariable *weightsBase,
+                            const llvm::Twine &name) {
+  llvm::LLVMContext &llvmContext = b.ctx;
+  auto *entryTy = llvm::FunctionType::get(
+      b.i32, {b.ptrTy, b.ptrTy, b.ptrTy, b.ptrTy}, false);
+  auto *entry = llvm::Function::Create(
+      entryTy, llvm::GlobalValue::InternalLinkage, name, b.module);
+  llvm::IRBuilder<> ir(llvm::BasicBlock::Create(llvmContext, "entry", entry));
+  std::vector<llvm::Value *> args;
+  auto loadTable = [&](llvm::Value *table, size_t count, const char *what) {
+    for (size_t i = 0; i < count; ++i) {
+      llvm::Value *at = ir.CreateConstInBoundsGEP1_64(b.ptrTy, table, i);
+      args.push_back(ir.CreateLoad(b.ptrTy, at, what));
+    }
+  };
+  loadTable(entry->getArg(1), model.signature.inputs.size(), "input");
+  loadTable(entry->getArg(2), model.signature.outputs.size(), "output");
+  if (model.workspaceSize > 0)
+    args.push_back(entry->getArg(3));
+  // Parallel loops find the runtime's services in a thread-local slot
+  // (tessel-parallelize-loops).
+  if (slot)
+    ir.CreateStore(entry->getArg(0), slot);
+  if (weightsBase) {
+    llvm::Value *mapped =
+        ir.CreateIsNotNull(ir.CreateLoad(b.ptrTy, weightsBase, "weights"));
+    auto *run = llvm::BasicBlock::Create(llvmContext, "run", entry);
+    auto *unmapped = llvm::BasicBlock::Create(llvmContext, "unmapped", entry);
+    ir.CreateCondBr(mapped, run, unmapped);
+    ir.SetInsertPoint(unmapped);
+    ir.CreateRet(llvm::ConstantInt::get(b.i32, TESSEL_ENTRY_WEIGHTS_UNMAPPED));
+    ir.SetInsertPoint(run);
+  }
+  ir.CreateCall(main, args);
+  ir.CreateRet(llvm::ConstantInt::get(b.i32, 0));
+  return entry;
+}
+
+/// Whether `variant`'s interface is `base`'s with `batch` samples.
+bool matchesAtBatch(const ModelSignature &variant, const ModelSignature &base,
+                    int64_t batch) {
+  auto same = [&](llvm::ArrayRef<TensorSignature> a,
+                  llvm::ArrayRef<TensorSignature> b) {
+    if (a.size() != b.size())
+      return false;
+    for (auto [x, y] : llvm::zip(a, b)) {
+      if (x.name != y.name || x.dtype != y.dtype || x.fixedValue ||
+          y.fixedValue || x.shape.size() != y.shape.size() || x.shape.empty() ||
+          x.shape[0] != batch || y.shape[0] != 1 ||
+          !llvm::equal(llvm::ArrayRef(x.shape).drop_front(),
+                       llvm::ArrayRef(y.shape).drop_front()))
+        return false;
+    }
+    return true;
+  };
+  return same(variant.inputs, base.inputs) &&
+         same(variant.outputs, base.outputs);
+}
+
 } // namespace
 
 std::string
@@ -185,58 +321,18 @@ mlir::tessel::getEnabledTargetFeatures(const llvm::TargetMachine &machine) {
 std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
     ModuleOp module, llvm::LLVMContext &llvmContext,
     llvm::TargetMachine &machine, const ArtifactInfo &info,
-    uint64_t *weightsBytes) {
-  FailureOr<ModelSignature> signature = readSignature(module);
-  if (failed(signature))
+    uint64_t *weightsBytes, const DynamicBatch *batch) {
+  FailureOr<TranslatedModel> base =
+      translateModel(module, llvmContext, machine);
+  if (failed(base))
     return nullptr;
-  uint64_t workspaceSize = 0;
-  if (auto size = module->getAttrOfType<IntegerAttr>(kWorkspaceSizeAttrName))
-    workspaceSize = size.getValue().getZExtValue();
-  // The tessel.* attributes have served; LLVM IR has no place for them.
-  for (StringRef name :
-       {kSignatureAttrName, kModelNameAttrName, kWorkspaceSizeAttrName})
-    module->removeAttr(name);
-
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, llvmContext, signature->name);
-  if (!llvmModule) {
-    module.emitError() << "translation to LLVM IR failed";
-    return nullptr;
-  }
-  llvmModule->setTargetTriple(machine.getTargetTriple());
-  llvmModule->setDataLayout(machine.createDataLayout());
+  std::unique_ptr<llvm::Module> llvmModule = std::move(base->module);
+  const ModelSignature &signature = base->signature;
   const llvm::DataLayout &layout = llvmModule->getDataLayout();
-
-  llvm::Function *main = llvmModule->getFunction(kEntryFunctionName);
-  size_t numBuffers = signature->inputs.size() + signature->outputs.size();
-  bool takesWorkspace = workspaceSize > 0;
-  if (!main || main->arg_size() != numBuffers + (takesWorkspace ? 1 : 0)) {
-    module.emitError() << "the module lacks '" << kEntryFunctionName
-                       << "' taking one pointer per input and output"
-                       << (takesWorkspace ? " and the workspace" : "");
-    return nullptr;
-  }
-
-  // Constant data already in the module is the model's weights.
-  uint64_t weightsSize = 0;
-  for (llvm::GlobalVariable &global : llvmModule->globals())
-    if (global.isConstant() && global.hasInitializer())
-      weightsSize += layout.getTypeAllocSize(global.getValueType());
-  if (weightsBytes)
-    *weightsBytes = weightsSize;
-
-  // Only tessel_model_v1 leaves the artifact.
-  for (llvm::Function &f : *llvmModule)
-    if (!f.isDeclaration())
-      f.setLinkage(llvm::GlobalValue::InternalLinkage);
-  for (llvm::GlobalVariable &global : llvmModule->globals())
-    if (!global.isDeclaration())
-      global.setLinkage(llvm::GlobalValue::InternalLinkage);
-
   DescriptorBuilder b(*llvmModule);
   std::string layoutError;
   if (failed(checkLayout(layout, b.tensorDescType(), b.modelDescType(),
-                         layoutError))) {
+                         b.batchEntryType(), layoutError))) {
     module.emitError() << layoutError;
     return nullptr;
   }
@@ -251,44 +347,88 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
                        << kWeightsBaseName << "'";
     return nullptr;
   }
+  llvm::Function *entry = createEntry(b, *base, base->main, base->servicesSlot,
+                                      weightsBase, "tessel_model_entry");
 
-  // tessel_model_entry(services, inputs, outputs, workspace) -> i32.
-  auto *entryTy = llvm::FunctionType::get(
-      b.i32, {b.ptrTy, b.ptrTy, b.ptrTy, b.ptrTy}, false);
-  auto *entry =
-      llvm::Function::Create(entryTy, llvm::GlobalValue::InternalLinkage,
-                             "tessel_model_entry", *llvmModule);
-  {
-    llvm::IRBuilder<> ir(llvm::BasicBlock::Create(llvmContext, "entry", entry));
-    std::vector<llvm::Value *> args;
-    auto loadTable = [&](llvm::Value *table, size_t count, const char *name) {
-      for (size_t i = 0; i < count; ++i) {
-        llvm::Value *slot = ir.CreateConstInBoundsGEP1_64(b.ptrTy, table, i);
-        args.push_back(ir.CreateLoad(b.ptrTy, slot, name));
-      }
-    };
-    loadTable(entry->getArg(1), signature->inputs.size(), "input");
-    loadTable(entry->getArg(2), signature->outputs.size(), "output");
-    if (takesWorkspace)
-      args.push_back(entry->getArg(3));
-    // Parallel loops find the runtime's services in a thread-local slot
-    // (tessel-parallelize-loops).
-    if (llvm::GlobalVariable *slot = llvmModule->getGlobalVariable(
-            kServicesSlotName, /*AllowInternal=*/true))
-      ir.CreateStore(entry->getArg(0), slot);
-    // With a weights file, nothing runs before the runtime has mapped it.
+  // A dynamic batch: the code of every other batch size, linked in, each
+  // with its own main function, services slot and entry.
+  std::vector<llvm::Constant *> batchEntries;
+  if (batch) {
     if (weightsBase) {
-      llvm::Value *mapped = ir.CreateIsNotNull(
-          ir.CreateLoad(b.ptrTy, weightsBase, "weights"));
-      auto *run = llvm::BasicBlock::Create(llvmContext, "run", entry);
-      auto *unmapped = llvm::BasicBlock::Create(llvmContext, "unmapped", entry);
-      ir.CreateCondBr(mapped, run, unmapped);
-      ir.SetInsertPoint(unmapped);
-      ir.CreateRet(llvm::ConstantInt::get(b.i32, TESSEL_ENTRY_WEIGHTS_UNMAPPED));
-      ir.SetInsertPoint(run);
+      module.emitError() << "a dynamic batch keeps its weights in the "
+                            "artifact (no weights file)";
+      return nullptr;
     }
-    ir.CreateCall(main, args);
-    ir.CreateRet(llvm::ConstantInt::get(b.i32, 0));
+    auto entryOf = [&](int64_t size, llvm::Function *fn, uint64_t bytes) {
+      return llvm::ConstantStruct::get(b.batchEntryType(),
+                                       {llvm::ConstantInt::get(b.i64, size), fn,
+                                        llvm::ConstantInt::get(b.i64, bytes)});
+    };
+    batchEntries.push_back(entryOf(1, entry, base->workspaceSize));
+    for (auto [size, variantModule] : batch->variants) {
+      FailureOr<TranslatedModel> variant =
+          translateModel(variantModule, llvmContext, machine);
+      if (failed(variant))
+        return nullptr;
+      if (!matchesAtBatch(variant->signature, signature, size)) {
+        variantModule.emitError()
+            << "the build of batch " << size
+            << " does not have the inputs and outputs of batch 1 with " << size
+            << " samples";
+        return nullptr;
+      }
+      std::string suffix = "_b" + std::to_string(size);
+      variant->main->setName(kEntryFunctionName + suffix);
+      if (variant->servicesSlot)
+        variant->servicesSlot->setName(kServicesSlotName + suffix);
+      // The linker takes the local symbols something references only.
+      variant->main->setLinkage(llvm::GlobalValue::ExternalLinkage);
+      std::string mainName = variant->main->getName().str();
+      std::string slotName = variant->servicesSlot
+                                 ? variant->servicesSlot->getName().str()
+                                 : std::string();
+      // Weights the builds share are one constant (ConstantMerge below).
+      for (llvm::Module *m : {llvmModule.get(), variant->module.get()})
+        for (llvm::GlobalVariable &global : m->globals())
+          if (global.isConstant() && global.hasLocalLinkage())
+            global.setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+      if (llvm::Linker::linkModules(*llvmModule, std::move(variant->module))) {
+        module.emitError() << "linking the build of batch " << size
+                           << " failed";
+        return nullptr;
+      }
+      llvm::Function *main = llvmModule->getFunction(mainName);
+      main->setLinkage(llvm::GlobalValue::InternalLinkage);
+      llvm::GlobalVariable *slot =
+          slotName.empty()
+              ? nullptr
+              : llvmModule->getGlobalVariable(slotName, /*AllowInternal=*/true);
+      batchEntries.push_back(
+          entryOf(size,
+                  createEntry(b, *variant, main, slot, nullptr,
+                              "tessel_model_entry" + suffix),
+                  variant->workspaceSize));
+    }
+    llvm::ModuleAnalysisManager analyses;
+    llvm::ConstantMergePass().run(*llvmModule, analyses);
+  }
+
+  // Constant data in the module is the model's weights.
+  uint64_t weightsSize = 0;
+  for (llvm::GlobalVariable &global : llvmModule->globals())
+    if (global.isConstant() && global.hasInitializer())
+      weightsSize += layout.getTypeAllocSize(global.getValueType());
+  if (weightsBytes)
+    *weightsBytes = weightsSize;
+
+  llvm::Constant *entryTable = llvm::ConstantPointerNull::get(b.ptrTy);
+  if (!batchEntries.empty()) {
+    auto *tableTy =
+        llvm::ArrayType::get(b.batchEntryType(), batchEntries.size());
+    entryTable = new llvm::GlobalVariable(
+        *llvmModule, tableTy, true, llvm::GlobalValue::PrivateLinkage,
+        llvm::ConstantArray::get(tableTy, batchEntries),
+        "tessel_batch_entries");
   }
 
   const llvm::TargetMachine &tm = machine;
@@ -296,33 +436,36 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
       llvm::ConstantInt::get(b.i32, sizeof(tessel_model_desc)),
       llvm::ConstantInt::get(b.i16, TESSEL_ABI_MAJOR),
       llvm::ConstantInt::get(b.i16, TESSEL_ABI_MINOR),
-      b.string(signature->name, "tessel_model_name"),
+      b.string(signature.name, "tessel_model_name"),
       b.string(info.compilerVersion, "tessel_compiler_version"),
       b.string(info.compileFlags, "tessel_compile_flags"),
       b.string("cpu", "tessel_target"),
       b.string(tm.getTargetCPU(), "tessel_target_cpu"),
       b.string(getEnabledTargetFeatures(tm), "tessel_target_features"),
-      llvm::ConstantInt::get(b.i32, signature->inputs.size()),
-      llvm::ConstantInt::get(b.i32, signature->outputs.size()),
-      b.tensorTable(signature->inputs, "tessel_inputs"),
-      b.tensorTable(signature->outputs, "tessel_outputs"),
-      b.string("tessel_model_entry", "tessel_entry_name"),
-      entry,
-      llvm::ConstantInt::get(b.i64, workspaceSize),
+      llvm::ConstantInt::get(b.i32, signature.inputs.size()),
+      llvm::ConstantInt::get(b.i32, signature.outputs.size()),
+      b.tensorTable(signature.inputs, "tessel_inputs"),
+      b.tensorTable(signature.outputs, "tessel_outputs"),
+      b.string("tessel_model_entry", "tessel_entry_name"), entry,
+      llvm::ConstantInt::get(b.i64, base->workspaceSize),
       llvm::ConstantInt::get(b.i64, 64),
       llvm::ConstantInt::get(b.i64, weightsSize),
-      b.fixedValueTable(signature->inputs),
+      b.fixedValueTable(signature.inputs),
       // No op Tessel compiles is random, so no artifact is
       // TESSEL_MODEL_NONDETERMINISTIC (abi.h) yet.
-      llvm::ConstantInt::get(b.i32, usesAmx(*llvmModule)
-                                        ? TESSEL_MODEL_USES_AMX
-                                        : 0u),
+      llvm::ConstantInt::get(b.i32,
+                             usesAmx(*llvmModule) ? TESSEL_MODEL_USES_AMX : 0u),
       weightsBase ? b.string(info.weightsFile.name, "tessel_weights_file")
                   : llvm::ConstantPointerNull::get(b.ptrTy),
       llvm::ConstantInt::get(b.i64, info.weightsFile.size),
       llvm::ConstantInt::get(b.i64, info.weightsFile.checksum),
       weightsBase ? static_cast<llvm::Constant *>(weightsBase)
-                  : llvm::ConstantPointerNull::get(b.ptrTy)};
+                  : llvm::ConstantPointerNull::get(b.ptrTy),
+      llvm::ConstantInt::get(b.i64, batch ? batch->min : 0),
+      llvm::ConstantInt::get(b.i64, batch ? batch->max : 0),
+      batch ? b.string(batch->name, "tessel_batch_name")
+            : llvm::ConstantPointerNull::get(b.ptrTy),
+      llvm::ConstantInt::get(b.i32, batchEntries.size()), entryTable};
   auto *desc = new llvm::GlobalVariable(
       *llvmModule, b.modelDescType(), true, llvm::GlobalValue::InternalLinkage,
       llvm::ConstantStruct::get(b.modelDescType(), fields),

@@ -32,7 +32,7 @@ extern "C" {
 #endif
 
 #define TESSEL_ABI_MAJOR 1
-#define TESSEL_ABI_MINOR 3
+#define TESSEL_ABI_MINOR 4
 
 /* The symbol every artifact exports. */
 #define TESSEL_MODEL_SYMBOL "tessel_model_v1"
@@ -89,6 +89,15 @@ typedef int32_t (*tessel_entry_fn)(const tessel_runtime_services *services,
                                    void *const *inputs, void *const *outputs,
                                    void *workspace);
 
+/* ABI 1.4: code compiled for one batch size of a model with a dynamic
+ * batch: `entry` runs exactly `batch` samples (dimension 0 of every input
+ * and output) and needs `workspace_size` bytes of workspace. */
+typedef struct tessel_batch_entry {
+  int64_t batch;
+  tessel_entry_fn entry;
+  uint64_t workspace_size;
+} tessel_batch_entry;
+
 /* The artifact's descriptor. */
 typedef struct tessel_model_desc {
   uint32_t struct_size; /* sizeof(tessel_model_desc) of the writer */
@@ -131,6 +140,21 @@ typedef struct tessel_model_desc {
   uint64_t weights_file_size;
   uint64_t weights_file_checksum;
   const void **weights_base;
+  /* ABI 1.4: a dynamic batch (tessel-compile --dim-range), or
+   * `batch_max` 0 when every shape is static. Dimension 0 of every input
+   * and output is then the batch, named `batch_name`, which a run may set
+   * to any value in [batch_min, batch_max]; the samples are computed apart
+   * from each other. `inputs`, `outputs`, `entry` and `workspace_size` are
+   * those of batch 1, so a reader older than 1.4 runs the artifact at
+   * batch 1. `batch_entries` holds `num_batch_entries` entries by
+   * ascending batch, the first of batch 1: a run of B samples runs them in
+   * chunks, each through the entry of the largest batch that fits what is
+   * left, with the buffers' pointers advanced past the samples done. */
+  int64_t batch_min;
+  int64_t batch_max;
+  const char *batch_name;
+  uint32_t num_batch_entries;
+  const tessel_batch_entry *batch_entries;
 } tessel_model_desc;
 
 /* What `entry` returns when the artifact's weights file is not mapped. */

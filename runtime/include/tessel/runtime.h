@@ -162,6 +162,17 @@ tessel_model_output(const tessel_model *model, size_t index);
 TESSEL_API const void *tessel_model_input_fixed_value(const tessel_model *model,
                                                       size_t index);
 
+/* Whether the artifact has a dynamic batch (tessel-compile --dim-range; ABI
+ * 1.4's `batch_max` not 0). Returns 1 and stores the range in `*out_min`
+ * and `*out_max` when it has: dimension 0 of every input and output is then
+ * the batch (named by the descriptor's `batch_name`), which a run may set
+ * to any B in [min, max], the same for every tensor; the descriptions
+ * (tessel_model_input/output) show batch 1. Returns 0 and stores 0 in both
+ * when the shapes are static, the artifact predates ABI 1.4, or `model` is
+ * NULL. Either pointer may be NULL (not written). Thread-safe. */
+TESSEL_API int32_t tessel_model_batch_range(const tessel_model *model,
+                                            int64_t *out_min, int64_t *out_max);
+
 /*===----------------------------------------------------------------------===*
  * Tensors
  *===----------------------------------------------------------------------===*/
@@ -225,7 +236,8 @@ typedef struct tessel_session_options {
 /* Creates a session for `model` and stores it in `*out_session`. `options`
  * may be NULL (defaults) and is borrowed for the call only. The session takes
  * its own reference to `model`, so the caller may release its reference
- * afterwards. Allocates one workspace for the model. The caller owns the
+ * afterwards. Allocates one workspace for the model (with a dynamic batch,
+ * the largest any of its batch entries needs). The caller owns the
  * session and releases it with tessel_session_release(). Errors:
  * TESSEL_INVALID_ARGUMENT, TESSEL_OUT_OF_MEMORY. Thread-safe. */
 TESSEL_API tessel_status tessel_session_create(
@@ -271,10 +283,17 @@ TESSEL_API int32_t tessel_session_num_threads(const tessel_session *session);
  * the call only and their buffers stay owned by the caller. Before any
  * compiled code runs, checks the counts and each view's dtype, rank, shape,
  * size_bytes (exactly the dense size) and data alignment against the
- * descriptor. Output buffers are written; input buffers are only read.
+ * descriptor. With a dynamic batch (tessel_model_batch_range), dimension 0
+ * of every view is the run's batch B: any value in the range, the same for
+ * every input and output (size_bytes that of B samples); the B samples then
+ * run in chunks, each through the artifact's code for the largest batch
+ * that fits what is left. Output buffers are written; input buffers are
+ * only read.
  * Errors: TESSEL_INVALID_ARGUMENT (a mismatch; the message names the
  * tensor), TESSEL_RUNTIME_ERROR (the entry returned non-zero; outputs are
- * then unspecified), TESSEL_OUT_OF_MEMORY (no workspace could be allocated).
+ * then unspecified; with a dynamic batch, the message names the failed
+ * chunk's batch and samples), TESSEL_OUT_OF_MEMORY (no workspace could be
+ * allocated).
  * With a result cache (tessel_session_options.result_cache_bytes), the
  * checks come first, then a hit copies the cached outputs and runs nothing;
  * a failed run is never cached.

@@ -101,6 +101,11 @@ public:
   const tessel_tensor_desc *output(size_t index) const {
     return tessel_model_output(model, index);
   }
+  /// Whether the artifact has a dynamic batch (tessel_model_batch_range):
+  /// true with its range in `min` and `max`, else false with 0 in both.
+  bool batchRange(int64_t &min, int64_t &max) const {
+    return tessel_model_batch_range(model, &min, &max) != 0;
+  }
 
 private:
   explicit Model(tessel_model *model) : model(model) {}

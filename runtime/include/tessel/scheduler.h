@@ -4,7 +4,11 @@
  * is given one model per batch size (the same network compiled several times
  * with `tessel-compile --input-shape`, e.g. for batch 1, 4 and 8): every
  * input and output of every model has the batch as its leading dimension,
- * and otherwise the models agree tensor by tensor.
+ * and otherwise the models agree tensor by tensor. Or it is given one model
+ * with a dynamic batch (`tessel-compile --dim-range`, ABI 1.4), alone: a
+ * batch of n requests is then one run of exactly n rows (batch_min rows,
+ * the rest zeros, when n is fewer), which the runtime splits over the
+ * artifact's code for each batch size (tessel_session_run).
  *
  * A request carries the tensors of one sample (the models' shapes with a
  * leading dimension of 1), a priority and an optional deadline. The
@@ -48,7 +52,8 @@ typedef struct tessel_scheduler tessel_scheduler;
 typedef struct tessel_scheduler_options {
   uint32_t struct_size;
   /* The most requests one batch takes. Default: the largest batch size
-   * among the models, capped at queue_limit. May exceed the largest batch
+   * among the models (a dynamic batch's batch_max), capped at
+   * queue_limit. May exceed the largest batch
    * size (the batch then runs in several model runs); a queue holding
    * queue_limit requests counts as full whatever max_batch is. */
   int32_t max_batch;
@@ -92,15 +97,17 @@ typedef struct tessel_scheduler_options {
 } tessel_scheduler_options;
 
 /* Creates a scheduler over `models` (`num_models` >= 1 of them, distinct
- * batch sizes, in any order) and stores it in `*out_scheduler`. The
+ * batch sizes, in any order; or one model with a dynamic batch) and stores
+ * it in `*out_scheduler`. The
  * scheduler takes its own reference to every model and creates a session
  * for each; `models` and `options` (NULL: defaults) are borrowed for the
  * call only. Starts the scheduler's batching thread. The caller owns the
  * scheduler and releases it with tessel_scheduler_release(). Errors:
  * TESSEL_INVALID_ARGUMENT (NULL arguments, bad options, a tensor of rank 0,
  * tensors whose leading dimensions differ within a model, two models of one
- * batch size, models that disagree on anything but the batch: the message
- * names the models and the tensor), TESSEL_OUT_OF_MEMORY,
+ * batch size, models that disagree on anything but the batch, a model with
+ * a dynamic batch among others: the message names the models and the
+ * tensor), TESSEL_OUT_OF_MEMORY,
  * TESSEL_RUNTIME_ERROR (no thread could be started). Thread-safe. */
 TESSEL_API tessel_status tessel_scheduler_create(
     tessel_model *const *models, size_t num_models,
@@ -119,8 +126,9 @@ TESSEL_API size_t
 tessel_scheduler_num_models(const tessel_scheduler *scheduler);
 
 /* Returns the batch size (the leading dimension) of the scheduler's model
- * `index`, the models ordered by ascending batch size; 0 when `scheduler` is
- * NULL or `index` is out of range. Thread-safe. */
+ * `index`, the models ordered by ascending batch size (for a model with a
+ * dynamic batch, its batch_max); 0 when `scheduler` is NULL or `index` is
+ * out of range. Thread-safe. */
 TESSEL_API int64_t
 tessel_scheduler_batch_size(const tessel_scheduler *scheduler, size_t index);
 
@@ -189,7 +197,8 @@ typedef struct tessel_scheduler_stats {
   uint64_t deadline_exceeded; /* requests expired in the queue */
   uint64_t batches;           /* batches formed */
   uint64_t model_runs;        /* model runs (>= batches) */
-  uint64_t padded_rows;       /* zero rows run to fill a model's batch */
+  uint64_t padded_rows;       /* zero rows run to fill a model's batch (a
+                                 dynamic batch's batch_min) */
   /* The result cache (result_cache_bytes), all 0 without one. A hit counts
    * as submitted and completed, never as queued or batched. */
   uint64_t cache_hits;      /* requests served from the cache */

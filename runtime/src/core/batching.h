@@ -15,6 +15,7 @@
 #include "result_cache.h"
 #include "trace.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -90,11 +91,22 @@ struct Signature {
 };
 
 /// One model of the scheduler, with its session and the staging tensors of
-/// batches not running (allocated on demand, kept for reuse).
+/// batches not running (allocated on demand, kept for reuse). A model with
+/// a dynamic batch (ABI 1.4, alone in its scheduler) runs any number of
+/// rows from `batchMin` to `batch` (its batch_max) in one call.
 struct BatchModel {
   tessel_model *model = nullptr;
   tessel_session *session = nullptr;
-  int64_t batch = 0;
+  int64_t batch = 0; // the rows of one run; with a dynamic batch, the most
+  bool dynamic = false;
+  int64_t batchMin = 0;    // with a dynamic batch: fewer rows are padded
+  int64_t stagingRows = 0; // the rows of the staging tensors
+
+  /// The rows a run of `rows` requests computes: the model's batch, or
+  /// with a dynamic batch the requests' rows, at least `batchMin`.
+  int64_t runRows(size_t rows) const {
+    return dynamic ? std::max<int64_t>(int64_t(rows), batchMin) : batch;
+  }
 
   struct Staging {
     std::vector<tessel_tensor_view> inputs, outputs;
@@ -139,6 +151,10 @@ struct tessel_scheduler {
   /// The window options.target_p99_us sets, NULL without a target; used
   /// under `mutex`.
   std::unique_ptr<tessel::runtime::batching::AdaptiveWindow> adaptive;
+  /// The batch sizes `adaptive` times, ascending: the models', or for a
+  /// model with a dynamic batch some of the row counts it runs (a run of
+  /// other rows counts, scaled, as the largest of these below it).
+  std::vector<int64_t> timedSizes;
 
   ~tessel_scheduler();
   tessel_status checkRequest(const tessel_tensor_view *inputs, size_t numInputs,
@@ -155,6 +171,9 @@ struct tessel_scheduler {
   void expire(Clock::time_point now);
   /// Runs `batch` (on a pool thread) and completes its requests.
   void runBatch(std::vector<RequestPtr> batch);
+  /// Counts a run of `rows` rows that took `took` in `adaptive` (with
+  /// `mutex`).
+  void recordRun(int64_t rows, std::chrono::microseconds took);
   /// Runs `rows` requests of `batch` from `first` on `model`.
   void runChunk(BatchModel &model, const std::vector<RequestPtr> &batch,
                 size_t first, size_t rows);

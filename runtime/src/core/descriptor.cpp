@@ -11,6 +11,7 @@
 #include "shape.h"
 #include "status.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -37,8 +38,18 @@ constexpr size_t kDescSizeV1_2 =
 constexpr size_t kDescSizeV1_3 =
     offsetof(tessel_model_desc, weights_base) + sizeof(void *);
 
+/// The size of an ABI 1.4 descriptor: every field up to `batch_entries`.
+constexpr size_t kDescSizeV1_4 =
+    offsetof(tessel_model_desc, batch_entries) + sizeof(void *);
+
 /// More tensors than this means the descriptor is garbage.
 constexpr uint32_t kMaxTensors = 1u << 16;
+
+/// More batch entries than this means the descriptor is garbage.
+constexpr uint32_t kMaxBatchEntries = 1u << 16;
+
+/// The largest workspace accepted, in bytes.
+constexpr uint64_t kMaxWorkspaceSize = uint64_t(PTRDIFF_MAX) / 2;
 
 /// The largest workspace alignment accepted (2 MiB, a huge page).
 constexpr uint64_t kMaxWorkspaceAlignment = uint64_t(1) << 21;
@@ -72,6 +83,73 @@ tessel_status validateTensors(const tessel_tensor_desc *tensors, uint32_t count,
   return nullptr;
 }
 
+/// Checks that every tensor has the batch as dimension 0, with extent 1
+/// in the descriptor, and a dense size at `batchMax` samples that fits.
+tessel_status validateBatchedTensors(const tessel_tensor_desc *tensors,
+                                     uint32_t count, const char *kind,
+                                     int64_t batchMax,
+                                     const std::string &path) {
+  for (uint32_t i = 0; i < count; ++i) {
+    const tessel_tensor_desc &tensor = tensors[i];
+    std::string which = std::string(kind) + " " + quoted(tensor.name);
+    if (tensor.rank < 1 || tensor.shape[0] != 1)
+      return invalid(
+          path, which + " is " +
+                    formatTensorType(tensor.dtype, tensor.rank, tensor.shape) +
+                    ", but a dynamic batch needs dimension 0 of "
+                    "every input and output, of extent 1");
+    std::vector<int64_t> largest(tensor.shape, tensor.shape + tensor.rank);
+    largest[0] = batchMax;
+    std::string error = shapeError(tensor.dtype, tensor.rank, largest.data());
+    if (!error.empty())
+      return invalid(path, which + " at batch_max " + std::to_string(batchMax) +
+                               ": " + error);
+  }
+  return nullptr;
+}
+
+/// Checks ABI 1.4's dynamic batch: the range, the name, the entries (by
+/// ascending batch, the first of batch 1, none NULL) and the tensors.
+tessel_status validateBatch(const tessel_model_desc *desc,
+                            const std::string &path) {
+  std::string range =
+      std::to_string(desc->batch_min) + ".." + std::to_string(desc->batch_max);
+  if (desc->batch_min < 1 || desc->batch_max < desc->batch_min)
+    return invalid(path, "the batch range " + range +
+                             " is not 1 <= batch_min <= batch_max");
+  if (!desc->batch_name || !*desc->batch_name)
+    return invalid(path, "the dynamic batch " + range + " has no name");
+  uint32_t count = desc->num_batch_entries;
+  if (count == 0 || count > kMaxBatchEntries || !desc->batch_entries)
+    return invalid(path, std::to_string(count) + " batch entries" +
+                             (desc->batch_entries ? "" : " and no table") +
+                             " (1 to " + std::to_string(kMaxBatchEntries) +
+                             " needed, the first of batch 1)");
+  const tessel_batch_entry *entries = desc->batch_entries;
+  for (uint32_t i = 0; i < count; ++i) {
+    std::string which = "batch entry " + std::to_string(i) + " (batch " +
+                        std::to_string(entries[i].batch) + ")";
+    if (i == 0 && entries[i].batch != 1)
+      return invalid(path, which + " is the first, which must have batch 1");
+    if (i > 0 && entries[i].batch <= entries[i - 1].batch)
+      return invalid(path, which + " does not follow batch " +
+                               std::to_string(entries[i - 1].batch) +
+                               ": entries go by ascending batch");
+    if (!entries[i].entry)
+      return invalid(path, which + " has a NULL entry function");
+    if (entries[i].workspace_size > kMaxWorkspaceSize)
+      return invalid(path, which +
+                               " has an implausibly large "
+                               "workspace_size " +
+                               std::to_string(entries[i].workspace_size));
+  }
+  if (tessel_status status = validateBatchedTensors(
+          desc->inputs, desc->num_inputs, "input", desc->batch_max, path))
+    return status;
+  return validateBatchedTensors(desc->outputs, desc->num_outputs, "output",
+                                desc->batch_max, path);
+}
+
 std::string joined(const std::vector<std::string> &items) {
   std::string text;
   for (const std::string &item : items)
@@ -94,6 +172,18 @@ uint32_t modelFlags(const tessel_model_desc *desc) {
 
 const char *weightsFileName(const tessel_model_desc *desc) {
   return desc->struct_size < kDescSizeV1_3 ? nullptr : desc->weights_file;
+}
+
+bool hasDynamicBatch(const tessel_model_desc *desc) {
+  return desc->struct_size >= kDescSizeV1_4 && desc->batch_max != 0;
+}
+
+uint64_t largestWorkspace(const tessel_model_desc *desc) {
+  uint64_t size = desc->workspace_size;
+  if (hasDynamicBatch(desc))
+    for (uint32_t i = 0; i < desc->num_batch_entries; ++i)
+      size = std::max(size, desc->batch_entries[i].workspace_size);
+  return size;
 }
 
 tessel_status validateDescriptor(const tessel_model_desc *desc,
@@ -124,7 +214,7 @@ tessel_status validateDescriptor(const tessel_model_desc *desc,
     return invalid(path, "workspace_alignment " + std::to_string(alignment) +
                              " is not a power of two up to " +
                              std::to_string(kMaxWorkspaceAlignment));
-  if (desc->workspace_size > uint64_t(PTRDIFF_MAX) / 2)
+  if (desc->workspace_size > kMaxWorkspaceSize)
     return invalid(path, "workspace_size " +
                              std::to_string(desc->workspace_size) +
                              " is implausibly large");
@@ -140,6 +230,9 @@ tessel_status validateDescriptor(const tessel_model_desc *desc,
   if (tessel_status status =
           validateTensors(desc->outputs, desc->num_outputs, "output", path))
     return status;
+  if (hasDynamicBatch(desc))
+    if (tessel_status status = validateBatch(desc, path))
+      return status;
 
   std::vector<std::string> missing = missingCpuFeatures(desc->target_features);
   if (!missing.empty())

@@ -110,4 +110,14 @@ const tessel_tensor_desc *tessel_model_output(const tessel_model *model,
   return &model->desc->outputs[index];
 }
 
+int32_t tessel_model_batch_range(const tessel_model *model, int64_t *out_min,
+                                 int64_t *out_max) {
+  bool dynamic = model && hasDynamicBatch(model->desc);
+  if (out_min)
+    *out_min = dynamic ? model->desc->batch_min : 0;
+  if (out_max)
+    *out_max = dynamic ? model->desc->batch_max : 0;
+  return dynamic ? 1 : 0;
+}
+
 } // extern "C"

@@ -37,8 +37,8 @@ tessel_status checkArtifactImage(const unsigned char *data, uint64_t size,
 tessel_status checkArtifactFile(int fd, const std::string &path);
 
 /// Checks a descriptor read from the artifact at `path` (used in messages):
-/// size, ABI version, target, entry, workspace and every tensor description;
-/// then that this CPU has the target's features.
+/// size, ABI version, target, entry, workspace, every tensor description
+/// and the dynamic batch; then that this CPU has the target's features.
 tessel_status validateDescriptor(const tessel_model_desc *desc,
                                  const std::string &path);
 
@@ -54,6 +54,14 @@ uint32_t modelFlags(const tessel_model_desc *desc);
 /// The name of the artifact's weights file (ABI 1.3), or NULL when it has
 /// none or predates the field.
 const char *weightsFileName(const tessel_model_desc *desc);
+
+/// Whether the artifact has a dynamic batch (ABI 1.4: `batch_max` not 0);
+/// false when it predates the fields.
+bool hasDynamicBatch(const tessel_model_desc *desc);
+
+/// The largest workspace any of the artifact's entries needs: the batch
+/// entries' and `workspace_size`.
+uint64_t largestWorkspace(const tessel_model_desc *desc);
 
 } // namespace tessel::runtime
 

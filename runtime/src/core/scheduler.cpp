@@ -35,11 +35,14 @@ tessel_status BatchModel::takeStaging(std::unique_ptr<Staging> &out) {
     }
   }
   auto staging = std::make_unique<Staging>();
-  auto allocate = [](const tessel_tensor_desc *desc,
-                     std::vector<tessel_tensor_view> &into) -> tessel_status {
+  auto allocate = [&](const tessel_tensor_desc *desc,
+                      std::vector<tessel_tensor_view> &into) -> tessel_status {
     tessel_tensor_view view{};
+    std::vector<int64_t> shape(desc->shape, desc->shape + desc->rank);
+    if (dynamic)
+      shape[0] = stagingRows; // the descriptions are batch 1's
     if (tessel_status status =
-            tessel_tensor_alloc(desc->dtype, desc->rank, desc->shape, &view))
+            tessel_tensor_alloc(desc->dtype, desc->rank, shape.data(), &view))
       return status;
     into.push_back(view);
     return nullptr;
@@ -174,6 +177,9 @@ void tessel_scheduler::batchLoop() {
 void tessel_scheduler::runChunk(BatchModel &model,
                                 const std::vector<RequestPtr> &batch,
                                 size_t first, size_t rows) {
+  // The rows run: the model's batch, or the requests' with a dynamic
+  // batch (at least its batch_min).
+  const int64_t runRows = model.runRows(rows);
   // Counted before the requests complete, so that a caller who waited for
   // them sees them in the statistics.
   Clock::time_point started = Clock::now();
@@ -183,13 +189,13 @@ void tessel_scheduler::runChunk(BatchModel &model,
     stats.completed += rows;
     if (ran) {
       stats.model_runs += 1;
-      stats.padded_rows += size_t(model.batch) - rows;
+      stats.padded_rows += size_t(runRows) - rows;
     }
     if (adaptive) {
       if (ran)
-        adaptive->recordRun(
-            model.batch, std::chrono::duration_cast<std::chrono::microseconds>(
-                             finished - started));
+        recordRun(runRows,
+                  std::chrono::duration_cast<std::chrono::microseconds>(
+                      finished - started));
       auto target = std::chrono::microseconds(options.target_p99_us);
       for (size_t r = 0; r < rows; ++r)
         if (finished - batch[first + r]->submitted > target)
@@ -206,10 +212,9 @@ void tessel_scheduler::runChunk(BatchModel &model,
   };
   trace::Span span("scheduler", trace::enabled() ? "batch" : "",
                    trace::enabled()
-                       ? "\"rows\": " + std::to_string(rows) +
-                             ", \"batch\": " + std::to_string(model.batch) +
-                             ", \"padded\": " +
-                             std::to_string(size_t(model.batch) - rows)
+                       ? "\"rows\": " + std::to_string(rows) + ", \"batch\": " +
+                             std::to_string(runRows) + ", \"padded\": " +
+                             std::to_string(size_t(runRows) - rows)
                        : std::string());
   std::unique_ptr<BatchModel::Staging> staging;
   if (tessel_status status = model.takeStaging(staging))
@@ -219,14 +224,15 @@ void tessel_scheduler::runChunk(BatchModel &model,
     size_t row = signature.inputRowBytes[i];
     for (size_t r = 0; r < rows; ++r)
       std::memcpy(base + r * row, batch[first + r]->inputs[i].data, row);
-    std::memset(base + rows * row, 0, (size_t(model.batch) - rows) * row);
+    std::memset(base + rows * row, 0, (size_t(runRows) - rows) * row);
   }
   std::vector<void *> pointers;
   for (const tessel_tensor_view &view : staging->inputs)
     pointers.push_back(view.data);
   for (const tessel_tensor_view &view : staging->outputs)
     pointers.push_back(view.data);
-  if (tessel_status status = runEntry(model.session, pointers)) {
+  if (tessel_status status =
+          runEntry(model.session, pointers, model.dynamic ? runRows : 1)) {
     model.giveBack(std::move(staging));
     return fail(status, /*ran=*/true);
   }
@@ -250,6 +256,17 @@ void tessel_scheduler::runChunk(BatchModel &model,
     request->complete(TESSEL_OK, "");
   }
   model.giveBack(std::move(staging));
+}
+
+void tessel_scheduler::recordRun(int64_t rows, std::chrono::microseconds took) {
+  // The largest timed size <= rows (the first is the smallest run), its
+  // time scaled down from `rows`: the window's estimates go by sizes.
+  auto above = std::upper_bound(timedSizes.begin(), timedSizes.end(), rows);
+  int64_t size =
+      above == timedSizes.begin() ? timedSizes.front() : *std::prev(above);
+  if (size != rows)
+    took = std::chrono::microseconds(took.count() * size / rows);
+  adaptive->recordRun(size, took);
 }
 
 void tessel_scheduler::runBatch(std::vector<RequestPtr> batch) {

@@ -42,6 +42,30 @@ std::string describeModel(tessel_model *model, size_t index) {
          quoted(desc && desc->model_name ? desc->model_name : "") + ")";
 }
 
+/// The batch sizes the adaptive window times: the models'; for one model
+/// with a dynamic batch, the sizes of its batch entries it may run, with
+/// its smallest and largest run (batch_min, and the staging rows).
+std::vector<int64_t>
+timedSizes(const std::vector<std::unique_ptr<BatchModel>> &models) {
+  std::vector<int64_t> sizes;
+  const BatchModel &first = *models.front();
+  if (!first.dynamic) {
+    for (auto &entry : models)
+      sizes.push_back(entry->batch);
+    return sizes;
+  }
+  sizes = {first.batchMin, first.stagingRows};
+  const tessel_model_desc *desc = tessel_model_descriptor(first.model);
+  for (uint32_t i = 0; i < desc->num_batch_entries; ++i) {
+    int64_t batch = desc->batch_entries[i].batch;
+    if (batch > first.batchMin && batch < first.stagingRows)
+      sizes.push_back(batch);
+  }
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
 std::string shapeText(const int64_t *shape, int32_t rank) {
   std::string text = "[";
   for (int32_t d = 0; d < rank; ++d)
@@ -205,9 +229,25 @@ tessel_status tessel_scheduler_create(tessel_model *const *models,
                           "tessel_scheduler_create: " + what +
                               " has no inputs or outputs");
       auto entry = std::make_unique<BatchModel>();
+      int64_t batchMin = 0, batchMax = 0;
+      if (tessel_model_batch_range(model, &batchMin, &batchMax)) {
+        // It runs every batch size itself: another model has no place.
+        if (num_models > 1)
+          return makeStatus(
+              TESSEL_INVALID_ARGUMENT,
+              "tessel_scheduler_create: " + what + " has a dynamic batch (" +
+                  tessel_model_descriptor(model)->batch_name + "=" +
+                  std::to_string(batchMin) + ".." + std::to_string(batchMax) +
+                  "), which runs every batch size itself: give it alone, "
+                  "without other models");
+        entry->dynamic = true;
+        entry->batchMin = batchMin;
+        batch = batchMax; // the descriptions are batch 1's
+      }
       tessel_model_retain(model); // released by the destructor
       entry->model = model;
       entry->batch = batch;
+      entry->stagingRows = batch;
       scheduler->models.push_back(std::move(entry));
     }
     std::stable_sort(
@@ -270,13 +310,16 @@ tessel_status tessel_scheduler_create(tessel_model *const *models,
     if (resolved.max_batch == 0)
       resolved.max_batch = int32_t(std::min<int64_t>(
           scheduler->models.back()->batch, resolved.queue_limit));
-    if (resolved.target_p99_us > 0) {
-      std::vector<int64_t> sizes;
-      for (auto &entry : scheduler->models)
-        sizes.push_back(entry->batch);
+    BatchModel &largest = *scheduler->models.back();
+    if (largest.dynamic)
+      largest.stagingRows = std::max<int64_t>(
+          largest.batchMin,
+          std::min<int64_t>(largest.batch, resolved.max_batch));
+    scheduler->timedSizes = timedSizes(scheduler->models);
+    if (resolved.target_p99_us > 0)
       scheduler->adaptive = std::make_unique<AdaptiveWindow>(
-          std::chrono::microseconds(resolved.target_p99_us), sizes);
-    }
+          std::chrono::microseconds(resolved.target_p99_us),
+          scheduler->timedSizes);
 
     // The destructor releases the sessions created so far. They cache
     // nothing: batches are not requests (the scheduler caches rows).

@@ -28,31 +28,92 @@ tessel_session::~tessel_session() {
 
 namespace {
 
+/// A run's batch while its views are checked, for a model with a dynamic
+/// batch: the range, and the batch of the first view checked.
+struct BatchState {
+  int64_t min = 0, max = 0;
+  const char *name = "";
+  int64_t batch = 0; // 0: no view checked yet
+  const char *firstKind = "";
+  const char *firstName = "";
+};
+
+/// `float32[N,3]`: a tensor type with its batch `name` as dimension 0.
+std::string batchedType(const tessel_tensor_desc &desc, const char *name) {
+  std::string text = formatTensorType(desc.dtype, desc.rank, desc.shape);
+  size_t open = text.find('[');
+  return text.replace(open + 1, std::to_string(desc.shape[0]).size(), name);
+}
+
+/// Checks that `batch`, dimension 0 of the view of `kind` `name`, is in
+/// the model's range and equals that of the views checked before.
+tessel_status checkBatch(BatchState &state, int64_t batch, const char *kind,
+                         const char *name) {
+  auto fail = [&](const std::string &what) {
+    return makeStatus(TESSEL_INVALID_ARGUMENT,
+                      std::string(kind) + " " + quoted(name) + ": " + what);
+  };
+  if (batch < state.min || batch > state.max)
+    return fail("dimension 0 (batch " + quoted(state.name) + ") is " +
+                std::to_string(batch) + ", outside the artifact's range " +
+                std::to_string(state.min) + ".." + std::to_string(state.max));
+  if (state.batch == 0) {
+    state.batch = batch;
+    state.firstKind = kind;
+    state.firstName = name;
+    return nullptr;
+  }
+  if (batch == state.batch)
+    return nullptr;
+  bool afterInputs = std::strcmp(kind, "output") == 0 &&
+                     std::strcmp(state.firstKind, "input") == 0;
+  return fail("batch " + std::to_string(batch) + " differs from " +
+              (afterInputs
+                   ? "the inputs' batch " + std::to_string(state.batch)
+                   : "the batch " + std::to_string(state.batch) + " of " +
+                         state.firstKind + " " + quoted(state.firstName)));
+}
+
 /// Checks one caller view against its description; `kind` is "input" or
-/// "output". Builds no strings unless the view is wrong: this runs on every
-/// call.
+/// "output". With `dynamic` (a model with a dynamic batch), dimension 0 is
+/// the batch, checked by checkBatch. Builds no strings unless the view is
+/// wrong: this runs on every call.
 tessel_status checkView(const tessel_tensor_view &view,
-                        const tessel_tensor_desc &desc, const char *kind) {
+                        const tessel_tensor_desc &desc, const char *kind,
+                        BatchState *dynamic) {
   auto fail = [&](const std::string &what) {
     return makeStatus(TESSEL_INVALID_ARGUMENT, std::string(kind) + " " +
                                                    quoted(desc.name) + ": " +
                                                    what);
   };
   auto expected = [&] {
-    return formatTensorType(desc.dtype, desc.rank, desc.shape);
+    if (!dynamic)
+      return formatTensorType(desc.dtype, desc.rank, desc.shape);
+    return batchedType(desc, dynamic->name) + " (" + dynamic->name + " in " +
+           std::to_string(dynamic->min) + ".." + std::to_string(dynamic->max) +
+           ")";
   };
   bool sameType = view.dtype == desc.dtype && view.rank == desc.rank &&
                   (view.rank <= 0 || view.shape);
-  for (int32_t i = 0; sameType && i < desc.rank; ++i)
+  for (int32_t i = dynamic ? 1 : 0; sameType && i < desc.rank; ++i)
     sameType = view.shape[i] == desc.shape[i];
   if (!sameType)
     return fail("expected " + expected() + ", got " +
                 formatTensorType(view.dtype, view.rank, view.shape));
   size_t bytes = 0;
   denseByteSize(desc.dtype, desc.rank, desc.shape, bytes);
+  if (dynamic) {
+    if (tessel_status status =
+            checkBatch(*dynamic, view.shape[0], kind, desc.name))
+      return status;
+    // Fits: the descriptor's check sized every tensor at batch_max.
+    bytes *= size_t(view.shape[0]);
+  }
   if (view.size_bytes != bytes)
     return fail("size_bytes is " + std::to_string(view.size_bytes) + ", but " +
-                expected() + " holds " + std::to_string(bytes));
+                (dynamic ? formatTensorType(view.dtype, view.rank, view.shape)
+                         : expected()) +
+                " holds " + std::to_string(bytes));
   if (!view.data && bytes > 0)
     return fail("data is NULL");
   size_t elementSize = tessel_dtype_size(desc.dtype);
@@ -64,7 +125,7 @@ tessel_status checkView(const tessel_tensor_view &view,
 
 tessel_status checkViews(const tessel_tensor_view *views, size_t count,
                          const tessel_tensor_desc *descs, uint32_t expected,
-                         const char *kind) {
+                         const char *kind, BatchState *dynamic) {
   if (count != expected)
     return makeStatus(TESSEL_INVALID_ARGUMENT,
                       "expected " + std::to_string(expected) + " " + kind +
@@ -74,7 +135,7 @@ tessel_status checkViews(const tessel_tensor_view *views, size_t count,
     return makeStatus(TESSEL_INVALID_ARGUMENT,
                       std::string("the ") + kind + " array is NULL");
   for (size_t i = 0; i < count; ++i)
-    if (tessel_status status = checkView(views[i], descs[i], kind))
+    if (tessel_status status = checkView(views[i], descs[i], kind, dynamic))
       return status;
   return nullptr;
 }
@@ -136,9 +197,11 @@ std::string formatValues(int32_t dtype, const void *data, size_t count) {
 }
 
 /// Checks the inputs fixed at compile time (--input-value) against the
-/// caller's values: the compiled code computed with the fixed ones.
+/// caller's values: the compiled code computed with the fixed ones. With a
+/// dynamic batch the fixed value is one sample's, which each of the
+/// `batch` samples must hold.
 tessel_status checkFixedInputs(const tessel_model_desc *desc,
-                               const tessel_tensor_view *views) {
+                               const tessel_tensor_view *views, int64_t batch) {
   for (uint32_t i = 0; i < desc->num_inputs; ++i) {
     const void *fixed = fixedInputValue(desc, i);
     if (!fixed)
@@ -146,17 +209,22 @@ tessel_status checkFixedInputs(const tessel_model_desc *desc,
     const tessel_tensor_desc &input = desc->inputs[i];
     size_t bytes = 0;
     denseByteSize(input.dtype, input.rank, input.shape, bytes);
-    if (bytes == 0 || std::memcmp(views[i].data, fixed, bytes) == 0)
-      continue;
-    size_t count = bytes / tessel_dtype_size(input.dtype);
-    return makeStatus(
-        TESSEL_INVALID_ARGUMENT,
-        "input " + quoted(input.name) +
-            ": the model was compiled for the fixed value " +
-            formatValues(input.dtype, fixed, count) +
-            " of this input (tessel-compile --input-value), got " +
-            formatValues(input.dtype, views[i].data, count) +
-            "; recompile with the value you need");
+    for (int64_t sample = 0; bytes > 0 && sample < batch; ++sample) {
+      const auto *given =
+          static_cast<const unsigned char *>(views[i].data) + sample * bytes;
+      if (std::memcmp(given, fixed, bytes) == 0)
+        continue;
+      size_t count = bytes / tessel_dtype_size(input.dtype);
+      return makeStatus(
+          TESSEL_INVALID_ARGUMENT,
+          "input " + quoted(input.name) +
+              ": the model was compiled for the fixed value " +
+              formatValues(input.dtype, fixed, count) +
+              " of this input (tessel-compile --input-value), got " +
+              formatValues(input.dtype, given, count) +
+              (batch > 1 ? " in sample " + std::to_string(sample) : "") +
+              "; recompile with the value you need");
+    }
   }
   return nullptr;
 }
@@ -169,7 +237,7 @@ tessel_status allocateWorkspace(const tessel_session *session,
   workspace = nullptr;
   return makeStatus(TESSEL_OUT_OF_MEMORY,
                     "cannot allocate the " +
-                        std::to_string(model->desc->workspace_size) +
+                        std::to_string(largestWorkspace(model->desc)) +
                         "-byte workspace of '" + model->path + "'");
 }
 
@@ -199,6 +267,45 @@ void releaseWorkspace(tessel_session *session, void *workspace) {
   } catch (...) {
   }
   std::free(workspace); // could not keep it
+}
+
+/// Runs the `batch` samples of a model with a dynamic batch in chunks, each
+/// through the batch entry of the largest batch that fits what is left,
+/// the pointers advanced past the samples done; stops at the first chunk
+/// that fails.
+tessel_status runChunks(tessel_session *session,
+                        const std::vector<void *> &pointers, int64_t batch,
+                        void *workspace) {
+  const tessel_model_desc *desc = session->model->desc;
+  const tessel_batch_entry *entries = desc->batch_entries;
+  uint32_t fits = desc->num_batch_entries; // entries[0, fits) may fit
+  std::vector<void *> moved;
+  for (int64_t done = 0; done < batch;) {
+    // The first entry has batch 1, so one always fits.
+    while (entries[fits - 1].batch > batch - done)
+      --fits;
+    const tessel_batch_entry &chosen = entries[fits - 1];
+    void *const *args = pointers.data();
+    if (done > 0) {
+      moved.resize(pointers.size());
+      for (size_t t = 0; t < pointers.size(); ++t)
+        moved[t] = static_cast<unsigned char *>(pointers[t]) +
+                   size_t(done) * session->sampleBytes[t];
+      args = moved.data();
+    }
+    int32_t result = chosen.entry(&session->services, args,
+                                  args + desc->num_inputs, workspace);
+    if (result != 0)
+      return makeStatus(TESSEL_RUNTIME_ERROR,
+                        "'" + session->model->path + "': the entry for batch " +
+                            std::to_string(chosen.batch) +
+                            " failed with code " + std::to_string(result) +
+                            " on samples " + std::to_string(done) + " to " +
+                            std::to_string(done + chosen.batch - 1) + " of " +
+                            std::to_string(batch));
+    done += chosen.batch;
+  }
+  return nullptr;
 }
 
 } // namespace
@@ -231,33 +338,53 @@ tessel_status checkRunArguments(const tessel_session *session,
                                 const tessel_tensor_view *inputs,
                                 size_t numInputs,
                                 const tessel_tensor_view *outputs,
-                                size_t numOutputs) {
+                                size_t numOutputs, int64_t &batch) {
   const tessel_model_desc *desc = session->model->desc;
+  BatchState state;
+  BatchState *dynamic = nullptr;
+  if (!session->sampleBytes.empty()) {
+    state.min = desc->batch_min;
+    state.max = desc->batch_max;
+    state.name = desc->batch_name;
+    dynamic = &state;
+  }
   if (tessel_status status = checkViews(inputs, numInputs, desc->inputs,
-                                        desc->num_inputs, "input"))
+                                        desc->num_inputs, "input", dynamic))
     return status;
-  if (tessel_status status = checkFixedInputs(desc, inputs))
+  // (Without inputs there is no fixed one, nor a batch yet.)
+  if (tessel_status status =
+          checkFixedInputs(desc, inputs, dynamic ? state.batch : 1))
     return status;
-  return checkViews(outputs, numOutputs, desc->outputs, desc->num_outputs,
-                    "output");
+  if (tessel_status status = checkViews(outputs, numOutputs, desc->outputs,
+                                        desc->num_outputs, "output", dynamic))
+    return status;
+  batch = dynamic ? state.batch : 1;
+  return nullptr;
 }
 
 tessel_status runEntry(tessel_session *session,
-                       const std::vector<void *> &pointers) {
+                       const std::vector<void *> &pointers, int64_t batch) {
   const tessel_model_desc *desc = session->model->desc;
   void *workspace = nullptr;
   if (tessel_status status = acquireWorkspace(session, workspace))
     return status;
   double start = trace::enabled() ? trace::now() : 0;
-  int32_t result = desc->entry(&session->services, pointers.data(),
-                               pointers.data() + desc->num_inputs, workspace);
+  int32_t result = 0;
+  tessel_status failure = nullptr;
+  if (session->sampleBytes.empty())
+    result = desc->entry(&session->services, pointers.data(),
+                         pointers.data() + desc->num_inputs, workspace);
+  else
+    failure = runChunks(session, pointers, batch, workspace);
   if (trace::enabled())
-    trace::complete("run", desc->model_name ? desc->model_name : "run", start,
-                    trace::now(),
-                    "\"threads\": " +
-                        std::to_string(session->parallel.numThreads) +
-                        ", \"status\": " + std::to_string(result));
+    trace::complete(
+        "run", desc->model_name ? desc->model_name : "run", start, trace::now(),
+        "\"threads\": " + std::to_string(session->parallel.numThreads) +
+            ", \"batch\": " + std::to_string(batch) +
+            ", \"status\": " + std::to_string(failure ? 1 : result));
   releaseWorkspace(session, workspace);
+  if (failure)
+    return failure;
   if (result != 0)
     return makeStatus(
         TESSEL_RUNTIME_ERROR,
@@ -268,17 +395,26 @@ tessel_status runEntry(tessel_session *session,
 }
 
 tessel_status runModel(tessel_session *session,
-                       const std::vector<void *> &pointers) {
+                       const std::vector<void *> &pointers, int64_t batch) {
   ResultCache *cache = session->cache.get();
   if (!cache)
-    return runEntry(session, pointers);
+    return runEntry(session, pointers, batch);
   size_t numInputs = session->inputBytes.size();
-  RunBuffers run{pointers.data(),
-                 session->inputBytes.data(),
-                 numInputs,
-                 pointers.data() + numInputs,
-                 session->outputBytes.data(),
-                 session->outputBytes.size()};
+  // With a dynamic batch the sizes are one sample's: scale them.
+  std::vector<size_t> inputBytes, outputBytes;
+  const size_t *inputSizes = session->inputBytes.data();
+  const size_t *outputSizes = session->outputBytes.data();
+  if (batch != 1) {
+    for (size_t bytes : session->inputBytes)
+      inputBytes.push_back(bytes * size_t(batch));
+    for (size_t bytes : session->outputBytes)
+      outputBytes.push_back(bytes * size_t(batch));
+    inputSizes = inputBytes.data();
+    outputSizes = outputBytes.data();
+  }
+  RunBuffers run{pointers.data(), inputSizes,
+                 numInputs,       pointers.data() + numInputs,
+                 outputSizes,     session->outputBytes.size()};
   uint64_t key = ResultCache::key(run);
   double start = trace::enabled() ? trace::now() : 0;
   if (cache->lookup(key, run)) {
@@ -286,7 +422,7 @@ tessel_status runModel(tessel_session *session,
       trace::complete("run", "result cache hit", start, trace::now());
     return nullptr;
   }
-  if (tessel_status status = runEntry(session, pointers))
+  if (tessel_status status = runEntry(session, pointers, batch))
     return status;
   cache->insert(key, run);
   return nullptr;
@@ -345,13 +481,15 @@ tessel_status tessel_session_create(tessel_model *model,
     const tessel_model_desc *desc = model->desc;
     auto session = std::make_unique<tessel_session>();
     session->numThreads = numThreads == 0 ? availableCores() : numThreads;
-    if (desc->workspace_size > 0) {
+    // One workspace serves every batch entry: the largest they need.
+    uint64_t workspaceSize = largestWorkspace(desc);
+    if (workspaceSize > 0) {
       session->workspaceAlignment = desc->workspace_alignment > kBufferAlignment
                                         ? size_t(desc->workspace_alignment)
                                         : kBufferAlignment;
       size_t alignment = session->workspaceAlignment;
-      session->workspaceBytes = (size_t(desc->workspace_size) + alignment - 1) /
-                                alignment * alignment;
+      session->workspaceBytes =
+          (size_t(workspaceSize) + alignment - 1) / alignment * alignment;
       // One workspace up front, so that a session that cannot hold one
       // fails here rather than at its first run.
       session->freeWorkspaces.reserve(1);
@@ -360,6 +498,14 @@ tessel_status tessel_session_create(tessel_model *model,
               allocateWorkspace(session.get(), model, workspace))
         return status;
       session->freeWorkspaces.push_back(workspace);
+    }
+    if (hasDynamicBatch(desc)) {
+      // The descriptions are those of batch 1: one sample each.
+      std::vector<size_t> &sizes = session->sampleBytes;
+      sizes = denseSizes(desc->inputs, desc->num_inputs);
+      std::vector<size_t> outputs =
+          denseSizes(desc->outputs, desc->num_outputs);
+      sizes.insert(sizes.end(), outputs.begin(), outputs.end());
     }
     // Outputs that may differ between runs on the same inputs are never
     // served from a cache.
@@ -399,12 +545,13 @@ tessel_status tessel_session_run(tessel_session *session,
     if (!session)
       return makeStatus(TESSEL_INVALID_ARGUMENT,
                         "tessel_session_run: session is NULL");
+    int64_t batch = 1;
     if (tessel_status status = checkRunArguments(session, inputs, num_inputs,
-                                                 outputs, num_outputs))
+                                                 outputs, num_outputs, batch))
       return status;
     std::vector<void *> pointers =
         collectDataPointers(inputs, num_inputs, outputs, num_outputs);
-    return runModel(session, pointers);
+    return runModel(session, pointers, batch);
   });
 }
 

@@ -34,8 +34,13 @@ struct tessel_session {
   size_t workspaceBytes = 0; // rounded up to `workspaceAlignment`
   size_t workspaceAlignment = 0;
 
+  /// With a dynamic batch (ABI 1.4): the bytes of one sample of every
+  /// input, then of every output; empty for a static model.
+  std::vector<size_t> sampleBytes;
+
   /// The result cache (tessel_session_options.result_cache_bytes), NULL
-  /// without one; with one, the dense byte size of every input and output.
+  /// without one; with one, the dense byte size of every input and output
+  /// (of one sample, with a dynamic batch).
   std::unique_ptr<tessel::runtime::ResultCache> cache;
   std::vector<size_t> inputBytes, outputBytes;
 
@@ -50,12 +55,13 @@ void retainSession(tessel_session *session);
 void releaseSession(tessel_session *session);
 
 /// Checks the views of a run against the session's model, as
-/// tessel_session_run documents.
+/// tessel_session_run documents, and stores the run's batch in `batch`:
+/// dimension 0 of the views with a dynamic batch, 1 for a static model.
 tessel_status checkRunArguments(const tessel_session *session,
                                 const tessel_tensor_view *inputs,
                                 size_t numInputs,
                                 const tessel_tensor_view *outputs,
-                                size_t numOutputs);
+                                size_t numOutputs, int64_t &batch);
 
 /// The data pointers of a run: inputs, then outputs (the entry's order).
 std::vector<void *> collectDataPointers(const tessel_tensor_view *inputs,
@@ -64,17 +70,20 @@ std::vector<void *> collectDataPointers(const tessel_tensor_view *inputs,
                                         size_t numOutputs);
 
 /// Calls the model's entry on checked arguments: `pointers` holds the input
-/// data pointers followed by the output data pointers. Takes a workspace
-/// for the duration of the call. Thread-safe.
+/// data pointers followed by the output data pointers. A static model runs
+/// its entry once (`batch` 1). With a dynamic batch the `batch` samples run
+/// in chunks, each through the batch entry of the largest batch that fits
+/// what is left, the pointers advanced past the samples done. Takes one
+/// workspace for the duration of the call. Thread-safe.
 tessel_status runEntry(tessel_session *session,
-                       const std::vector<void *> &pointers);
+                       const std::vector<void *> &pointers, int64_t batch);
 
 /// A run of the session (tessel_session_run, tessel_run_async): serves it
 /// from the session's result cache when it holds the inputs, otherwise
 /// calls runEntry and caches the outputs of a successful run. `pointers`
-/// as runEntry's. Thread-safe.
+/// and `batch` as runEntry's. Thread-safe.
 tessel_status runModel(tessel_session *session,
-                       const std::vector<void *> &pointers);
+                       const std::vector<void *> &pointers, int64_t batch);
 
 } // namespace tessel::runtime
 

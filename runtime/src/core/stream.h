@@ -53,9 +53,10 @@ public:
   ~Stream();
 
   /// Queues a run of `session` (retained until the run is over) with the
-  /// input data pointers followed by the output data pointers.
+  /// input data pointers followed by the output data pointers, of `batch`
+  /// samples (1 for a static model; see runEntry).
   tessel_status enqueueRun(tessel_session *session,
-                           std::vector<void *> pointers);
+                           std::vector<void *> pointers, int64_t batch);
   /// Queues the completion of `marker`, or completes it at once when the
   /// stream has nothing queued or running.
   tessel_status enqueueRecord(std::shared_ptr<Marker> marker);
@@ -74,6 +75,7 @@ private:
     enum class Kind { Run, Record, Wait } kind = Kind::Run;
     tessel_session *session = nullptr; // Run: one reference
     std::vector<void *> pointers;      // Run
+    int64_t batch = 1;                 // Run
     std::shared_ptr<Marker> marker;    // Record, Wait
     uint64_t traceId = 0;              // Run, when traced from its enqueue
 

@@ -278,6 +278,35 @@ def TesselSampleLoopsPass : Pass<"tessel-sample-loops", "func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TesselVerifySampleIndependencePass
+    : Pass<"tessel-verify-sample-independence", "func::FuncOp"> {
+  let summary = "Checks that a batch's samples are computed apart";
+  let description = [{
+    On tensors, after the lowering to `linalg`, in a build of a model with a
+    dynamic batch (`tessel-compile --dim-range`) at a batch of 2 or more.
+    The artifact runs a batch of any size as chunks of the batch sizes it
+    was compiled for, which is right only when no sample's results depend
+    on another sample, nor on its position in the batch or on the batch's
+    size. This pass proves it or fails with an error at the first op that
+    mixes the samples.
+
+    Every argument of the function is a batch: its dimension 0 is the
+    samples. An op that reads a batch (an operand, or a value its regions
+    capture) must compute each sample apart (`sampleAccess`, with tensors
+    of any rank: a `linalg` op whose first loop is parallel over dimension
+    0 of every batch it reads and of every output, without `linalg.index
+    0`, or a pad, reshape or slice that keeps dimension 0 whole), and its
+    results are batches. An operand such an op reads one sample of that is
+    not a batch must be the same for every sample: a splat constant, an
+    empty tensor, or the result of such an op that reads only those and
+    whole tensors. Every result of the function is a batch.
+  }];
+  let options = [
+    Option<"batch", "batch", "int64_t", /*default=*/"0",
+           "The batch; 0: dimension 0 of the first argument">
+  ];
+}
+
 def TesselVectorizeConvolutionsPass
     : Pass<"tessel-vectorize-convolutions", "func::FuncOp"> {
   let summary = "Direct NCHW or NHWC f32 convolutions with register-resident output tiles";

@@ -33,6 +33,13 @@ struct ImportOptions {
   /// --preprocess SPEC (docs/compiler.md, "Preprocessing"): the image
   /// preprocessing prepended to the graph; empty: none.
   std::string preprocess;
+  /// A dynamic batch (tessel-compile --dim-range), compiled one batch size
+  /// at a time: dimension 0 of every input is the batch, declared by the
+  /// model as the symbol `batchName` (an ONNX dim_param) or given as `?` by
+  /// --input-shape (ShapedType::kDynamic in `inputShapes`); it takes
+  /// `batchSize` in this build. 0: no dynamic batch.
+  std::string batchName;
+  int64_t batchSize = 0;
   /// Name for the model when the graph has none.
   std::string defaultModelName = "model";
   /// The file the model was read from (importOnnxFile sets it): initializers

@@ -60,6 +60,16 @@ struct ArtifactInfo {
   WeightsFileInfo weightsFile;
 };
 
+/// A model with a dynamic batch (abi.h, ABI 1.4): dimension 0 of every
+/// input and output is the batch `name`, in [min, max]. The module given to
+/// translateToArtifactModule is the build of batch 1; `variants` are the
+/// builds of the other batch sizes (in the LLVM dialect, ascending).
+struct DynamicBatch {
+  std::string name;
+  int64_t min = 0, max = 0;
+  std::vector<std::pair<int64_t, ModuleOp>> variants;
+};
+
 /// Constants moved out of a module in the LLVM dialect into a weights file:
 /// each one's data and where it starts in the file.
 struct ExternalWeights {
@@ -114,12 +124,13 @@ std::string getEnabledTargetFeatures(const llvm::TargetMachine &machine);
 /// Translates an LLVM-dialect module (with `tessel.signature`) to LLVM IR and
 /// adds the descriptor and `tessel_model_v1`. Returns null after emitting an
 /// error on `module`. `weightsBytes`, if given, receives the size of the
-/// constant data (the weights) inside.
-std::unique_ptr<llvm::Module>
-translateToArtifactModule(ModuleOp module, llvm::LLVMContext &llvmContext,
-                          llvm::TargetMachine &machine,
-                          const ArtifactInfo &info,
-                          uint64_t *weightsBytes = nullptr);
+/// constant data (the weights) inside. With `batch`, the builds of its
+/// other batch sizes are linked in, each with its entry in the
+/// descriptor's `batch_entries` (the weights they share stored once).
+std::unique_ptr<llvm::Module> translateToArtifactModule(
+    ModuleOp module, llvm::LLVMContext &llvmContext,
+    llvm::TargetMachine &machine, const ArtifactInfo &info,
+    uint64_t *weightsBytes = nullptr, const DynamicBatch *batch = nullptr);
 
 /// Runs LLVM's optimisation pipeline for the machine's level.
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
