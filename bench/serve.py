@@ -1,9 +1,10 @@
 """The runtime's serving benchmark: streams and the batching scheduler.
 
 Exports MobileNetV2 (bench/export_models.py, under /usr/bin/python3 with
-Debian's torch), compiles it for batch 1, 4 and 8 (tessel-compile
---input-shape), checks that every row of the batched artifacts matches
-torch's batch-1 output, then measures with tools/tessel-bench-serve:
+Debian's torch), compiles it once for every batch of 1 to 8 (tessel-compile
+--dim-range N=1..8 --specialize N=4,8: one artifact with code for batch 1,
+4 and 8), checks that at batch 1, 4 and 8 every row matches torch's batch-1
+output, then measures with tools/tessel-bench-serve:
 
   * streams: runs per second of 1 stream against 2 streams on the runtime's
     pool, each run with 1-thread kernels (the goal on 2 quiet cores: >= 1.6x);
@@ -55,25 +56,25 @@ def export(work):
     return onnx_path, meta["inputs"][0], meta["outputs"][0]
 
 
-def compile_batches(build, onnx_path, input_name, work):
-    artifacts = {}
-    for batch in BATCHES:
-        so = os.path.join(work, f"mobilenet_v2_b{batch}.so")
-        log(f"compiling batch {batch}")
-        run([os.path.join(build, "bin", "tessel-compile"), onnx_path,
-             "--input-shape", f"{input_name}=" + f"{batch}x3x224x224", "-o", so])
-        artifacts[batch] = so
-    return artifacts
+def compile_dynamic(build, onnx_path, input_name, work):
+    so = os.path.join(work, "mobilenet_v2_dynamic.so")
+    log(f"compiling the batches 1..{max(BATCHES)}")
+    run([os.path.join(build, "bin", "tessel-compile"), onnx_path,
+         "--input-shape", f"{input_name}=?x3x224x224",
+         "--dim-range", f"N=1..{max(BATCHES)}",
+         "--specialize", "N=" + ",".join(map(str, BATCHES)), "-o", so])
+    return so
 
 
-def check_rows(build, artifacts, work, input_name, output_name):
-    """Each row of a batched artifact's output matches torch's output of the
-    same sample run alone (the samples differ per row)."""
+def check_rows(build, artifact, work, input_name, output_name):
+    """At each batch, each row of the artifact's output matches torch's
+    output of the same sample run alone (the samples differ per row)."""
     sample = np.load(os.path.join(work, "mobilenet_v2.inputs.npz"))[input_name]
     expected = np.load(os.path.join(work, "mobilenet_v2.expected.npz"))[output_name]
     rng = np.random.default_rng(0)
     with tempfile.TemporaryDirectory() as tmp:
-        for batch, so in artifacts.items():
+        for batch in BATCHES:
+            so = artifact
             # Row 0 is torch's sample; the others are noise, so a mix-up of
             # rows would show.
             rows = [sample] + [rng.standard_normal(sample.shape, dtype=np.float32)
@@ -118,14 +119,14 @@ def main():
     os.makedirs(args.work, exist_ok=True)
 
     onnx_path, input_name, output_name = export(args.work)
-    artifacts = compile_batches(args.build, onnx_path, input_name, args.work)
-    check_rows(args.build, artifacts, args.work, input_name, output_name)
+    artifact = compile_dynamic(args.build, onnx_path, input_name, args.work)
+    check_rows(args.build, artifact, args.work, input_name, output_name)
 
     record = {"model": "mobilenet_v2", "load_average_start": os.getloadavg()[0],
               "streams": [], "scheduler": []}
     for streams in (1, 2):
         log(f"streams: {streams}")
-        record["streams"].append(serve(args.build, "streams", artifacts[1],
+        record["streams"].append(serve(args.build, "streams", artifact,
                                        "--streams", str(streams), "--threads", "1",
                                        "--runs", str(args.runs), "--warmup", "3"))
     # Two ways to use the 2 cores: one batch at a time with kernels on all
@@ -134,9 +135,8 @@ def main():
         for max_batch in BATCHES:
             log(f"scheduler: max batch {max_batch}, {concurrent} concurrent "
                 f"batch(es), kernel threads {threads or 'all'}")
-            models = [artifacts[b] for b in BATCHES if b <= max_batch]
             result = serve(
-                args.build, "scheduler", *models, "--max-batch", str(max_batch),
+                args.build, "scheduler", artifact, "--max-batch", str(max_batch),
                 "--clients", str(args.clients), "--requests", str(args.requests),
                 "--window-us", str(args.window_us), "--threads", str(threads),
                 "--concurrent-batches", str(concurrent))
@@ -144,13 +144,12 @@ def main():
             record["scheduler"].append(result)
     # Open loop, bursty: fixed windows against the latency target.
     record["open_loop"] = []
-    models = [artifacts[b] for b in BATCHES]
     for flags in (["--window-us", "-1"], ["--window-us", "5000"],
                   ["--window-us", "30000"], ["--window-us", "100000"],
                   ["--target-p99-us", str(args.target_p99_us)]):
         log("open loop:", " ".join(flags))
         record["open_loop"].append(serve(
-            args.build, "scheduler", *models, "--rate", str(args.rate),
+            args.build, "scheduler", artifact, "--rate", str(args.rate),
             "--burst", str(args.burst), "--requests", str(args.open_requests),
             "--threads", "1", "--concurrent-batches", "2", *flags))
     record["load_average_end"] = os.getloadavg()[0]
@@ -173,13 +172,15 @@ def main():
               "(goal on 2 quiet cores: >= 1.6x).", "",
               "## Scheduler", "",
               f"{args.clients} closed-loop clients, window {args.window_us} us; "
-              "the models are MobileNetV2 compiled for the batch sizes up to the "
-              "max batch. Kernel threads 0 means all cores.", "",
-              "| max batch | models | concurrent batches | kernel threads | requests/s "
+              "one MobileNetV2 artifact for every batch of 1 to "
+              f"{max(BATCHES)} (code for batch "
+              f"{', '.join(map(str, BATCHES))}): a batch of n requests is "
+              "one run of n samples. Kernel threads 0 means all cores.", "",
+              "| max batch | concurrent batches | kernel threads | requests/s "
               "| p50 ms | p99 ms | mean batch |",
-              "|---|---|---|---|---|---|---|---|"]
+              "|---|---|---|---|---|---|---|"]
     for r in record["scheduler"]:
-        lines.append(f"| {r['max_batch']} | {','.join(map(str, r['batch_sizes']))} "
+        lines.append(f"| {r['max_batch']} "
                      f"| {r['concurrent_batches']} | {r['threads']} "
                      f"| {r['requests_per_s']:.2f} | {r['p50_ms']:.1f} | "
                      f"{r['p99_ms']:.1f} | {r['mean_batch']:.2f} |")
@@ -187,7 +188,7 @@ def main():
               f"{args.rate} requests a second arrive in bursts of {args.burst} "
               "(the bursts' starts exponentially spaced) whether or not earlier "
               "ones have completed, each timed from its arrival to its "
-              "completion; models of batch 1, 4 and 8, max batch 8, 2 "
+              "completion; the artifact of batches 1 to 8, max batch 8, 2 "
               "concurrent batches of 1-thread kernels. Fixed windows (-1: "
               "none) against `target_p99_us` (the scheduler sets its own "
               "window from its measured run times and arrival rate).", "",

@@ -71,9 +71,10 @@ mlir::tessel::parseBatchRequest(llvm::StringRef range,
     return failure();
   }
   out.sizes = {1};
-  if (specialize.empty()) {
-    out.sizes.push_back(std::min<int64_t>(8, out.max));
-  }
+  if (specialize.empty())
+    for (int64_t size : {4, 8})
+      if (size <= out.max)
+        out.sizes.push_back(size);
   for (const std::string &spec : specialize) {
     llvm::StringRef text(spec);
     size_t at = text.rfind('=');

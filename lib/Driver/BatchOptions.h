@@ -37,7 +37,8 @@ LogicalResult parseInputShape(llvm::StringRef spec, ImportOptions &options,
                               std::string &error);
 
 /// Parses --dim-range `NAME=LO..HI` and --specialize `NAME=S1,S2,...`
-/// (default: 1 and min(8, HI)); `range` empty: no dynamic batch.
+/// (default: 1, 4 and 8, those within the range); `range` empty: no
+/// dynamic batch.
 LogicalResult parseBatchRequest(llvm::StringRef range,
                                 llvm::ArrayRef<std::string> specialize,
                                 BatchRequest &out, std::string &error);

@@ -49,8 +49,8 @@ cl::opt<std::string> dimRange(
 cl::list<std::string> specializeSizes(
     "specialize", cl::value_desc("N=S1,S2,..."),
     cl::desc("The batch sizes a --dim-range artifact has code for (default: "
-             "1 and min(8, HI)); a batch runs in chunks of the largest that "
-             "fit"),
+             "1, 4 and 8, up to HI); a batch runs in chunks of these sizes, the "
+             "cheapest by their measured run times"),
     cl::cat(category));
 cl::list<std::string> inputValues(
     "input-value", cl::value_desc("NAME=V0,V1,...|NAME=FILE.pb"),

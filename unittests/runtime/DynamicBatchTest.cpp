@@ -88,6 +88,9 @@ TEST_F(DynamicBatchTest, RunsInChunksOfTheLargestEntryThatFits) {
 
 TEST_F(DynamicBatchTest, EveryBatchInTheRangeRuns) {
   for (int64_t batch = 1; batch <= 16; ++batch) {
+    // A new session has measured nothing: chunks of the largest entry
+    // that fits (BatchPlanTest: the plans of measured times).
+    load(TESSEL_FIXTURE_DYNAMIC);
     hooks.reset();
     DynamicRows rows(batch);
     StatusResult result = run(rows);
@@ -101,6 +104,20 @@ TEST_F(DynamicBatchTest, EveryBatchInTheRangeRuns) {
     EXPECT_THAT(hooks.log(), ElementsAreArray(expected)) << batch;
     EXPECT_TRUE(rows.correct()) << batch;
   }
+}
+
+TEST_F(DynamicBatchTest, APaddedChunkWritesOnlyItsSamples) {
+  // Batch 1 measured, batch 4 never run: 3 samples try the batch-4 entry,
+  // padded with a row of zeros (BatchPlan.AnEntryNeverRunIsTriedOnce).
+  DynamicRows one(1);
+  ASSERT_EQ(run(one).code, TESSEL_OK);
+  hooks.reset();
+  DynamicRows rows(3);
+  StatusResult result = run(rows);
+  ASSERT_EQ(result.code, TESSEL_OK) << result.message;
+  EXPECT_THAT(hooks.log(), ElementsAre(4));
+  EXPECT_THAT(rows.batch, ElementsAre(4, 4, 4));
+  EXPECT_TRUE(rows.correct());
 }
 
 TEST_F(DynamicBatchTest, TheWorkspaceFitsTheLargestEntry) {

@@ -148,8 +148,9 @@ typedef struct tessel_model_desc {
    * those of batch 1, so a reader older than 1.4 runs the artifact at
    * batch 1. `batch_entries` holds `num_batch_entries` entries by
    * ascending batch, the first of batch 1: a run of B samples runs them in
-   * chunks, each through the entry of the largest batch that fits what is
-   * left, with the buffers' pointers advanced past the samples done. */
+   * chunks, each one entry's call with the buffers' pointers advanced past
+   * the samples done (the runtime's choice of entries; a chunk of fewer
+   * samples than its entry's batch runs on padded copies). */
   int64_t batch_min;
   int64_t batch_max;
   const char *batch_name;

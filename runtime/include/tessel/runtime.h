@@ -286,9 +286,10 @@ TESSEL_API int32_t tessel_session_num_threads(const tessel_session *session);
  * descriptor. With a dynamic batch (tessel_model_batch_range), dimension 0
  * of every view is the run's batch B: any value in the range, the same for
  * every input and output (size_bytes that of B samples); the B samples then
- * run in chunks, each through the artifact's code for the largest batch
- * that fits what is left. Output buffers are written; input buffers are
- * only read.
+ * run in chunks, each through the artifact's code for one batch size,
+ * the cheapest by the session's measured run times (docs/runtime.md, "A
+ * dynamic batch"). Output buffers are written; input buffers are only
+ * read.
  * Errors: TESSEL_INVALID_ARGUMENT (a mismatch; the message names the
  * tensor), TESSEL_RUNTIME_ERROR (the entry returned non-zero; outputs are
  * then unspecified; with a dynamic batch, the message names the failed

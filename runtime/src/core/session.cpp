@@ -9,6 +9,7 @@
 #include "status.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <vector>
 
 using namespace tessel::runtime;
@@ -269,41 +271,69 @@ void releaseWorkspace(tessel_session *session, void *workspace) {
   std::free(workspace); // could not keep it
 }
 
-/// Runs the `batch` samples of a model with a dynamic batch in chunks, each
-/// through the batch entry of the largest batch that fits what is left,
-/// the pointers advanced past the samples done; stops at the first chunk
-/// that fails.
+/// Runs the `batch` samples of a model with a dynamic batch in the chunks
+/// planBatch chooses, each through its entry with the pointers advanced
+/// past the samples done; a padded chunk runs on copies of its samples
+/// followed by zeros, and only its samples' results are copied out. Stops
+/// at the first chunk that fails.
 tessel_status runChunks(tessel_session *session,
                         const std::vector<void *> &pointers, int64_t batch,
                         void *workspace) {
   const tessel_model_desc *desc = session->model->desc;
   const tessel_batch_entry *entries = desc->batch_entries;
-  uint32_t fits = desc->num_batch_entries; // entries[0, fits) may fit
-  std::vector<void *> moved;
-  for (int64_t done = 0; done < batch;) {
-    // The first entry has batch 1, so one always fits.
-    while (entries[fits - 1].batch > batch - done)
-      --fits;
-    const tessel_batch_entry &chosen = entries[fits - 1];
-    void *const *args = pointers.data();
-    if (done > 0) {
-      moved.resize(pointers.size());
-      for (size_t t = 0; t < pointers.size(); ++t)
-        moved[t] = static_cast<unsigned char *>(pointers[t]) +
-                   size_t(done) * session->sampleBytes[t];
-      args = moved.data();
+  EntryTimes &times = *session->entryTimes;
+  std::vector<void *> moved(pointers.size());
+  std::vector<std::unique_ptr<unsigned char[]>> padded;
+  int64_t done = 0;
+  for (const BatchChunk &chunk : planBatch(entries, times, batch)) {
+    const tessel_batch_entry &chosen = entries[chunk.entry];
+    for (size_t t = 0; t < pointers.size(); ++t)
+      moved[t] = static_cast<unsigned char *>(pointers[t]) +
+                 size_t(done) * session->sampleBytes[t];
+    void *const *args = moved.data();
+    std::vector<void *> scratch;
+    if (chunk.rows < chosen.batch) {
+      // Inputs: the chunk's samples, then zeros; outputs: scratch.
+      for (size_t t = 0; t < pointers.size(); ++t) {
+        size_t sample = session->sampleBytes[t];
+        size_t bytes = sample * size_t(chosen.batch);
+        // 64-byte aligned, as the runtime's own tensors.
+        padded.emplace_back(new (std::nothrow) unsigned char[bytes + 64]);
+        if (!padded.back())
+          return makeStatus(TESSEL_OUT_OF_MEMORY,
+                            "no memory to pad a chunk of the batch");
+        auto *base = reinterpret_cast<unsigned char *>(
+            (reinterpret_cast<uintptr_t>(padded.back().get()) + 63) &
+            ~uintptr_t(63));
+        if (t < desc->num_inputs) {
+          size_t used = sample * size_t(chunk.rows);
+          std::memcpy(base, moved[t], used);
+          std::memset(base + used, 0, bytes - used);
+        }
+        scratch.push_back(base);
+      }
+      args = scratch.data();
     }
+    auto start = std::chrono::steady_clock::now();
     int32_t result = chosen.entry(&session->services, args,
                                   args + desc->num_inputs, workspace);
+    times.record(chunk.entry,
+                 uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::steady_clock::now() - start)
+                              .count()));
     if (result != 0)
       return makeStatus(TESSEL_RUNTIME_ERROR,
                         "'" + session->model->path + "': the entry for batch " +
                             std::to_string(chosen.batch) +
                             " failed with code " + std::to_string(result) +
                             " on samples " + std::to_string(done) + " to " +
-                            std::to_string(done + chosen.batch - 1) + " of " +
+                            std::to_string(done + chunk.rows - 1) + " of " +
                             std::to_string(batch));
-    done += chosen.batch;
+    if (!scratch.empty())
+      for (size_t t = desc->num_inputs; t < pointers.size(); ++t)
+        std::memcpy(moved[t], scratch[t],
+                    session->sampleBytes[t] * size_t(chunk.rows));
+    done += chunk.rows;
   }
   return nullptr;
 }
@@ -506,6 +536,8 @@ tessel_status tessel_session_create(tessel_model *model,
       std::vector<size_t> outputs =
           denseSizes(desc->outputs, desc->num_outputs);
       sizes.insert(sizes.end(), outputs.begin(), outputs.end());
+      session->entryTimes =
+          std::make_unique<EntryTimes>(desc->num_batch_entries);
     }
     // Outputs that may differ between runs on the same inputs are never
     // served from a cache.

@@ -7,6 +7,7 @@
 #ifndef TESSEL_RUNTIME_CORE_SESSION_H
 #define TESSEL_RUNTIME_CORE_SESSION_H
 
+#include "batch_plan.h"
 #include "parallel.h"
 #include "result_cache.h"
 
@@ -37,6 +38,9 @@ struct tessel_session {
   /// With a dynamic batch (ABI 1.4): the bytes of one sample of every
   /// input, then of every output; empty for a static model.
   std::vector<size_t> sampleBytes;
+  /// With a dynamic batch: the measured run time of each batch entry, by
+  /// which a run's chunks are planned (batch_plan.h).
+  std::unique_ptr<tessel::runtime::EntryTimes> entryTimes;
 
   /// The result cache (tessel_session_options.result_cache_bytes), NULL
   /// without one; with one, the dense byte size of every input and output

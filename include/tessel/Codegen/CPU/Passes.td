@@ -290,16 +290,23 @@ def TesselVerifySampleIndependencePass
     size. This pass proves it or fails with an error at the first op that
     mixes the samples.
 
-    Every argument of the function is a batch: its dimension 0 is the
-    samples. An op that reads a batch (an operand, or a value its regions
-    capture) must compute each sample apart (`sampleAccess`, with tensors
-    of any rank: a `linalg` op whose first loop is parallel over dimension
-    0 of every batch it reads and of every output, without `linalg.index
-    0`, or a pad, reshape or slice that keeps dimension 0 whole), and its
-    results are batches. An operand such an op reads one sample of that is
-    not a batch must be the same for every sample: a splat constant, an
-    empty tensor, or the result of such an op that reads only those and
-    whole tensors. Every result of the function is a batch.
+    Every argument of the function holds the batch in its dimension 0.
+    Each value computed from them holds it somewhere: in one dimension,
+    whose index is `... + n * stride + ...` for sample `n` (a transpose
+    moves it; a reshape that folds it into a wider dimension, `[S, N, D]`
+    collapsed to `[S * N, D]`, keeps sample `n` in rows `s * N + n`). A
+    `linalg` op that reads such a value must walk its batch, and that of
+    every other, with one parallel loop, at one stride, without
+    `linalg.index` of that loop, and write it to every result; what else
+    that loop walks must be the same for every sample (an empty tensor, a
+    splat constant, a broadcast of values the loop does not walk). A
+    reshape (`collapse_shape`, `expand_shape`, `tensor.reshape` with a shape
+    that does not depend on the samples) keeps the elements' row-major
+    order: the samples must land in one dimension whose extent is a whole
+    number of batches at their stride. A pad or slice must keep the batch's
+    dimension whole. Any other op that reads the samples, or a region that
+    captures them, fails; so does a result of the function that does not
+    hold the samples, one each, in its dimension 0.
   }];
   let options = [
     Option<"batch", "batch", "int64_t", /*default=*/"0",
