@@ -19,7 +19,7 @@ one dynamic model, at each size. Prints and writes bench/dynamic-results.md:
 Usage:
     python3 bench/dynamic.py [--batches 1,3,8,13] [--max 16] [--specialize 8]
                              [--models resnet18,mobilenet_v2,bert,mlp]
-                             [--rounds 15] [--work DIR] [--out FILE]
+                             [--rounds 15] [--work DIR] [--out FILE] [--reuse]
 """
 
 import argparse
@@ -74,6 +74,9 @@ def main():
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--work", help="exported models (kept between runs)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="keep the artifacts already in --work (after a "
+                             "change to the runtime only)")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench",
                                                       "dynamic-results.md"))
     args = parser.parse_args()
@@ -112,14 +115,16 @@ def main():
             flags += ["--specialize", "N=" + args.specialize]
         log(f"{name}: compiling the dynamic batch ({' '.join(flags)})")
         start = time.perf_counter()
-        run([compiler, onnx_path, *flags, "-o", dyn_so])
+        if not (args.reuse and os.path.exists(dyn_so)):
+            run([compiler, onnx_path, *flags, "-o", dyn_so])
         dyn_seconds = time.perf_counter() - start
         dynamic = tessel.load(dyn_so).session(num_threads=1)
         for batch in batches:
             inputs = {k: v[:batch].copy() for k, v in feeds.items()}
             so = os.path.join(work, f"{name}_static_b{batch}.so")
             log(f"{name}: compiling the static batch {batch}")
-            run([compiler, onnx_path, *shape_flags(inputs), "-o", so])
+            if not (args.reuse and os.path.exists(so)):
+                run([compiler, onnx_path, *shape_flags(inputs), "-o", so])
             static = tessel.load(so).session(num_threads=1)
             got = list(dynamic.run(inputs).values())[0]
             want = peer.run(None, inputs)[0]

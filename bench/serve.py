@@ -18,6 +18,7 @@ Writes bench/serve-results.md and bench/serve-results.json. A reported
 figure with the load average, not a pass/fail test. Usage:
 
     python3 bench/serve.py [--build build] [--clients 16] [--requests 400]
+                           [--repeats 3]
 """
 
 import argparse
@@ -108,6 +109,8 @@ def main():
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--requests", type=int, default=400)
     parser.add_argument("--window-us", type=int, default=2000)
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="runs of each scheduler configuration")
     parser.add_argument("--target-p99-us", type=int, default=150_000,
                         help="the latency target of the open-loop section")
     parser.add_argument("--rate", type=int, default=120,
@@ -131,17 +134,31 @@ def main():
                                        "--runs", str(args.runs), "--warmup", "3"))
     # Two ways to use the 2 cores: one batch at a time with kernels on all
     # cores, or two concurrent batches with 1-thread kernels.
-    for concurrent, threads in ((1, 0), (2, 1)):
-        for max_batch in BATCHES:
-            log(f"scheduler: max batch {max_batch}, {concurrent} concurrent "
-                f"batch(es), kernel threads {threads or 'all'}")
+    # The configurations take turns, --repeats times (other tenants of the
+    # machine's memory make one run's figure shift by tens of percent); each
+    # row is the run of median throughput.
+    configs = [(concurrent, threads, max_batch)
+               for concurrent, threads in ((1, 0), (2, 1))
+               for max_batch in BATCHES]
+    runs = {config: [] for config in configs}
+    for repeat in range(args.repeats):
+        for concurrent, threads, max_batch in configs:
+            log(f"scheduler ({repeat + 1}/{args.repeats}): max batch "
+                f"{max_batch}, {concurrent} concurrent batch(es), kernel "
+                f"threads {threads or 'all'}")
             result = serve(
                 args.build, "scheduler", artifact, "--max-batch", str(max_batch),
                 "--clients", str(args.clients), "--requests", str(args.requests),
                 "--window-us", str(args.window_us), "--threads", str(threads),
                 "--concurrent-batches", str(concurrent))
             result["concurrent_batches"] = concurrent
-            record["scheduler"].append(result)
+            runs[(concurrent, threads, max_batch)].append(result)
+    for config in configs:
+        ordered = sorted(runs[config], key=lambda r: r["requests_per_s"])
+        median = dict(ordered[len(ordered) // 2])
+        median["requests_per_s_runs"] = [r["requests_per_s"]
+                                         for r in runs[config]]
+        record["scheduler"].append(median)
     # Open loop, bursty: fixed windows against the latency target.
     record["open_loop"] = []
     for flags in (["--window-us", "-1"], ["--window-us", "5000"],
@@ -175,15 +192,19 @@ def main():
               "one MobileNetV2 artifact for every batch of 1 to "
               f"{max(BATCHES)} (code for batch "
               f"{', '.join(map(str, BATCHES))}): a batch of n requests is "
-              "one run of n samples. Kernel threads 0 means all cores.", "",
+              "one run of n samples. Kernel threads 0 means all cores. The "
+              f"configurations took turns, {args.repeats} runs each; each row "
+              "is the run of median throughput, all runs' requests/s beside "
+              "it.", "",
               "| max batch | concurrent batches | kernel threads | requests/s "
-              "| p50 ms | p99 ms | mean batch |",
-              "|---|---|---|---|---|---|---|"]
+              "| p50 ms | p99 ms | mean batch | runs' requests/s |",
+              "|---|---|---|---|---|---|---|---|"]
     for r in record["scheduler"]:
         lines.append(f"| {r['max_batch']} "
                      f"| {r['concurrent_batches']} | {r['threads']} "
                      f"| {r['requests_per_s']:.2f} | {r['p50_ms']:.1f} | "
-                     f"{r['p99_ms']:.1f} | {r['mean_batch']:.2f} |")
+                     f"{r['p99_ms']:.1f} | {r['mean_batch']:.2f} | "
+                     f"{', '.join(f'{x:.0f}' for x in r['requests_per_s_runs'])} |")
     lines += ["", "## Latency target under a bursty open-loop load", "",
               f"{args.rate} requests a second arrive in bursts of {args.burst} "
               "(the bursts' starts exponentially spaced) whether or not earlier "

@@ -8,10 +8,17 @@
 using namespace tessel::runtime;
 
 void EntryTimes::record(uint32_t entry, uint64_t ns) {
+  // An entry's first run pays for faulting in its code and weights: it
+  // does not count.
+  if (runs[entry].fetch_add(1, std::memory_order_relaxed) == 0)
+    return;
   uint64_t old = nanos[entry].load(std::memory_order_relaxed);
-  // A quarter of each new run: the average follows the machine's load
-  // within a few runs and does not jump on one slow one.
-  uint64_t average = old == 0 ? ns : (old * 3 + ns) / 4;
+  // A quarter of each new run, a slower one counting as at most twice the
+  // average: the average follows the machine's load within a few runs, and
+  // one run slowed by something else does not price the entry out of the
+  // plans (which would then never run it again to correct it).
+  uint64_t average =
+      old == 0 ? ns : (old * 3 + std::min<uint64_t>(ns, 2 * old)) / 4;
   nanos[entry].store(std::max<uint64_t>(average, 1),
                      std::memory_order_relaxed);
 }

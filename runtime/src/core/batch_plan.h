@@ -28,15 +28,18 @@ struct BatchChunk {
 };
 
 /// The run time of each entry, as measured on one session's runs: a
-/// moving average in nanoseconds, 0 while the entry has never run.
+/// moving average in nanoseconds from its second run on (0 before).
 /// Concurrent runs update it without a lock (a lost update only delays
 /// the average).
 class EntryTimes {
 public:
   explicit EntryTimes(uint32_t count)
-      : count(count), nanos(new std::atomic<uint64_t>[count]) {
-    for (uint32_t i = 0; i < count; ++i)
+      : count(count), nanos(new std::atomic<uint64_t>[count]),
+        runs(new std::atomic<uint64_t>[count]) {
+    for (uint32_t i = 0; i < count; ++i) {
       nanos[i].store(0, std::memory_order_relaxed);
+      runs[i].store(0, std::memory_order_relaxed);
+    }
   }
   uint64_t get(uint32_t entry) const {
     return nanos[entry].load(std::memory_order_relaxed);
@@ -46,7 +49,7 @@ public:
 
 private:
   uint32_t count;
-  std::unique_ptr<std::atomic<uint64_t>[]> nanos;
+  std::unique_ptr<std::atomic<uint64_t>[]> nanos, runs;
 };
 
 /// The cheapest chunks for `batch` samples over `entries` (ascending, the
