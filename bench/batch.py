@@ -59,6 +59,16 @@ def export(work, models):
              "--dynamic-batch"])
 
 
+def ort_session(onnx_path):
+    """onnxruntime on 1 thread, the CPU provider."""
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    return ort.InferenceSession(onnx_path, options,
+                                providers=["CPUExecutionProvider"])
+
+
 def sample_inputs(work, name, batch, rng):
     """The exported batch-1 inputs, with batch - 1 more random samples
     (token ids drawn like the exported ones)."""
@@ -101,7 +111,6 @@ def main():
     batches = [int(b) for b in args.batches.split(",")]
     sys.path.insert(0, os.path.join(ROOT, "python"))
     os.environ.setdefault("TESSEL_BUILD_DIR", args.build)
-    import onnxruntime as ort
     import tessel
 
     work = args.work or tempfile.mkdtemp(prefix="tessel-batch-")
@@ -112,11 +121,7 @@ def main():
     rows = []
     for name in models:
         onnx_path = os.path.join(work, name + ".onnx")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        peer = ort.InferenceSession(onnx_path, options,
-                                    providers=["CPUExecutionProvider"])
+        peer = ort_session(onnx_path)
         largest = max(batches)
         feeds = sample_inputs(work, name, largest, rng)
         single = {k: v[:1].copy() for k, v in feeds.items()}

@@ -33,7 +33,8 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from batch import MODELS, export, run, sample_inputs, shape_flags  # noqa: E402
+from batch import (MODELS, export, ort_session, run, sample_inputs,  # noqa: E402
+                   shape_flags)
 from layers import cpu_name  # noqa: E402
 
 
@@ -90,7 +91,6 @@ def main():
         raise SystemExit("dynamic: a --batches size is past --max")
     sys.path.insert(0, os.path.join(ROOT, "python"))
     os.environ.setdefault("TESSEL_BUILD_DIR", args.build)
-    import onnxruntime as ort
     import tessel
 
     work = args.work or tempfile.mkdtemp(prefix="tessel-dynamic-")
@@ -101,11 +101,7 @@ def main():
     rows = []
     for name in models:
         onnx_path = os.path.join(work, name + ".onnx")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        peer = ort.InferenceSession(onnx_path, options,
-                                    providers=["CPUExecutionProvider"])
+        peer = ort_session(onnx_path)
         expected = np.load(os.path.join(work, name + ".expected.npz"))
         torch_out = expected[list(expected.keys())[0]]
         feeds = sample_inputs(work, name, max(batches), rng)
