@@ -3,6 +3,7 @@
 #include "tessel/Driver/TesselCompileMain.h"
 
 #include "AccuracyBudget.h"
+#include "BatchConstants.h"
 #include "BatchOptions.h"
 #include "Calibration.h"
 #include "ChooseKeptProducts.h"
@@ -449,8 +450,11 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   };
   // Phases 2..4: one pass manager per phase, so each is timed on its own;
   // at `verifyBatch`, the samples' independence is checked on linalg.
+  // A dynamic batch's builds record their constants after the graph phase
+  // (`constants`, when given), to compare them.
   auto lowerModule = [&](OwningOpRef<ModuleOp> &module, Phase to,
-                         int64_t verifyBatch) -> std::optional<int> {
+                         int64_t verifyBatch,
+                         BatchConstants *constants) -> std::optional<int> {
     auto start = std::chrono::steady_clock::now();
     for (Phase phase : {Phase::Graph, Phase::Linalg, Phase::LLVM}) {
       if (phase <= from || phase > to)
@@ -511,6 +515,8 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
         return *failure;
       report.phases.push_back(
           {std::string(getPhaseName(phase)), secondsSince(start)});
+      if (phase == Phase::Graph && constants)
+        *constants = collectBatchConstants(*module);
       if (phase == Phase::Linalg)
         report.recordKernels(*module);
       if (phase == Phase::Linalg && verifyBatch) {
@@ -528,6 +534,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   // comes first (a model that mixes them fails fast), then batch 1, whose
   // module goes on through calibration and the report, then the others.
   std::vector<std::pair<int64_t, OwningOpRef<ModuleOp>>> variants;
+  BatchConstants checkConstants, otherConstants;
   auto start = std::chrono::steady_clock::now();
   if (batchRequest.enabled() && batchRequest.checkBatch) {
     bool built =
@@ -537,11 +544,25 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     if (std::optional<int> failure =
             importModule(check, batchRequest.checkBatch))
       return *failure;
-    if (std::optional<int> failure = lowerModule(
-            check, built ? to : Phase::Linalg, batchRequest.checkBatch))
+    if (std::optional<int> failure =
+            lowerModule(check, built ? to : Phase::Linalg,
+                        batchRequest.checkBatch, &checkConstants))
       return *failure;
     if (built)
       variants.emplace_back(batchRequest.checkBatch, std::move(check));
+    // Another batch of 2 or more, to the graph phase: its constants must
+    // be the check build's (at batch 1, a division by N folds away).
+    int64_t other =
+        batchRequest.checkBatch > 2 ? batchRequest.checkBatch - 1 : 3;
+    OwningOpRef<ModuleOp> graph;
+    if (std::optional<int> failure = importModule(graph, other))
+      return *failure;
+    if (std::optional<int> failure =
+            lowerModule(graph, Phase::Graph, 0, &otherConstants))
+      return *failure;
+    if (failed(compareBatchConstants(checkConstants, batchRequest.checkBatch,
+                                     otherConstants, other, *graph)))
+      return 1;
   }
   if (std::optional<int> failure =
           importModule(module, batchRequest.enabled() ? 1 : 0))
@@ -626,7 +647,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     report.phases.push_back({"accuracy_budget", secondsSince(start)});
   }
 
-  if (std::optional<int> failure = lowerModule(module, to, 0))
+  if (std::optional<int> failure = lowerModule(module, to, 0, nullptr))
     return *failure;
   for (int64_t size : batchRequest.sizes) {
     if (checkOnly || size == 1 || size == batchRequest.checkBatch)
@@ -634,7 +655,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     OwningOpRef<ModuleOp> build;
     if (std::optional<int> failure = importModule(build, size))
       return *failure;
-    if (std::optional<int> failure = lowerModule(build, to, 0))
+    if (std::optional<int> failure = lowerModule(build, to, 0, nullptr))
       return *failure;
     variants.emplace_back(size, std::move(build));
   }
