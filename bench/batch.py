@@ -69,6 +69,39 @@ def ort_session(onnx_path):
                                 providers=["CPUExecutionProvider"])
 
 
+def parse_models(text, tool):
+    """--models: names among MODELS, comma-separated."""
+    models = text.split(",")
+    unknown = set(models) - set(MODELS)
+    if unknown:
+        raise SystemExit(f"{tool}: unknown model(s) {sorted(unknown)}; "
+                         f"known: {','.join(MODELS)}")
+    return models
+
+
+def matches(got, want):
+    """rtol 1e-4, atol 1e-5 after scaling by the output's largest magnitude."""
+    scale = max(1.0, float(np.max(np.abs(want))))
+    return bool(np.allclose(got, want, rtol=1e-4, atol=1e-5 * scale))
+
+
+def interleaved(calls, rounds):
+    """p50 milliseconds of each call after 3 warm-up calls, the calls taking
+    turns (each round starting one later)."""
+    for call in calls.values():
+        for _ in range(3):
+            call()
+    times = {key: [] for key in calls}
+    keys = list(calls)
+    for r in range(rounds):
+        for i in range(len(keys)):
+            key = keys[(i + r) % len(keys)]
+            start = time.perf_counter()
+            calls[key]()
+            times[key].append(time.perf_counter() - start)
+    return {k: float(np.median(v)) * 1e3 for k, v in times.items()}
+
+
 def sample_inputs(work, name, batch, rng):
     """The exported batch-1 inputs, with batch - 1 more random samples
     (token ids drawn like the exported ones)."""
@@ -103,11 +136,7 @@ def main():
     parser.add_argument("--out", default=os.path.join(ROOT, "bench",
                                                       "batch-results.md"))
     args = parser.parse_args()
-    models = args.models.split(",")
-    unknown = set(models) - set(MODELS)
-    if unknown:
-        raise SystemExit(f"batch: unknown model(s) {sorted(unknown)}; "
-                         f"known: {','.join(MODELS)}")
+    models = parse_models(args.models, "batch")
     batches = [int(b) for b in args.batches.split(",")]
     sys.path.insert(0, os.path.join(ROOT, "python"))
     os.environ.setdefault("TESSEL_BUILD_DIR", args.build)
@@ -140,25 +169,13 @@ def main():
             layers = tessel.load(flat).session(num_threads=1)
             got = list(mine.run(inputs).values())[0]
             want = peer.run(None, inputs)[0]
-            scale = max(1.0, float(np.max(np.abs(want))))
-            ok = bool(np.allclose(got, want, rtol=1e-4, atol=1e-5 * scale))
-            calls = {"t1": lambda: one.run(single),
-                     "tB": lambda: mine.run(inputs),
-                     "tL": lambda: layers.run(inputs),
-                     "o1": lambda: peer.run(None, single),
-                     "oB": lambda: peer.run(None, inputs)}
-            for call in calls.values():
-                for _ in range(3):
-                    call()
-            times = {key: [] for key in calls}
-            keys = list(calls)
-            for r in range(args.rounds):
-                for i in range(len(keys)):
-                    key = keys[(i + r) % len(keys)]
-                    start = time.perf_counter()
-                    calls[key]()
-                    times[key].append(time.perf_counter() - start)
-            p50 = {k: float(np.median(v)) * 1e3 for k, v in times.items()}
+            ok = matches(got, want)
+            p50 = interleaved({"t1": lambda: one.run(single),
+                               "tB": lambda: mine.run(inputs),
+                               "tL": lambda: layers.run(inputs),
+                               "o1": lambda: peer.run(None, single),
+                               "oB": lambda: peer.run(None, inputs)},
+                              args.rounds)
             row = dict(model=name, batch=batch, ok=ok, **p50,
                        tessel_per_sample=p50["tB"] / batch / p50["t1"],
                        ort_per_sample=p50["oB"] / batch / p50["o1"],

@@ -33,34 +33,13 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from batch import (MODELS, export, ort_session, run, sample_inputs,  # noqa: E402
-                   shape_flags)
+from batch import (MODELS, export, interleaved, matches,  # noqa: E402
+                   ort_session, parse_models, run, sample_inputs, shape_flags)
 from layers import cpu_name  # noqa: E402
 
 
 def log(*args):
     print("dynamic:", *args, file=sys.stderr, flush=True)
-
-
-def close(got, want):
-    scale = max(1.0, float(np.max(np.abs(want))))
-    return bool(np.allclose(got, want, rtol=1e-4, atol=1e-5 * scale))
-
-
-def interleaved(calls, rounds):
-    """p50 milliseconds of each call, the calls taking turns."""
-    for call in calls.values():
-        for _ in range(3):
-            call()
-    times = {key: [] for key in calls}
-    keys = list(calls)
-    for r in range(rounds):
-        for i in range(len(keys)):
-            key = keys[(i + r) % len(keys)]
-            start = time.perf_counter()
-            calls[key]()
-            times[key].append(time.perf_counter() - start)
-    return {k: float(np.median(v)) * 1e3 for k, v in times.items()}
 
 
 def main():
@@ -81,11 +60,7 @@ def main():
     parser.add_argument("--out", default=os.path.join(ROOT, "bench",
                                                       "dynamic-results.md"))
     args = parser.parse_args()
-    models = args.models.split(",")
-    unknown = set(models) - set(MODELS)
-    if unknown:
-        raise SystemExit(f"dynamic: unknown model(s) {sorted(unknown)}; "
-                         f"known: {','.join(MODELS)}")
+    models = parse_models(args.models, "dynamic")
     batches = [int(b) for b in args.batches.split(",")]
     if max(batches) > args.max:
         raise SystemExit("dynamic: a --batches size is past --max")
@@ -110,10 +85,11 @@ def main():
         if args.specialize:
             flags += ["--specialize", "N=" + args.specialize]
         log(f"{name}: compiling the dynamic batch ({' '.join(flags)})")
-        start = time.perf_counter()
+        dyn_seconds = None  # reused: not compiled here
         if not (args.reuse and os.path.exists(dyn_so)):
+            start = time.perf_counter()
             run([compiler, onnx_path, *flags, "-o", dyn_so])
-        dyn_seconds = time.perf_counter() - start
+            dyn_seconds = time.perf_counter() - start
         dynamic = tessel.load(dyn_so).session(num_threads=1)
         for batch in batches:
             inputs = {k: v[:batch].copy() for k, v in feeds.items()}
@@ -124,8 +100,8 @@ def main():
             static = tessel.load(so).session(num_threads=1)
             got = list(dynamic.run(inputs).values())[0]
             want = peer.run(None, inputs)[0]
-            ok_ort = close(got, want)
-            ok_torch = close(got[:1], torch_out)
+            ok_ort = matches(got, want)
+            ok_torch = matches(got[:1], torch_out)
             p50 = interleaved({"dyn": lambda: dynamic.run(inputs),
                                "static": lambda: static.run(inputs),
                                "ort": lambda: peer.run(None, inputs)},

@@ -531,8 +531,9 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   };
   OwningOpRef<ModuleOp> module;
   // A dynamic batch: the build that proves the samples are computed apart
-  // comes first (a model that mixes them fails fast), then batch 1, whose
-  // module goes on through calibration and the report, then the others.
+  // comes first (a model that mixes them fails fast), with a graph-phase
+  // build at another batch to compare constants; then batch 1, whose module
+  // is the artifact's primary one; then the other sizes.
   std::vector<std::pair<int64_t, OwningOpRef<ModuleOp>>> variants;
   BatchConstants checkConstants, otherConstants;
   auto start = std::chrono::steady_clock::now();

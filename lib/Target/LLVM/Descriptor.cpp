@@ -242,11 +242,10 @@ FailureOr<TranslatedModel> translateModel(ModuleOp module,
 }
 
 /// `entry(services, inputs, outputs, workspace) -> i32` over `model`'s main
-/// function: loads the buffers' pointers, stores the services where the
-/// parallel loops find them, and with a weights file runs nothing before
-/// the runtime has mapped it.
+/// function (in `b`'s module): loads the buffers' pointers, stores the
+/// services where the parallel loops find them, and with a weights file
+/// runs nothing before the runtime has mapped it.
 llvm::Function *createEntry(DescriptorBuilder &b, const TranslatedModel &model,
-                            llvm::Function *main, llvm::GlobalVariable *slot,
                             llvm::GlobalVariable *weightsBase,
                             const llvm::Twine &name) {
   llvm::LLVMContext &llvmContext = b.ctx;
@@ -268,8 +267,8 @@ llvm::Function *createEntry(DescriptorBuilder &b, const TranslatedModel &model,
     args.push_back(entry->getArg(3));
   // Parallel loops find the runtime's services in a thread-local slot
   // (tessel-parallelize-loops).
-  if (slot)
-    ir.CreateStore(entry->getArg(0), slot);
+  if (model.servicesSlot)
+    ir.CreateStore(entry->getArg(0), model.servicesSlot);
   if (weightsBase) {
     llvm::Value *mapped =
         ir.CreateIsNotNull(ir.CreateLoad(b.ptrTy, weightsBase, "weights"));
@@ -280,7 +279,7 @@ llvm::Function *createEntry(DescriptorBuilder &b, const TranslatedModel &model,
     ir.CreateRet(llvm::ConstantInt::get(b.i32, TESSEL_ENTRY_WEIGHTS_UNMAPPED));
     ir.SetInsertPoint(run);
   }
-  ir.CreateCall(main, args);
+  ir.CreateCall(model.main, args);
   ir.CreateRet(llvm::ConstantInt::get(b.i32, 0));
   return entry;
 }
@@ -347,8 +346,8 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
                        << kWeightsBaseName << "'";
     return nullptr;
   }
-  llvm::Function *entry = createEntry(b, *base, base->main, base->servicesSlot,
-                                      weightsBase, "tessel_model_entry");
+  llvm::Function *entry =
+      createEntry(b, *base, weightsBase, "tessel_model_entry");
 
   // A dynamic batch: the code of every other batch size, linked in, each
   // with its own main function, services slot and entry.
@@ -365,6 +364,13 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
                                         llvm::ConstantInt::get(b.i64, bytes)});
     };
     batchEntries.push_back(entryOf(1, entry, base->workspaceSize));
+    // Weights the builds share become one constant (ConstantMerge below).
+    auto unnamedConstants = [](llvm::Module &m) {
+      for (llvm::GlobalVariable &global : m.globals())
+        if (global.isConstant() && global.hasLocalLinkage())
+          global.setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    };
+    unnamedConstants(*llvmModule);
     for (auto [size, variantModule] : batch->variants) {
       FailureOr<TranslatedModel> variant =
           translateModel(variantModule, llvmContext, machine);
@@ -387,27 +393,23 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
       std::string slotName = variant->servicesSlot
                                  ? variant->servicesSlot->getName().str()
                                  : std::string();
-      // Weights the builds share are one constant (ConstantMerge below).
-      for (llvm::Module *m : {llvmModule.get(), variant->module.get()})
-        for (llvm::GlobalVariable &global : m->globals())
-          if (global.isConstant() && global.hasLocalLinkage())
-            global.setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+      unnamedConstants(*variant->module);
       if (llvm::Linker::linkModules(*llvmModule, std::move(variant->module))) {
         module.emitError() << "linking the build of batch " << size
                            << " failed";
         return nullptr;
       }
-      llvm::Function *main = llvmModule->getFunction(mainName);
-      main->setLinkage(llvm::GlobalValue::InternalLinkage);
-      llvm::GlobalVariable *slot =
+      // The linked module's copies.
+      variant->main = llvmModule->getFunction(mainName);
+      variant->main->setLinkage(llvm::GlobalValue::InternalLinkage);
+      variant->servicesSlot =
           slotName.empty()
               ? nullptr
               : llvmModule->getGlobalVariable(slotName, /*AllowInternal=*/true);
-      batchEntries.push_back(
-          entryOf(size,
-                  createEntry(b, *variant, main, slot, nullptr,
-                              "tessel_model_entry" + suffix),
-                  variant->workspaceSize));
+      batchEntries.push_back(entryOf(
+          size,
+          createEntry(b, *variant, nullptr, "tessel_model_entry" + suffix),
+          variant->workspaceSize));
     }
     llvm::ModuleAnalysisManager analyses;
     llvm::ConstantMergePass().run(*llvmModule, analyses);
