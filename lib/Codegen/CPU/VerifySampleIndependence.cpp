@@ -17,6 +17,8 @@
 
 #include "tessel/Codegen/CPU/Passes.h"
 
+#include "AxisTracking.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -36,53 +38,10 @@ constexpr llvm::StringLiteral kAdvice =
     "; a dynamic batch (--dim-range) needs every sample computed apart "
     "from the others: give the batch a fixed size with --input-shape";
 
-/// Where a value holds the batch: the dimension, and the stride of the
-/// sample's index within that dimension's index.
-struct BatchPos {
-  int64_t dim = 0;
-  int64_t stride = 1;
-  bool operator==(const BatchPos &other) const {
-    return dim == other.dim && stride == other.stride;
-  }
-};
+using BatchPos = tessel::cpu::AxisPos;
 
 int64_t extent(Value value, int64_t dim) {
   return cast<RankedTensorType>(value.getType()).getDimSize(dim);
-}
-
-/// Whether `op`'s body reads the index of loop `loop`.
-bool readsIndex(Operation *op, unsigned loop) {
-  bool reads = false;
-  op->walk([&](linalg::IndexOp index) { reads |= index.getDim() == loop; });
-  return reads;
-}
-
-/// Whether `value` is the same all along dimension `dim`: an empty tensor,
-/// a splat constant, or what a structured op writes there from values that
-/// do not vary along the loop that walks it.
-bool isUniformAlong(Value value, int64_t dim) {
-  Operation *def = value.getDefiningOp();
-  if (!def)
-    return false;
-  if (isa<tensor::EmptyOp>(def))
-    return true;
-  if (auto constant = dyn_cast<arith::ConstantOp>(def)) {
-    auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-    return dense && dense.isSplat();
-  }
-  auto op = dyn_cast<linalg::LinalgOp>(def);
-  if (!op || !op.hasPureTensorSemantics())
-    return false;
-  unsigned index = cast<OpResult>(value).getResultNumber();
-  OpOperand *init = op.getDpsInitOperand(index);
-  auto loop =
-      dyn_cast<AffineDimExpr>(op.getMatchingIndexingMap(init).getResult(dim));
-  if (!loop || readsIndex(op, loop.getPosition()))
-    return false;
-  for (OpOperand *input : op.getDpsInputOperands())
-    if (op.getMatchingIndexingMap(input).isFunctionOfDim(loop.getPosition()))
-      return false;
-  return isUniformAlong(init->get(), dim);
 }
 
 struct VerifySampleIndependencePass
@@ -196,7 +155,7 @@ struct VerifySampleIndependencePass
     }
     if (op.getIteratorTypesArray()[*loop] != utils::IteratorType::parallel)
       return mixes(op, "it reduces over the samples");
-    if (readsIndex(op, *loop))
+    if (tessel::cpu::readsLoopIndex(op, *loop))
       return mixes(op, "it reads a sample's position in the batch");
     // What the loop walks that does not depend on the samples must be the
     // same for each.
@@ -207,7 +166,8 @@ struct VerifySampleIndependencePass
       for (auto [i, expr] : llvm::enumerate(map.getResults())) {
         if (!expr.isFunctionOfDim(*loop))
           continue;
-        if (!isa<AffineDimExpr>(expr) || !isUniformAlong(operand.get(), i))
+        if (!isa<AffineDimExpr>(expr) ||
+            !tessel::cpu::isUniformAlong(operand.get(), i))
           return emitError(op->getLoc())
                  << "reads operand #" << operand.getOperandNumber()
                  << " along the samples, but it differs from one sample "
@@ -234,22 +194,14 @@ struct VerifySampleIndependencePass
   /// the flattened tensor must fall on one dimension of the result, whose
   /// extent is a whole number of batches at that stride.
   LogicalResult visitReshape(Operation *op, Value source, Value result) {
-    BatchPos pos = batches.lookup(source);
-    ArrayRef<int64_t> from =
-        cast<RankedTensorType>(source.getType()).getShape();
-    ArrayRef<int64_t> to = cast<RankedTensorType>(result.getType()).getShape();
-    int64_t flat = pos.stride;
-    for (int64_t d = pos.dim + 1; d < int64_t(from.size()); ++d)
-      flat *= from[d];
-    int64_t inner = 1; // the product of the extents after dimension j
-    for (int64_t j = int64_t(to.size()) - 1; j >= 0 && inner <= flat; --j) {
-      if (flat % inner == 0 && to[j] % (flat / inner * samples) == 0) {
-        batches[result] = BatchPos{j, flat / inner};
-        return success();
-      }
-      inner *= to[j];
-    }
-    return mixes(op, "the reshape spreads the samples over dimensions");
+    std::optional<BatchPos> pos = tessel::cpu::reshapeAxis(
+        batches.lookup(source),
+        cast<RankedTensorType>(source.getType()).getShape(),
+        cast<RankedTensorType>(result.getType()).getShape(), samples);
+    if (!pos)
+      return mixes(op, "the reshape spreads the samples over dimensions");
+    batches[result] = *pos;
+    return success();
   }
 
   LogicalResult visitPad(tensor::PadOp op) {
@@ -311,8 +263,10 @@ struct VerifySampleIndependencePass
                op.getStaticStrides(), pos->dim, extent(dest, pos->dim)))
       return mixes(op, "it writes part of the samples' dimension");
     int64_t sourceDim = llvm::find(destDims, pos->dim) - destDims.begin();
-    if ((!batches.count(dest) && !isUniformAlong(dest, pos->dim)) ||
-        (!batches.count(source) && !isUniformAlong(source, sourceDim)))
+    if ((!batches.count(dest) &&
+         !tessel::cpu::isUniformAlong(dest, pos->dim)) ||
+        (!batches.count(source) &&
+         !tessel::cpu::isUniformAlong(source, sourceDim)))
       return mixes(op, "what it writes differs from one sample to the next");
     batches[op.getResult()] = *pos;
     return success();

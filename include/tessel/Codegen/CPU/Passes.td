@@ -314,6 +314,57 @@ def TesselVerifySampleIndependencePass
   ];
 }
 
+def TesselMaskPaddedPositionsPass
+    : Pass<"tessel-mask-padded-positions", "func::FuncOp"> {
+  let summary = "Keeps a padded sequence's reductions to its valid positions";
+  let description = [{
+    On tensors, right after the lowering to `linalg`, in a build of a model
+    with a padded dimension (`tessel-compile --dim-range` on a dimension
+    other than the batch, such as a sequence). The artifact runs a sequence
+    of any valid length up to the build's length L on inputs padded to L,
+    and this pass makes that exact, or fails at the first op that would
+    let a padded position change a valid one.
+
+    The function's arguments marked `tessel.padded_dim = d` hold the
+    positions in dimension `d`, all padded to the same length L; the pass
+    appends one argument, `tensor<i64>` marked `tessel.valid_length`: the
+    run's valid length, at most L. Each value computed from the padded
+    arguments holds the positions in one or more dimensions (an
+    attention's scores hold the queries' and the keys'), each at a stride
+    (a reshape may fold them into a wider dimension). A `linalg` op that
+    reads such a value walks each of its position dimensions with a loop:
+    - a parallel loop keeps the positions apart; its results hold them;
+    - a reduction loop (a softmax's max and sum over the keys, the product
+      of the probabilities and the values) reads, instead of the operand,
+      a copy with the reduction's neutral element at every padded position
+      (`-inf` for a max, 0 for a sum or either side of a product), so a
+      padded position adds nothing whatever it holds, NaN included. Only
+      contractions and one-input reductions whose body combines the input
+      with the accumulator (add, mul, max, min, and their integer forms)
+      are masked; any other reduction over the positions fails.
+    What else such a loop walks must be the same at every position or be a
+    constant table with one entry per position (a position embedding; the
+    driver checks that a longer build's table starts with a shorter one's).
+    A loop may not read `linalg.index` of a position loop. Reshapes must
+    keep the positions in one dimension, pads and slices must keep their
+    dimension whole, except a slice that takes only positions below
+    `min-length` (the first token), which every run holds valid. A result
+    of the function that holds positions holds them in one dimension at
+    stride 1, which the pass records as `tessel.padded_dim` on it (the
+    runtime copies out the valid ones). Any other op that reads the
+    positions fails.
+  }];
+  let options = [
+    Option<"minLength", "min-length", "int64_t", /*default=*/"1",
+           "The fewest valid positions a run may have">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def TesselVectorizeConvolutionsPass
     : Pass<"tessel-vectorize-convolutions", "func::FuncOp"> {
   let summary = "Direct NCHW or NHWC f32 convolutions with register-resident output tiles";

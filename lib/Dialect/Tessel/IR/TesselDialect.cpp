@@ -75,6 +75,14 @@ static LogicalResult verifyTesselAttribute(Operation *op, NamedAttribute attr,
                     "an array of strings");
     if (name == "tessel.multiply_adds")
       return expect(isI64(value), "an i64 integer");
+    // A padded dimension (tessel-mask-padded-positions): where an argument
+    // or result holds the positions, and the argument with the valid
+    // length.
+    if (name == "tessel.padded_dim")
+      return expect(isI64(value) && cast<IntegerAttr>(value).getInt() >= 0,
+                    "a non-negative i64 integer");
+    if (name == "tessel.valid_length")
+      return expect(isa<UnitAttr>(value), "a unit attribute");
   }
   return op->emitError() << "unknown tessel attribute '" << name << "' "
                          << where;
