@@ -23,7 +23,9 @@ namespace mlir::tessel {
 /// come from (or their location), in program order.
 using BatchConstants = std::map<std::string, std::vector<Attribute>>;
 
-BatchConstants collectBatchConstants(ModuleOp module);
+/// With `skipShapes`, those only read as a `tensor.reshape`'s shape are
+/// left out.
+BatchConstants collectBatchConstants(ModuleOp module, bool skipShapes = false);
 
 /// Emits an error at the first constant of `b` (the build of batch
 /// `batchB`) that has the type of its counterpart in `a` (batch `batchA`)
@@ -31,6 +33,15 @@ BatchConstants collectBatchConstants(ModuleOp module);
 LogicalResult compareBatchConstants(const BatchConstants &a, int64_t batchA,
                                     const BatchConstants &b, int64_t batchB,
                                     ModuleOp moduleB);
+
+/// The same for a padded dimension's builds at lengths `lengthA` and
+/// `lengthB`: a constant of the same type must have the same value, and
+/// one whose extents differ only where they are the two lengths (a table
+/// with an entry per position) must start, in the longer build, with the
+/// shorter build's entries.
+LogicalResult comparePaddedConstants(const BatchConstants &a, int64_t lengthA,
+                                     const BatchConstants &b, int64_t lengthB,
+                                     llvm::StringRef name, ModuleOp moduleB);
 
 } // namespace mlir::tessel
 

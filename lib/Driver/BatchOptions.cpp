@@ -103,3 +103,89 @@ mlir::tessel::parseBatchRequest(llvm::StringRef range,
   out.checkBatch = out.max >= 2 ? std::max<int64_t>(out.sizes.back(), 2) : 0;
   return success();
 }
+
+namespace {
+
+/// The --specialize options that name `name`.
+std::vector<std::string> specializing(llvm::ArrayRef<std::string> specialize,
+                                      llvm::StringRef name) {
+  std::vector<std::string> out;
+  for (const std::string &spec : specialize)
+    if (llvm::StringRef(spec).split('=').first == name)
+      out.push_back(spec);
+  return out;
+}
+
+LogicalResult parsePadded(llvm::StringRef range,
+                          llvm::ArrayRef<std::string> specialize,
+                          PaddedRequest &out, std::string &error) {
+  // The range's syntax and bounds are the batch's.
+  BatchRequest parsed;
+  if (failed(parseBatchRequest(range, {}, parsed, error)))
+    return failure();
+  out.name = parsed.name;
+  out.min = parsed.min;
+  if (specialize.empty())
+    for (int64_t length = 8; length < parsed.max; length *= 2)
+      if (length >= out.min)
+        out.lengths.push_back(length);
+  for (const std::string &spec : specialize) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(spec).split('=').second.split(parts, ',');
+    for (llvm::StringRef part : parts) {
+      int64_t length;
+      if (part.getAsInteger(10, length) || length < out.min ||
+          length > parsed.max) {
+        error = "--specialize '" + spec + "': '" + part.str() +
+                "' is not a length within " + std::to_string(out.min) + ".." +
+                std::to_string(parsed.max);
+        return failure();
+      }
+      out.lengths.push_back(length);
+    }
+  }
+  out.lengths.push_back(parsed.max);
+  llvm::sort(out.lengths);
+  out.lengths.erase(std::unique(out.lengths.begin(), out.lengths.end()),
+                    out.lengths.end());
+  out.max = parsed.max;
+  return success();
+}
+
+} // namespace
+
+LogicalResult mlir::tessel::parseDimRanges(
+    llvm::ArrayRef<std::string> ranges, llvm::ArrayRef<std::string> specialize,
+    llvm::function_ref<bool(llvm::StringRef)> isBatch, BatchRequest &batch,
+    PaddedRequest &padded, std::string &error) {
+  if (ranges.empty())
+    return parseBatchRequest("", specialize, batch, error);
+  for (const std::string &spec : specialize) {
+    llvm::StringRef name = llvm::StringRef(spec).split('=').first;
+    if (llvm::none_of(ranges, [&](const std::string &range) {
+          return llvm::StringRef(range).split('=').first == name;
+        })) {
+      error =
+          "--specialize '" + spec + "' names no dimension a --dim-range gives";
+      return failure();
+    }
+  }
+  for (const std::string &range : ranges) {
+    llvm::StringRef name = llvm::StringRef(range).split('=').first;
+    std::vector<std::string> sizes = specializing(specialize, name);
+    bool asBatch = isBatch(name);
+    if (asBatch ? batch.enabled() : padded.enabled()) {
+      error = std::string("--dim-range gives two ") +
+              (asBatch ? "batches ('" + batch.name
+                       : "padded dimensions ('" + padded.name) +
+              "' and '" + name.str() +
+              "'): one artifact takes at most a dynamic batch (dimension 0 "
+              "of the inputs) and one other dynamic dimension";
+      return failure();
+    }
+    if (failed(asBatch ? parseBatchRequest(range, sizes, batch, error)
+                       : parsePadded(range, sizes, padded, error)))
+      return failure();
+  }
+  return success();
+}

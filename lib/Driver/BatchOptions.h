@@ -10,6 +10,7 @@
 #include "tessel/Import/ONNX/ImportONNX.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
@@ -28,6 +29,16 @@ struct BatchRequest {
   bool enabled() const { return max > 0; }
 };
 
+/// A padded dimension asked for on the command line: a dimension other
+/// than the batch (a sequence), run at any length in [min, max] by padding
+/// it to the next length a build has.
+struct PaddedRequest {
+  std::string name;             ///< the dimension's symbol, e.g. "S"
+  int64_t min = 0, max = 0;     ///< max 0: no padded dimension
+  std::vector<int64_t> lengths; ///< the builds, ascending, the last max
+  bool enabled() const { return max > 0; }
+};
+
 /// The most samples a dynamic batch may take.
 inline constexpr int64_t kMaxDynamicBatch = int64_t(1) << 20;
 
@@ -42,6 +53,17 @@ LogicalResult parseInputShape(llvm::StringRef spec, ImportOptions &options,
 LogicalResult parseBatchRequest(llvm::StringRef range,
                                 llvm::ArrayRef<std::string> specialize,
                                 BatchRequest &out, std::string &error);
+
+/// Parses every --dim-range `NAME=LO..HI` and --specialize: a range whose
+/// name `isBatch` (dimension 0 of an input, or `?`) is the batch
+/// (parseBatchRequest); another is a padded dimension, built at the
+/// --specialize lengths (default: 8, 16, 32, ... within the range) and at
+/// HI. At most one of each.
+LogicalResult parseDimRanges(llvm::ArrayRef<std::string> ranges,
+                             llvm::ArrayRef<std::string> specialize,
+                             llvm::function_ref<bool(llvm::StringRef)> isBatch,
+                             BatchRequest &batch, PaddedRequest &padded,
+                             std::string &error);
 
 } // namespace mlir::tessel
 

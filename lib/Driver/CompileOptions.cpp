@@ -4,6 +4,8 @@
 
 #include "tessel/Pipelines/Pipelines.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 namespace cl = llvm::cl;
 using namespace mlir::tessel;
 
@@ -40,17 +42,21 @@ cl::list<std::string> inputShapes(
     cl::desc("Static shape for a graph input (repeatable); ? as dimension "
              "0 for a dynamic batch (with --dim-range)"),
     cl::cat(category));
-cl::opt<std::string> dimRange(
+cl::list<std::string> dimRange(
     "dim-range", cl::value_desc("N=LO..HI"),
-    cl::desc("Compiles the inputs' dynamic dimension 0 (the model's symbol "
-             "N, or '?' in --input-shape) as a batch of LO to HI samples: one "
-             "artifact runs every batch in the range"),
+    cl::desc("Compiles a dynamic dimension (the model's symbol N, or '?' in "
+             "--input-shape) for every size from LO to HI: the batch "
+             "(dimension 0 of every input) runs in chunks of the sizes built; "
+             "another dimension, such as a sequence, runs padded to the next "
+             "length built (repeatable: a batch and one other)"),
     cl::cat(category));
 cl::list<std::string> specializeSizes(
     "specialize", cl::value_desc("N=S1,S2,..."),
-    cl::desc("The batch sizes a --dim-range artifact has code for (default: "
-             "1, 4 and 8, up to HI); a batch runs in chunks of these sizes, the "
-             "cheapest by their measured run times"),
+    cl::desc("The sizes a --dim-range artifact has code for: for the batch "
+             "(default: 1, 4 and 8, up to HI) a batch runs in chunks of "
+             "these sizes, the cheapest by their measured run times; for "
+             "another dimension (default: 8, 16, 32, ... and HI) a run takes "
+             "the shortest length built that holds it"),
     cl::cat(category));
 cl::list<std::string> inputValues(
     "input-value", cl::value_desc("NAME=V0,V1,...|NAME=FILE.pb"),
@@ -198,3 +204,52 @@ cl::opt<std::string> reportFile("report", cl::value_desc("file.json"),
                                 cl::cat(category));
 
 } // namespace mlir::tessel::compile_options
+
+std::string mlir::tessel::compile_options::describeFlags(
+    const BatchRequest &batchRequest, const PaddedRequest &paddedRequest) {
+  std::string flags = std::string("-O") + optLevel.getValue() +
+                      " --target=" + targetName + " --target-cpu=" + targetCpu;
+  if (!targetFeatures.empty())
+    flags += " --target-features=" + targetFeatures;
+  for (const std::string &spec : inputShapes)
+    flags += " --input-shape=" + spec;
+  for (const std::string &spec : inputValues)
+    flags += " --input-value=" + spec;
+  for (const std::string &range : dimRange)
+    flags += " --dim-range=" + range;
+  if (batchRequest.enabled()) {
+    flags += " --specialize=" + batchRequest.name + "=";
+    for (int64_t size : batchRequest.sizes)
+      flags += (size == 1 ? "" : ",") + std::to_string(size);
+  }
+  if (paddedRequest.enabled()) {
+    flags += " --specialize=" + paddedRequest.name + "=";
+    for (auto [i, length] : llvm::enumerate(paddedRequest.lengths))
+      flags += (i ? "," : "") + std::to_string(length);
+  }
+  if (!preprocess.empty())
+    flags += " --preprocess=" + preprocess;
+  for (const std::string &name : disabledOptimizations)
+    flags += " --disable=" + name;
+  for (const std::string &path : passPlugins)
+    flags += " --load-pass-plugin=" + path;
+  for (const std::string &spec : insertedPasses)
+    flags += " --insert-pass=" + spec;
+  if (activationLayout != "nchw")
+    flags += " --layout=" + activationLayout;
+  if (precision != "fp32")
+    flags += " --precision=" + precision;
+  if (debugOutputs)
+    flags += " --debug-outputs";
+  if (!accuracyBudget.empty())
+    flags += " --accuracy-budget=" + accuracyBudget +
+             (accuracyData.empty() ? std::string()
+                                   : " --accuracy-data=" + accuracyData);
+  if (!keepFp32.empty())
+    flags += " --keep-fp32=" + llvm::join(keepFp32, ",");
+  if (!quantizeKind.empty())
+    flags += " --quantize=" + quantizeKind +
+             " --calibration-data=" + calibrationData +
+             " --calibration=" + calibrationMethod;
+  return flags;
+}

@@ -7,6 +7,8 @@
 #ifndef TESSEL_LIB_DRIVER_COMPILEOPTIONS_H
 #define TESSEL_LIB_DRIVER_COMPILEOPTIONS_H
 
+#include "BatchOptions.h"
+
 #include "llvm/Support/CommandLine.h"
 
 #include <cstdint>
@@ -22,7 +24,7 @@ extern llvm::cl::opt<std::string> targetCpu;
 extern llvm::cl::opt<std::string> targetFeatures;
 extern llvm::cl::opt<char> optLevel;
 extern llvm::cl::list<std::string> inputShapes;
-extern llvm::cl::opt<std::string> dimRange;
+extern llvm::cl::list<std::string> dimRange;
 extern llvm::cl::list<std::string> specializeSizes;
 extern llvm::cl::list<std::string> inputValues;
 extern llvm::cl::opt<std::string> preprocess;
@@ -47,6 +49,10 @@ extern llvm::cl::opt<bool> debugOutputs;
 extern llvm::cl::opt<std::string> calibrationData;
 extern llvm::cl::opt<std::string> calibrationMethod;
 extern llvm::cl::opt<std::string> reportFile;
+
+/// The options that shaped the code, as the descriptor records them.
+std::string describeFlags(const BatchRequest &batchRequest,
+                          const PaddedRequest &paddedRequest);
 
 } // namespace mlir::tessel::compile_options
 

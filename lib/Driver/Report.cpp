@@ -216,6 +216,16 @@ LogicalResult CompileReport::write(llvm::StringRef path,
                                   {"min", batchMin},
                                   {"max", batchMax},
                                   {"sizes", llvm::json::Array(batchSizes)}})},
+      {"padded_dim",
+       paddedName.empty()
+           ? llvm::json::Value(nullptr)
+           : llvm::json::Value(
+                 Object{{"name", paddedName},
+                        {"min", paddedMin},
+                        {"max", paddedMax},
+                        {"lengths", llvm::json::Array(paddedLengths)},
+                        {"input_dims", llvm::json::Array(paddedInputDims)},
+                        {"output_dims", llvm::json::Array(paddedOutputDims)}})},
       {"graph",
        Object{{"dropped_channels", droppedChannels},
               {"layout_conversions",
@@ -237,8 +247,8 @@ LogicalResult CompileReport::write(llvm::StringRef path,
        Object{{"recorded", memoryRecorded},
               {"workspace_bytes", static_cast<int64_t>(workspaceBytes)},
               {"weights_bytes", static_cast<int64_t>(weightsBytes)},
-              {"weights_file", weightsFile.empty()
-                                   ? llvm::json::Value(nullptr)
+              {"weights_file",
+               weightsFile.empty() ? llvm::json::Value(nullptr)
                                    : llvm::json::Value(weightsFile)},
               {"weights_file_bytes", static_cast<int64_t>(weightsFileBytes)}}}};
   std::error_code ec;

@@ -74,6 +74,13 @@ struct CompileReport {
   std::string batchName;
   int64_t batchMin = 0, batchMax = 0;
   std::vector<int64_t> batchSizes;
+  /// A padded dimension (--dim-range on another dimension): its name,
+  /// range, the lengths built, and where inputs and outputs hold it (-1:
+  /// not at all); empty name: none.
+  std::string paddedName;
+  int64_t paddedMin = 0, paddedMax = 0;
+  std::vector<int64_t> paddedLengths;
+  std::vector<int64_t> paddedInputDims, paddedOutputDims;
   /// Post-training quantization (--quantize): the calibration method, the
   /// number of samples, and each calibrated activation's range and uint8
   /// parameters (in tessel-quantize-products' order); empty without it.

@@ -8,6 +8,7 @@
 #include "Calibration.h"
 #include "ChooseKeptProducts.h"
 #include "CompileOptions.h"
+#include "DynamicBuilds.h"
 #include "Progress.h"
 #include "Report.h"
 #include "TemporaryBuild.h"
@@ -278,16 +279,33 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     importOptions.inputValues[text.take_front(eq)] =
         text.drop_front(eq + 1).str();
   }
+  bool isMLIR = llvm::StringRef(inputFile).ends_with(".mlir") || startAt;
   BatchRequest batchRequest;
+  PaddedRequest paddedRequest;
   {
+    // A range names the batch when its symbol is dimension 0 of an input
+    // (or of none: '?' in --input-shape), else a padded dimension.
+    std::vector<std::vector<std::string>> symbols;
+    if (!dimRange.empty() && !isMLIR)
+      symbols = readInputSymbols(inputFile);
+    auto isBatch = [&](llvm::StringRef name) {
+      bool anywhere = false, first = false;
+      for (const std::vector<std::string> &dims : symbols) {
+        anywhere |= llvm::is_contained(dims, name);
+        first |= !dims.empty() && dims.front() == name;
+      }
+      return first || !anywhere;
+    };
     std::string error;
-    if (failed(
-            parseBatchRequest(dimRange, specializeSizes, batchRequest, error)))
+    if (failed(parseDimRanges(dimRange, specializeSizes, isBatch, batchRequest,
+                              paddedRequest, error)))
       return usageError(error);
   }
   importOptions.batchName = batchRequest.name;
+  importOptions.paddedName = paddedRequest.name;
+  if (paddedRequest.enabled())
+    pipelineOptions.paddedMinLength = paddedRequest.min;
   importOptions.preprocess = preprocess;
-  bool isMLIR = llvm::StringRef(inputFile).ends_with(".mlir") || startAt;
   if (isMLIR && !inputValues.empty())
     return usageError("--input-value applies to ONNX models, not .mlir input");
   if (isMLIR && !preprocess.empty())
@@ -305,7 +323,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   }
   if (to < from)
     return usageError("--compile-to is earlier than --compile-from");
-  if (batchRequest.enabled()) {
+  if (batchRequest.enabled() || paddedRequest.enabled()) {
     const char *other = isMLIR                    ? "an .mlir input"
                         : stopAt                  ? "--compile-to"
                         : !quantizeKind.empty()   ? "--quantize"
@@ -316,7 +334,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     if (other)
       return usageError(std::string("--dim-range does not combine with ") +
                         other +
-                        " yet: give the batch a fixed size with "
+                        " yet: give the dimension a fixed size with "
                         "--input-shape");
   }
   if (!quantizeKind.empty() && from > Phase::Import)
@@ -339,48 +357,16 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   report.compilerVersion = version;
   report.gitRevision = ::tessel::build::gitRevision();
   report.llvmVersion = LLVM_VERSION_STRING;
-  std::string flags = std::string("-O") + optLevel.getValue() +
-                      " --target=" + targetName + " --target-cpu=" + targetCpu;
-  if (!targetFeatures.empty())
-    flags += " --target-features=" + targetFeatures;
-  for (const std::string &spec : inputShapes)
-    flags += " --input-shape=" + spec;
-  for (const std::string &spec : inputValues)
-    flags += " --input-value=" + spec;
-  if (batchRequest.enabled()) {
-    flags +=
-        " --dim-range=" + dimRange + " --specialize=" + batchRequest.name + "=";
-    for (int64_t size : batchRequest.sizes)
-      flags += (size == 1 ? "" : ",") + std::to_string(size);
-  }
-  if (!preprocess.empty())
-    flags += " --preprocess=" + preprocess;
-  for (const std::string &name : disabledOptimizations)
-    flags += " --disable=" + name;
-  for (const std::string &path : passPlugins)
-    flags += " --load-pass-plugin=" + path;
-  for (const std::string &spec : insertedPasses)
-    flags += " --insert-pass=" + spec;
-  if (activationLayout != "nchw")
-    flags += " --layout=" + activationLayout;
-  if (precision != "fp32")
-    flags += " --precision=" + precision;
-  if (debugOutputs)
-    flags += " --debug-outputs";
-  if (!accuracyBudget.empty())
-    flags += " --accuracy-budget=" + accuracyBudget +
-             (accuracyData.empty() ? std::string()
-                                   : " --accuracy-data=" + accuracyData);
-  if (!keepFp32.empty())
-    flags += " --keep-fp32=" + llvm::join(keepFp32, ",");
-  if (!quantizeKind.empty())
-    flags += " --quantize=" + quantizeKind + " --calibration-data=" +
-             calibrationData + " --calibration=" + calibrationMethod;
+  std::string flags = describeFlags(batchRequest, paddedRequest);
   report.flags = flags;
   report.batchName = batchRequest.name;
   report.batchMin = batchRequest.min;
   report.batchMax = batchRequest.max;
   report.batchSizes = batchRequest.sizes;
+  report.paddedName = paddedRequest.name;
+  report.paddedMin = paddedRequest.min;
+  report.paddedMax = paddedRequest.max;
+  report.paddedLengths = paddedRequest.lengths;
   Progress::Mode mode;
   if (!parseProgressMode(progressMode, mode))
     return usageError("--progress is auto, always or never, not '" +
@@ -398,15 +384,20 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     return 0;
   };
 
-  // Phase 1: import (or parse), at `batch` samples of a dynamic batch.
+  // Phase 1: import (or parse), at `batch` samples of a dynamic batch and
+  // `length` positions of a padded dimension (0: none).
   size_t importedNodes = 0;
-  auto importModule = [&](OwningOpRef<ModuleOp> &module,
-                          int64_t batch) -> std::optional<int> {
-    progress.begin(isMLIR ? "parse" : "import",
-                   batch ? inputFile + " at batch " + std::to_string(batch)
-                         : inputFile.getValue());
+  auto importModule = [&](OwningOpRef<ModuleOp> &module, int64_t batch,
+                          int64_t length) -> std::optional<int> {
+    std::string build =
+        (batch ? " at batch " + std::to_string(batch) : std::string()) +
+        (length
+             ? (batch ? " and length " : " at length ") + std::to_string(length)
+             : std::string());
+    progress.begin(isMLIR ? "parse" : "import", inputFile + build);
     auto start = std::chrono::steady_clock::now();
     importOptions.batchSize = batch;
+    importOptions.paddedSize = length;
     if (isMLIR) {
       llvm::SourceMgr sourceMgr;
       std::string errorMessage;
@@ -424,10 +415,8 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
       module = importOnnxFile(inputFile, &context, importOptions, importError);
       if (!module) {
         printImportError(llvm::errs(), inputFile, importError);
-        if (batch)
-          llvm::errs() << "  (in the build of batch " << batch
-                       << " of the dynamic batch '" << batchRequest.name
-                       << "')\n";
+        if (batch || length)
+          llvm::errs() << "  (in the build" << build << ")\n";
         return 1;
       }
     }
@@ -451,7 +440,8 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   // Phases 2..4: one pass manager per phase, so each is timed on its own;
   // at `verifyBatch`, the samples' independence is checked on linalg.
   // A dynamic batch's builds record their constants after the graph phase
-  // (`constants`, when given), to compare them.
+  // (`constants`, when given), to compare them; a padded dimension's, from
+  // builds to linalg without its masks, after the linalg phase.
   auto lowerModule = [&](OwningOpRef<ModuleOp> &module, Phase to,
                          int64_t verifyBatch,
                          BatchConstants *constants) -> std::optional<int> {
@@ -515,10 +505,17 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
         return *failure;
       report.phases.push_back(
           {std::string(getPhaseName(phase)), secondsSince(start)});
-      if (phase == Phase::Graph && constants)
-        *constants = collectBatchConstants(*module);
+      if (constants &&
+          phase == (pipelineOptions.maskPaddedPositions ? Phase::Graph
+                                                        : Phase::Linalg))
+        *constants = collectBatchConstants(
+            *module, /*skipShapes=*/!pipelineOptions.maskPaddedPositions);
       if (phase == Phase::Linalg)
         report.recordKernels(*module);
+      if (phase == Phase::Linalg && paddedRequest.enabled() &&
+          pipelineOptions.maskPaddedPositions &&
+          failed(recordPaddedDims(*module, report)))
+        return 1;
       if (phase == Phase::Linalg && verifyBatch) {
         PassManager pm(&context, ModuleOp::getOperationName());
         pm.addNestedPass<func::FuncOp>(
@@ -532,9 +529,14 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   OwningOpRef<ModuleOp> module;
   // A dynamic batch: the build that proves the samples are computed apart
   // comes first (a model that mixes them fails fast), with a graph-phase
-  // build at another batch to compare constants; then batch 1, whose module
-  // is the artifact's primary one; then the other sizes.
-  std::vector<std::pair<int64_t, OwningOpRef<ModuleOp>>> variants;
+  // build at another batch to compare constants; then batch 1 at the
+  // shortest length, whose module is the artifact's primary one; then the
+  // other builds (each batch size at each length).
+  int64_t firstBatch = batchRequest.enabled() ? 1 : 0;
+  int64_t firstLength =
+      paddedRequest.enabled() ? paddedRequest.lengths.front() : 0;
+  std::vector<DynamicBatch::Build> builds;
+  std::vector<OwningOpRef<ModuleOp>> buildModules;
   BatchConstants checkConstants, otherConstants;
   auto start = std::chrono::steady_clock::now();
   if (batchRequest.enabled() && batchRequest.checkBatch) {
@@ -543,20 +545,22 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
         !checkOnly;
     OwningOpRef<ModuleOp> check;
     if (std::optional<int> failure =
-            importModule(check, batchRequest.checkBatch))
+            importModule(check, batchRequest.checkBatch, firstLength))
       return *failure;
     if (std::optional<int> failure =
             lowerModule(check, built ? to : Phase::Linalg,
                         batchRequest.checkBatch, &checkConstants))
       return *failure;
-    if (built)
-      variants.emplace_back(batchRequest.checkBatch, std::move(check));
+    if (built) {
+      builds.push_back({batchRequest.checkBatch, firstLength, *check});
+      buildModules.push_back(std::move(check));
+    }
     // Another batch of 2 or more, to the graph phase: its constants must
     // be the check build's (at batch 1, a division by N folds away).
     int64_t other =
         batchRequest.checkBatch > 2 ? batchRequest.checkBatch - 1 : 3;
     OwningOpRef<ModuleOp> graph;
-    if (std::optional<int> failure = importModule(graph, other))
+    if (std::optional<int> failure = importModule(graph, other, firstLength))
       return *failure;
     if (std::optional<int> failure =
             lowerModule(graph, Phase::Graph, 0, &otherConstants))
@@ -566,7 +570,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
       return 1;
   }
   if (std::optional<int> failure =
-          importModule(module, batchRequest.enabled() ? 1 : 0))
+          importModule(module, firstBatch, firstLength))
     return *failure;
   // Post-training quantization: calibrate on a build of its own, whose
   // remarks stay out of the report.
@@ -650,18 +654,20 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
 
   if (std::optional<int> failure = lowerModule(module, to, 0, nullptr))
     return *failure;
-  for (int64_t size : batchRequest.sizes) {
-    if (checkOnly || size == 1 || size == batchRequest.checkBatch)
-      continue;
-    OwningOpRef<ModuleOp> build;
-    if (std::optional<int> failure = importModule(build, size))
-      return *failure;
-    if (std::optional<int> failure = lowerModule(build, to, 0, nullptr))
-      return *failure;
-    variants.emplace_back(size, std::move(build));
-  }
-  llvm::sort(variants,
-             [](const auto &a, const auto &b) { return a.first < b.first; });
+  if (std::optional<int> failure = buildVariants(
+          batchRequest, paddedRequest, checkOnly,
+          [&](OwningOpRef<ModuleOp> &build, int64_t batch, int64_t length,
+              Phase upTo, BatchConstants *constants) -> std::optional<int> {
+            if (std::optional<int> failure = importModule(build, batch, length))
+              return failure;
+            // A comparison build: to linalg, without the masks.
+            pipelineOptions.maskPaddedPositions = !constants;
+            std::optional<int> failure = lowerModule(build, upTo, 0, constants);
+            pipelineOptions.maskPaddedPositions = true;
+            return failure;
+          },
+          to, builds, buildModules))
+    return *failure;
 
   if (checkOnly) {
     llvm::outs() << inputFile << ": supported: " << importedNodes
@@ -694,11 +700,14 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
       target.optLevel,
       weightsFileThreshold,
       ArtifactInfo{version, flags}};
-  DynamicBatch dynamicBatch{
-      batchRequest.name, batchRequest.min, batchRequest.max, {}};
-  for (auto &[size, build] : variants)
-    dynamicBatch.variants.emplace_back(size, *build);
-  if (batchRequest.enabled())
+  DynamicBatch dynamicBatch{batchRequest.name,
+                            batchRequest.min,
+                            batchRequest.max,
+                            {paddedRequest.name, paddedRequest.min,
+                             paddedRequest.max, toInt32(report.paddedInputDims),
+                             toInt32(report.paddedOutputDims), firstLength},
+                            builds};
+  if (batchRequest.enabled() || paddedRequest.enabled())
     request.batch = &dynamicBatch;
   ArtifactFailure failure;
   if (failed(writeArtifact(*module, **machine, std::move(request), report,

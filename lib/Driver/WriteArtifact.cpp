@@ -37,9 +37,9 @@ LogicalResult mlir::tessel::writeArtifact(ModuleOp module,
   if (auto size = module->getAttrOfType<IntegerAttr>(kWorkspaceSizeAttrName))
     report.workspaceBytes = size.getValue().getZExtValue();
   if (request.batch)
-    for (auto [size, variant] : request.batch->variants)
-      if (auto bytes =
-              variant->getAttrOfType<IntegerAttr>(kWorkspaceSizeAttrName))
+    for (const DynamicBatch::Build &variant : request.batch->variants)
+      if (auto bytes = variant.module->getAttrOfType<IntegerAttr>(
+              kWorkspaceSizeAttrName))
         report.workspaceBytes = std::max<uint64_t>(
             report.workspaceBytes, bytes.getValue().getZExtValue());
   report.output = request.path;
@@ -48,7 +48,8 @@ LogicalResult mlir::tessel::writeArtifact(ModuleOp module,
   // written from the MLIR attributes (LLVM IR never holds them).
   {
     ExternalWeights weights;
-    // A dynamic batch's builds share their weights inside the artifact.
+    // The builds of a dynamic batch or a padded dimension share their
+    // weights inside the artifact.
     if (!request.batch)
       externalizeWeights(module, kMinExternalTensorBytes,
                          request.weightsFileThreshold, weights);

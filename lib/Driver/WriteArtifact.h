@@ -28,7 +28,8 @@ struct ArtifactRequest {
   unsigned optLevel = 2;
   uint64_t weightsFileThreshold = 0; ///< --weights-file-threshold
   ArtifactInfo info;                 ///< the descriptor's strings
-  /// A dynamic batch: `module` is the build of batch 1, these the others.
+  /// A dynamic batch or a padded dimension: `module` is the first build
+  /// (batch 1, the shortest length), these the others.
   const DynamicBatch *batch = nullptr;
 };
 

@@ -300,6 +300,12 @@ void mlir::tessel::buildLinalgPipeline(OpPassManager &pm,
   pm.addPass(createTesselRecordSignaturePass());
   pm.addNestedPass<func::FuncOp>(createConvertTesselToLinalgPass());
   pm.addPass(createCanonicalizerPass());
+  // A model with a padded dimension (its arguments marked
+  // tessel.padded_dim; nothing to do otherwise): before fusion, so that the
+  // masks fuse like any elementwise op.
+  if (options.maskPaddedPositions)
+    pm.addNestedPass<func::FuncOp>(
+        createTesselMaskPaddedPositionsPass({options.paddedMinLength}));
   pm.addNestedPass<func::FuncOp>(createTesselReadThroughUnitExpandsPass());
   if (options.enabled("fuse-elementwise")) {
     pm.addNestedPass<func::FuncOp>(createTesselFuseElementwisePass());

@@ -56,6 +56,22 @@ Model::Model(tessel_model *model, std::string path)
   } else {
     descriptor["batch_name"] = nb::none();
   }
+  // ABI 1.5's padded dimension: where each input and output holds it.
+  paddedRange = nb::none();
+  descriptor["padded_name"] = nb::none();
+  descriptor["padded_input_dims"] = nb::none();
+  descriptor["padded_output_dims"] = nb::none();
+  if (tessel_model_padded_range(model, &min, &max)) {
+    paddedRange = nb::make_tuple(min, max);
+    descriptor["padded_name"] = text(desc->padded_name);
+    nb::list inputDims, outputDims;
+    for (uint32_t i = 0; i < desc->num_inputs; ++i)
+      inputDims.append(desc->padded_input_dims[i]);
+    for (uint32_t i = 0; i < desc->num_outputs; ++i)
+      outputDims.append(desc->padded_output_dims[i]);
+    descriptor["padded_input_dims"] = nb::tuple(inputDims);
+    descriptor["padded_output_dims"] = nb::tuple(outputDims);
+  }
 }
 
 static Model *load(const std::string &path) {
@@ -94,6 +110,9 @@ void bindModel(nb::module_ &module) {
       .def_ro("batch_range", &Model::batchRange,
               "None, or (min, max) of a dynamic batch: dimension 0 of "
               "every input and output")
+      .def_ro("padded_range", &Model::paddedRange,
+              "None, or (min, max) of a padded dimension: where each input "
+              "and output holds it is in the descriptor")
       .def("session", &createSession, nb::arg("num_threads"),
            nb::arg("result_cache_bytes") = 0)
       .def("close", [](Model &model) { model.guard.close(); })

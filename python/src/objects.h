@@ -32,6 +32,7 @@ struct Model {
   nb::list outputs;
   nb::dict descriptor;
   nb::object batchRange; // None, or (min, max) of a dynamic batch
+  nb::object paddedRange; // None, or (min, max) of a padded dimension
 };
 
 /// A tessel_session.

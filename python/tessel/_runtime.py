@@ -69,6 +69,12 @@ class Descriptor:
     # ABI 1.4: the name of the dynamic batch (``Model.batch_range``), None
     # when the shapes are static.
     batch_name: Optional[str] = None
+    # ABI 1.5: the name of the padded dimension (``Model.padded_range``),
+    # and the dimension of each input and output that holds it (-1: none);
+    # None without one.
+    padded_name: Optional[str] = None
+    padded_input_dims: Optional[tuple[int, ...]] = None
+    padded_output_dims: Optional[tuple[int, ...]] = None
 
 
 def _describe(tensor: TensorInfo) -> str:
@@ -107,7 +113,15 @@ class Model(_Closable):
     with a dynamic batch (``tessel-compile --dim-range N=1..64``): dimension
     0 of every input and output is then the batch, which a run may set to
     any value in the range, the same for every input (``inputs`` and
-    ``outputs`` show batch 1); the outputs come back with that batch."""
+    ``outputs`` show batch 1); the outputs come back with that batch.
+
+    ``padded_range`` is None, or ``(min, max)`` for an artifact compiled
+    with a padded dimension (``--dim-range S=1..128`` on a dimension other
+    than the batch): input ``i`` holds it in its dimension
+    ``descriptor.padded_input_dims[i]`` (-1: not at all), which a run may
+    set to any length in the range, the same for every such input
+    (``inputs`` and ``outputs`` show the shortest compiled length); the
+    outputs holding it come back with that length."""
 
     def __init__(self, ext_model) -> None:
         self._ext_object = ext_model
@@ -117,6 +131,7 @@ class Model(_Closable):
         self.outputs: list[TensorInfo] = [TensorInfo(*info) for info in ext_model.outputs]
         self.descriptor = Descriptor(**ext_model.descriptor)
         self.batch_range: Optional[tuple[int, int]] = ext_model.batch_range
+        self.padded_range: Optional[tuple[int, int]] = ext_model.padded_range
 
     def session(self, num_threads: int = 0,
                 result_cache_bytes: int = 0) -> Session:
@@ -140,8 +155,12 @@ class Model(_Closable):
             raise TesselError(
                 INVALID_ARGUMENT, "result_cache_bytes must be an int >= 0 "
                 f"(0: no cache), not {result_cache_bytes!r}")
+        padded = None
+        if self.padded_range is not None:
+            padded = (self.padded_range, self.descriptor.padded_input_dims,
+                      self.descriptor.padded_output_dims)
         return Session(self._ext_object.session(num_threads, result_cache_bytes),
-                       self.inputs, self.outputs, self.batch_range)
+                       self.inputs, self.outputs, self.batch_range, padded)
 
     def __repr__(self) -> str:
         state = ", closed" if self.closed else ""
@@ -154,11 +173,14 @@ class Session(_Closable):
 
     def __init__(self, ext_session, inputs: list[TensorInfo],
                  outputs: list[TensorInfo],
-                 batch_range: Optional[tuple[int, int]] = None) -> None:
+                 batch_range: Optional[tuple[int, int]] = None,
+                 padded=None) -> None:
         self._ext_object = ext_session
         self.inputs = list(inputs)
         self.outputs = list(outputs)
         self._batch_range = batch_range
+        # ((min, max), input dims, output dims) of a padded dimension.
+        self._padded = padded
         self._stream_lock = threading.Lock()
         self._stream: Optional[Stream] = None
         # What run's fast path checks, worked out once: per input its name
@@ -174,7 +196,10 @@ class Session(_Closable):
         # The extension's fast path does run's checks, allocations and
         # call in one call (about 1 us less per run); None with a bfloat16
         # output, which NumPy cannot allocate.
-        self._plan = None if self._output_types is None else \
+        # (A padded dimension sizes the outputs by the inputs' length:
+        # the checked path.)
+        self._plan = None if self._output_types is None \
+            or padded is not None else \
             _ext.module().RunPlan(
                 [name for name, _ in self._expected],
                 [_plan_code(dtype) for _, dtype in self._expected],
@@ -275,7 +300,19 @@ class Session(_Closable):
             if first is not None and first.ndim >= 1 \
                     and low <= first.shape[0] <= high:
                 batch = first.shape[0]
-        return _empty_outputs(self._output_types, self.outputs, batch)
+        lengths = None
+        if self._padded is not None:
+            (low, high), input_dims, output_dims = self._padded
+            # The first input holding it, when its length is in the range
+            # (otherwise the shortest: the runtime then refuses the inputs).
+            length = low
+            for array, dim in zip(arrays, input_dims):
+                if dim >= 0:
+                    if array.ndim > dim and low <= array.shape[dim] <= high:
+                        length = array.shape[dim]
+                    break
+            lengths = [(dim, length) for dim in output_dims]
+        return _empty_outputs(self._output_types, self.outputs, batch, lengths)
 
     def _as_given(self, inputs: Inputs) -> Optional[list[np.ndarray]]:
         """_arrays_as_given; shapes are the extension's to check, on either
@@ -317,18 +354,26 @@ def _arrays_as_given(expected, inputs: Inputs,
 
 
 def _empty_outputs(output_types, outputs: list[TensorInfo],
-                   batch: Optional[int] = None) -> list[np.ndarray]:
+                   batch: Optional[int] = None,
+                   lengths=None) -> list[np.ndarray]:
     """Fresh arrays for ``outputs``: from ``output_types`` (per output its
     shape and NumPy dtype, worked out once) when given, else from each
     TensorInfo, which raises for a type NumPy lacks. ``batch``, when given,
-    replaces dimension 0 of every shape (a dynamic batch)."""
-    def at_batch(shape):
-        return shape if batch is None else (batch, *shape[1:])
+    replaces dimension 0 of every shape (a dynamic batch); ``lengths``,
+    when given, holds per output (dim, length): ``length`` replaces
+    dimension ``dim`` unless it is -1 (a padded dimension)."""
+    def at_batch(shape, i):
+        shape = tuple(shape) if batch is None else (batch, *shape[1:])
+        if lengths is not None and lengths[i][0] >= 0:
+            dim, length = lengths[i]
+            shape = (*shape[:dim], length, *shape[dim + 1:])
+        return shape
     if output_types is not None:
-        return [np.empty(at_batch(shape), dtype)
-                for shape, dtype in output_types]
-    return [np.empty(at_batch(out.shape), _dtypes.numpy_dtype(
-        out.dtype_name, f"output '{out.name}'")) for out in outputs]
+        return [np.empty(at_batch(shape, i), dtype)
+                for i, (shape, dtype) in enumerate(output_types)]
+    return [np.empty(at_batch(out.shape, i), _dtypes.numpy_dtype(
+        out.dtype_name, f"output '{out.name}'"))
+        for i, out in enumerate(outputs)]
 
 
 def _ordered(tensors: list[TensorInfo], inputs: Inputs) -> list[np.ndarray]:

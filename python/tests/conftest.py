@@ -129,6 +129,16 @@ def dynamic_model_so(build_dir, tmp_path_factory) -> Path:
                           source=RUNTIME_FIXTURES / "dynamic_batch_model.c")
 
 
+@pytest.fixture(scope="session")
+def padded_model_so(build_dir, tmp_path_factory) -> Path:
+    """The runtime tests' padded-dimension artifact (unittests/runtime/
+    fixtures/padded_model.c): x float32[1,S,2], w float32[1,S] -> y = x +
+    w + the sum of x[0,:,0], and "length" int32[1,1], the length of the
+    entry that ran; S in 1..8, entries for lengths 4 and 8."""
+    return _build_fixture(tmp_path_factory, "padded",
+                          source=RUNTIME_FIXTURES / "padded_model.c")
+
+
 @pytest.fixture
 def gate(block_model_so):
     """The gate artifact's hooks: closed at the start, open at the end."""

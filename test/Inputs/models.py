@@ -544,6 +544,81 @@ def dynamic_cnn(rng):
     return graph, [rng.standard_normal((13, 3, 64, 64)).astype(np.float32)]
 
 
+def padded_encoder(rng):
+    """A batch-first encoder layer with a symbolic batch N and sequence S
+    (tessel-compile --dim-range S=... runs it padded): a position table
+    sliced to S (Shape, Gather, Slice), two-head self-attention (Reshapes
+    with 0 to keep N and S), a residual, LayerNormalization, and the first
+    token of each sequence as a second output."""
+    model, heads, table = 16, 2, 32
+    head = model // heads
+    inits = [
+        _init("positions", rng.standard_normal((table, model)) * 0.5),
+        _init("w_qkv", rng.standard_normal((model, 3 * model)) / np.sqrt(model)),
+        _init("b_qkv", rng.standard_normal(3 * model) * 0.1),
+        _init("w_out", rng.standard_normal((model, model)) / np.sqrt(model)),
+        _init("scale", 1 / np.sqrt(head)),
+        _init("gamma", 1 + rng.standard_normal(model) * 0.1),
+        _init("beta", rng.standard_normal(model) * 0.1),
+        numpy_helper.from_array(np.array(1, np.int64), "one"),
+        numpy_helper.from_array(np.array([0], np.int64), "zero_1d"),
+        numpy_helper.from_array(np.array([1], np.int64), "one_1d"),
+        numpy_helper.from_array(np.array([0, 0, heads, head], np.int64),
+                                "split_heads"),
+        numpy_helper.from_array(np.array([0, 0, model], np.int64), "merge_heads"),
+        numpy_helper.from_array(np.array([2], np.int64), "last_axis"),
+    ]
+    nodes = [
+        helper.make_node("Shape", ["x"], ["x_shape"], name="shape"),
+        helper.make_node("Gather", ["x_shape", "one"], ["seq"], name="seq", axis=0),
+        helper.make_node("Unsqueeze", ["seq", "zero_1d"], ["seq_1d"], name="seq_1d"),
+        helper.make_node("Slice", ["positions", "zero_1d", "seq_1d", "zero_1d"],
+                         ["table"], name="table"),
+        helper.make_node("Add", ["x", "table"], ["h"], name="embed"),
+        helper.make_node("MatMul", ["h", "w_qkv"], ["qkv0"], name="qkv_proj"),
+        helper.make_node("Add", ["qkv0", "b_qkv"], ["qkv"], name="qkv_bias"),
+    ]
+    perms = {"q": [0, 2, 1, 3], "k": [0, 2, 3, 1], "v": [0, 2, 1, 3]}
+    for i, name in enumerate("qkv"):
+        inits += [
+            numpy_helper.from_array(np.array([i * model], np.int64), f"{name}_start"),
+            numpy_helper.from_array(np.array([(i + 1) * model], np.int64),
+                                    f"{name}_end"),
+        ]
+        nodes += [
+            helper.make_node("Slice", ["qkv", f"{name}_start", f"{name}_end",
+                                       "last_axis"], [f"{name}_flat"],
+                             name=f"{name}_slice"),
+            helper.make_node("Reshape", [f"{name}_flat", "split_heads"],
+                             [f"{name}_4d"], name=f"{name}_reshape"),
+            helper.make_node("Transpose", [f"{name}_4d"], [f"{name}_heads"],
+                             name=f"{name}_transpose", perm=perms[name]),
+        ]
+    nodes += [
+        helper.make_node("MatMul", ["q_heads", "k_heads"], ["scores"], name="scores"),
+        helper.make_node("Mul", ["scores", "scale"], ["scaled"], name="scale"),
+        helper.make_node("Softmax", ["scaled"], ["probs"], name="softmax", axis=-1),
+        helper.make_node("MatMul", ["probs", "v_heads"], ["context"], name="context"),
+        helper.make_node("Transpose", ["context"], ["context_seq"],
+                         name="context_transpose", perm=[0, 2, 1, 3]),
+        helper.make_node("Reshape", ["context_seq", "merge_heads"], ["merged"],
+                         name="merge"),
+        helper.make_node("MatMul", ["merged", "w_out"], ["projected"], name="out_proj"),
+        helper.make_node("Add", ["projected", "h"], ["residual"], name="residual"),
+        helper.make_node("LayerNormalization", ["residual", "gamma", "beta"], ["y"],
+                         name="norm", axis=-1),
+        helper.make_node("Slice", ["y", "zero_1d", "one_1d", "one_1d"], ["first"],
+                         name="first_token"),
+    ]
+    graph = helper.make_graph(
+        nodes, "padded_encoder",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", "S", model])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", "S", model]),
+         helper.make_tensor_value_info("first", TensorProto.FLOAT, ["N", 1, model])],
+        inits)
+    return graph, [rng.standard_normal((2, 5, model)).astype(np.float32)]
+
+
 def _matmul_integer(rng, name, m, k, n, a_type, a_zero_point=None):
     """MatMulInteger: a run-time [m, k] 8-bit input (minus a_zero_point, if
     given) times a constant int8 [k, n], an int32 result (what 8-bit
@@ -817,7 +892,8 @@ MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "gru_linear_before_reset": gru_linear_before_reset,
           "gru_reset_first": gru_reset_first, "lstm_wide": lstm_wide,
           "half_cnn": half_cnn, "half_batched_matmul": half_batched_matmul,
-          "batched_cnn": batched_cnn, "dynamic_cnn": dynamic_cnn}
+          "batched_cnn": batched_cnn, "dynamic_cnn": dynamic_cnn,
+          "padded_encoder": padded_encoder}
 
 
 def main():

@@ -1,7 +1,8 @@
 //===- tessel-bench.cpp - Time a compiled Tessel artifact -----------------===//
 //
 //   tessel-bench MODEL.so [--warmup N] [--iterations N] [--threads N]
-//                [--batch B] [--input NAME=FILE ...] [--seed S] [--cold]
+//                [--batch B] [--length L] [--input NAME=FILE ...] [--seed S]
+//                [--cold]
 //                [--profile] [--json]
 //
 // Runs the artifact through the runtime's C API: `--warmup` untimed runs,
@@ -59,6 +60,9 @@ alone. Prints min, mean, p50, p95 and p99 in milliseconds.
                         (tessel-compile --dim-range): dimension 0 of every
                         input and output, in its range (default 1); for a
                         static artifact only its own batch is accepted
+  --length L            the length of an artifact's padded dimension
+                        (tessel-compile --dim-range on a dimension other
+                        than the batch), in its range (default: its max)
   --input NAME=FILE     an input tensor (.npy or ONNX TensorProto); inputs
                         not given get seeded random values: floats uniform
                         in [-1, 1), integers uniform in [0, 4), booleans 0/1
@@ -85,7 +89,8 @@ struct Options {
   long warmup = 50;
   long iterations = 200;
   long threads = 1;
-  long batch = 0; // 0: not given
+  long batch = 0;  // 0: not given
+  long length = 0; // 0: not given
   unsigned long seed = 0;
   bool json = false;
   bool cold = false;
@@ -168,9 +173,12 @@ int parseArgs(int argc, char **argv, Options &opts) {
     } else if (arg == "--profile") {
       opts.profile = true;
     } else if (arg == "--warmup" || arg == "--iterations" ||
-               arg == "--threads" || arg == "--seed" || arg == "--batch") {
+               arg == "--threads" || arg == "--seed" || arg == "--batch" ||
+               arg == "--length") {
       const char *text = value(arg.c_str());
-      long minimum = arg == "--iterations" || arg == "--batch" ? 1 : 0;
+      long minimum =
+          arg == "--iterations" || arg == "--batch" || arg == "--length" ? 1
+                                                                         : 0;
       long parsed = 0;
       if (!text || !bench::parseLong(text, minimum, parsed))
         return usageError(arg +
@@ -183,6 +191,8 @@ int parseArgs(int argc, char **argv, Options &opts) {
         opts.threads = parsed;
       else if (arg == "--batch")
         opts.batch = parsed;
+      else if (arg == "--length")
+        opts.length = parsed;
       else
         opts.seed = static_cast<unsigned long>(parsed);
     } else if (arg == "--input") {
@@ -253,12 +263,41 @@ bool resolveBatch(const Model &model, const std::string &path, long given,
   return false;
 }
 
-/// `shape` with dimension 0 set to `batch` when `dynamic`.
+/// The length to run: --length (default the max) within a padded
+/// dimension's range, 0 for a model without one, which takes no
+/// --length. Returns false with `error` otherwise.
+bool resolveLength(const Model &model, const std::string &path, long given,
+                   int64_t &length, std::string &error) {
+  int64_t min = 0, max = 0;
+  if (!model.paddedRange(min, max)) {
+    length = 0;
+    if (!given)
+      return true;
+    error = "'" + path + "' has no padded dimension; --length " +
+            std::to_string(given) +
+            " needs an artifact compiled with one (tessel-compile "
+            "--dim-range on a dimension other than the batch)";
+    return false;
+  }
+  length = given ? given : max;
+  if (length >= min && length <= max)
+    return true;
+  error = "--length " + std::to_string(length) + " is outside the range " +
+          model.descriptor()->padded_name + "=" + std::to_string(min) + ".." +
+          std::to_string(max) + " of '" + path + "'";
+  return false;
+}
+
+/// `shape` with dimension 0 set to `batch` when `dynamic`, and dimension
+/// `dim` (unless -1) to `length`.
 std::vector<int64_t> shapeAt(const tessel_tensor_desc &desc, bool dynamic,
-                             int64_t batch) {
+                             int64_t batch, int32_t dim = -1,
+                             int64_t length = 0) {
   std::vector<int64_t> shape(desc.shape, desc.shape + desc.rank);
   if (dynamic)
     shape[0] = batch;
+  if (dim >= 0)
+    shape[size_t(dim)] = length;
   return shape;
 }
 
@@ -291,6 +330,17 @@ int main(int argc, char **argv) {
     return usageError(batchError);
   int64_t batchMin = 0, batchMax = 0;
   bool dynamic = model.batchRange(batchMin, batchMax);
+  int64_t length = 0, lengthMin = 0, lengthMax = 0;
+  if (!resolveLength(model, opts.model, opts.length, length, batchError))
+    return usageError(batchError);
+  bool padded = model.paddedRange(lengthMin, lengthMax);
+  // Where input or output `i` holds the padded dimension, or -1.
+  auto inputDim = [&](size_t i) {
+    return padded ? model.descriptor()->padded_input_dims[i] : -1;
+  };
+  auto outputDim = [&](size_t i) {
+    return padded ? model.descriptor()->padded_output_dims[i] : -1;
+  };
 
   // Inputs: from files where given, random otherwise.
   std::mt19937_64 rng(opts.seed);
@@ -307,7 +357,8 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "%s: %s\n", kToolName, error.c_str());
         return kExitUsage;
       }
-      std::vector<int64_t> shape = shapeAt(desc, dynamic, batch);
+      std::vector<int64_t> shape =
+          shapeAt(desc, dynamic, batch, inputDim(i), length);
       if (tensor.dtype != desc.dtype || tensor.shape != shape) {
         std::fprintf(stderr, "%s: %s: input '%s' expects %s, got %s\n",
                      kToolName, file->second.c_str(), desc.name,
@@ -318,7 +369,7 @@ int main(int argc, char **argv) {
       continue;
     }
     tensor.dtype = desc.dtype;
-    tensor.shape = shapeAt(desc, dynamic, batch);
+    tensor.shape = shapeAt(desc, dynamic, batch, inputDim(i), length);
     tensor.bytes.resize(static_cast<size_t>(tensor.numElements()) *
                         tessel_dtype_size(desc.dtype));
     // An input fixed at compile time takes its one valid value (one
@@ -341,8 +392,9 @@ int main(int argc, char **argv) {
   std::vector<tessel_tensor_view> outputViews;
   for (size_t i = 0; i < model.numOutputs(); ++i) {
     const tessel_tensor_desc &desc = *model.output(i);
-    if (Status status = Tensor::alloc(desc.dtype, shapeAt(desc, dynamic, batch),
-                                      outputs[i]);
+    if (Status status = Tensor::alloc(
+            desc.dtype, shapeAt(desc, dynamic, batch, outputDim(i), length),
+            outputs[i]);
         !status.ok()) {
       std::fprintf(stderr, "%s: %s\n", kToolName, status.message());
       return kExitRuntime;
@@ -406,6 +458,10 @@ int main(int argc, char **argv) {
       batchText += " (" + std::string(desc->batch_name) + "=" +
                    std::to_string(batchMin) + ".." + std::to_string(batchMax) +
                    ")";
+    if (padded)
+      batchText += ", length " + std::to_string(length) + " (" +
+                   desc->padded_name + "=" + std::to_string(lengthMin) + ".." +
+                   std::to_string(lengthMax) + ")";
     std::printf("%s (%s, %s): %ld iterations after %ld warm-up, %d "
                 "thread(s)%s, %s\n",
                 opts.model.c_str(), desc->model_name, desc->target_cpu,
@@ -435,6 +491,11 @@ int main(int argc, char **argv) {
   std::printf("  \"batch\": %lld, \"batch_range\": ", (long long)batch);
   if (dynamic)
     std::printf("[%lld, %lld],\n", (long long)batchMin, (long long)batchMax);
+  else
+    std::printf("null,\n");
+  std::printf("  \"length\": %lld, \"length_range\": ", (long long)length);
+  if (padded)
+    std::printf("[%lld, %lld],\n", (long long)lengthMin, (long long)lengthMax);
   else
     std::printf("null,\n");
   std::printf("  \"cold\": %s, \"flush_bytes\": %zu,\n",

@@ -54,6 +54,10 @@ outputs.
                              (tessel-compile --dim-range), dimension 0 of
                              every input may be any batch in the range, the
                              same for all; the outputs have that batch.
+                             With a padded dimension (--dim-range on
+                             another dimension), the inputs holding it may
+                             have any length in the range, the same for
+                             all; the outputs have that length.
   --output-dir DIR           write each output to DIR/<name>.npy (created if
                              missing; characters outside [A-Za-z0-9_.-] in the
                              name become '_'; bfloat16 outputs are written as
@@ -265,34 +269,57 @@ bool parseArguments(int argc, char **argv, Options &options,
 std::string quoted(const std::string &name) { return "'" + name + "'"; }
 
 /// The model's dynamic batch (tessel-compile --dim-range): dimension 0 of
-/// every input and output, in [min, max]; `max` 0 for a static model.
+/// every input and output, in [min, max]; `max` 0 for a static model. And
+/// its padded dimension: dimension `paddedDim(desc)` (-1: none) of some
+/// tensors, in [lengthMin, lengthMax]; `lengthMax` 0 without one.
 struct Batch {
   std::string name;
   int64_t min = 0, max = 0;
+  std::string lengthName;
+  int64_t lengthMin = 0, lengthMax = 0;
+  std::map<const tessel_tensor_desc *, int32_t> paddedDims;
 
   explicit Batch(const Model &model) {
+    const tessel_model_desc *desc = model.descriptor();
     if (model.batchRange(min, max))
-      name = model.descriptor()->batch_name;
+      name = desc->batch_name;
+    if (model.paddedRange(lengthMin, lengthMax)) {
+      lengthName = desc->padded_name;
+      for (size_t i = 0; i < model.numInputs(); ++i)
+        paddedDims[model.input(i)] = desc->padded_input_dims[i];
+      for (size_t i = 0; i < model.numOutputs(); ++i)
+        paddedDims[model.output(i)] = desc->padded_output_dims[i];
+    }
   }
   bool dynamic() const { return max != 0; }
+  int32_t paddedDim(const tessel_tensor_desc &desc) const {
+    auto found = paddedDims.find(&desc);
+    return found == paddedDims.end() ? -1 : found->second;
+  }
 };
 
 /// `float32[2,3]`; with a dynamic batch `float32[N=1..64,3]`, or with
-/// `samples` > 0 that batch: `float32[5,3]`.
+/// `samples` > 0 that batch: `float32[5,3]`; with a padded dimension
+/// likewise `float32[1,S=1..128]`, or with `length` > 0 that length.
 std::string describe(const tessel_tensor_desc &desc, const Batch &batch,
-                     int64_t samples = 0) {
-  std::vector<int64_t> shape(desc.shape, desc.shape + desc.rank);
-  if (!batch.dynamic())
-    return io::formatTensorType(desc.dtype, shape);
-  if (samples > 0) {
-    shape[0] = samples;
-    return io::formatTensorType(desc.dtype, shape);
+                     int64_t samples = 0, int64_t length = 0) {
+  int32_t padded = batch.paddedDim(desc);
+  std::string text = std::string(tessel_dtype_name(desc.dtype)) + "[";
+  for (int32_t d = 0; d < desc.rank; ++d) {
+    text += d ? "," : "";
+    if (d == 0 && batch.dynamic())
+      text += samples > 0 ? std::to_string(samples)
+                          : batch.name + "=" + std::to_string(batch.min) +
+                                ".." + std::to_string(batch.max);
+    else if (d == padded)
+      text += length > 0
+                  ? std::to_string(length)
+                  : batch.lengthName + "=" + std::to_string(batch.lengthMin) +
+                        ".." + std::to_string(batch.lengthMax);
+    else
+      text += std::to_string(desc.shape[d]);
   }
-  std::string text = io::formatTensorType(desc.dtype, shape);
-  size_t open = text.find('[');
-  return text.replace(open + 1, std::to_string(shape[0]).size(),
-                      batch.name + "=" + std::to_string(batch.min) + ".." +
-                          std::to_string(batch.max));
+  return text + "]";
 }
 
 std::string listNames(const std::vector<const tessel_tensor_desc *> &descs,
@@ -390,31 +417,42 @@ bool bindFiles(const std::vector<std::string> &args,
 }
 
 /// Whether `tensor` has `desc`'s type with any batch in the range at
-/// dimension 0.
+/// dimension 0 (with a dynamic batch) and any length in the range at its
+/// padded dimension.
 bool fitsBatch(const io::HostTensor &tensor, const tessel_tensor_desc &desc,
                const Batch &batch) {
-  if (tensor.dtype != desc.dtype || tensor.shape.size() != size_t(desc.rank) ||
-      tensor.shape.empty() || tensor.shape[0] < batch.min ||
-      tensor.shape[0] > batch.max)
+  if (tensor.dtype != desc.dtype || tensor.shape.size() != size_t(desc.rank))
     return false;
-  for (int32_t d = 1; d < desc.rank; ++d)
-    if (tensor.shape[d] != desc.shape[d])
+  int32_t padded = batch.paddedDim(desc);
+  for (int32_t d = 0; d < desc.rank; ++d) {
+    int64_t extent = tensor.shape[d];
+    if (d == 0 && batch.dynamic()) {
+      if (extent < batch.min || extent > batch.max)
+        return false;
+    } else if (d == padded) {
+      if (extent < batch.lengthMin || extent > batch.lengthMax)
+        return false;
+    } else if (extent != desc.shape[d]) {
       return false;
+    }
+  }
   return true;
 }
 
 /// Reads `file` and checks it against `desc`: with a dynamic batch, of
-/// `samples` samples, or when `samples` is 0 of any batch in the range.
-/// Returns an exit code.
+/// `samples` samples, and with a padded dimension of `length`; or when
+/// `samples` is 0 of any batch and length in the ranges. Returns an exit
+/// code.
 int readChecked(const std::string &file, const tessel_tensor_desc &desc,
                 const Batch &batch, const char *kind, io::HostTensor &tensor,
-                int64_t samples = 0) {
+                int64_t samples = 0, int64_t length = 0) {
   std::string error;
   if (!io::readTensorFile(file, tensor, error))
     return report(file, error, kExitUsage, ErrorCode::TensorFile);
-  std::string expected = describe(desc, batch, samples);
+  std::string expected = describe(desc, batch, samples, length);
   std::string got = io::formatTensorType(tensor.dtype, tensor.shape);
-  bool matches = batch.dynamic() && samples == 0
+  bool ranges = batch.dynamic() || batch.lengthMax != 0;
+  bool matches = ranges && samples == 0 && length == 0
                      ? fitsBatch(tensor, desc, batch)
                      : expected == got;
   if (!matches)
@@ -513,13 +551,33 @@ int run(const Options &options) {
                           batch.name + "'" + ", is the same for every input)",
                       kExitUsage, ErrorCode::TensorMismatch);
   }
+  // With a padded dimension: the length of the inputs holding it (the
+  // same for all), which sizes the outputs holding it.
+  int64_t length = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    int32_t dim = batch.paddedDim(*inputDescs[i]);
+    if (dim < 0)
+      continue;
+    if (length == 0) {
+      length = inputs[i].shape[size_t(dim)];
+      continue;
+    }
+    if (inputs[i].shape[size_t(dim)] != length)
+      return report(*inputFiles[i],
+                    "input " + quoted(inputDescs[i]->name) + " has length " +
+                        std::to_string(inputs[i].shape[size_t(dim)]) +
+                        " in dimension " + std::to_string(dim) + " ('" +
+                        batch.lengthName + "'), but an input before it has " +
+                        std::to_string(length) + " (the same for every input)",
+                    kExitUsage, ErrorCode::TensorMismatch);
+  }
   std::vector<std::optional<io::HostTensor>> expected(outputDescs.size());
   for (size_t i = 0; i < outputDescs.size(); ++i) {
     if (!expectedFiles[i])
       continue;
     expected[i].emplace();
     if (int code = readChecked(*expectedFiles[i], *outputDescs[i], batch,
-                               "output", *expected[i], samples))
+                               "output", *expected[i], samples, length))
       return code;
   }
 
@@ -541,6 +599,8 @@ int run(const Options &options) {
     std::vector<int64_t> shape(desc.shape, desc.shape + desc.rank);
     if (batch.dynamic())
       shape[0] = samples;
+    if (int32_t dim = batch.paddedDim(desc); dim >= 0)
+      shape[size_t(dim)] = length;
     if (Status status = Tensor::alloc(desc.dtype, shape, outputs[i]);
         !status.ok())
       return report(options.model, status.message(), kExitRuntime,

@@ -4,12 +4,12 @@
 #
 # usage: tessel-run-test.sh TESSEL_RUN ADD_SO ADD345_SO AND_SO FAILS_SO
 #                           ONNX_NAME_SO ONNX_NODE_TESTS WORK_DIR PARALLEL_SO
-#                           DYNAMIC_SO
+#                           DYNAMIC_SO PADDED_SO
 # (ctest runs it with TESSEL_NUM_THREADS=4: a pool of 4 threads.)
 set -u
 
 run=$1 add=$2 add345=$3 andso=$4 fails=$5 onnxname=$6 suite=$7 work=$8
-parallel=$9 dynamic=${10}
+parallel=$9 dynamic=${10} padded=${11}
 failures=0
 
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
@@ -187,6 +187,26 @@ check dynamic-mismatch 2 "$run" "$dynamic" --input a.npy bias1.npy &&
   contains dynamic-mismatch err.txt "bias1.npy: error[E0041]: input 'bias' has batch 1, but input 'x' has batch 2 (dimension 0, 'N', is the same for every input)"
 check dynamic-missing 2 "$run" "$dynamic" --input a.npy &&
   contains dynamic-missing err.txt "missing input 'bias' float32[N=1..16,1]"
+
+# A padded dimension (fixtures/padded_model.c: x float32[1,S,2] and w
+# float32[1,S], S in 1..8 on entries of length 4 and 8, -> y = x + w + the
+# sum of x[0,:,0] and the length of the entry that ran): any length in the
+# range, the same for every input; the outputs have that length.
+npy xs3.npy '(1, 3, 2)' 6
+npy ws3.npy '(1, 3)' 3
+npy ws5.npy '(1, 5)' 5
+npy xs9.npy '(1, 9, 2)' 18
+npy ws9.npy '(1, 9)' 9
+check padded 0 "$run" "$padded" --input xs3.npy ws3.npy &&
+  contains padded out.txt 'y: float32[1,3,2] = [2.5, 2.5, 2.5, 2.5, 2.5, 2.5]' &&
+  contains padded out.txt 'length: int32[1,1] = [4]'
+check padded-expected 2 "$run" "$padded" --input xs3.npy ws3.npy \
+  --expected y=xs9.npy &&
+  contains padded-expected err.txt "xs9.npy: error[E0041]: output 'y' expects float32[1,3,2], got float32[1,9,2]"
+check padded-range 2 "$run" "$padded" --input xs9.npy ws9.npy &&
+  contains padded-range err.txt "xs9.npy: error[E0041]: input 'x' expects float32[1,S=1..8,2], got float32[1,9,2]"
+check padded-mismatch 2 "$run" "$padded" --input xs3.npy ws5.npy &&
+  contains padded-mismatch err.txt "ws5.npy: error[E0041]: input 'w' has length 5 in dimension 1 ('S'), but an input before it has 3 (the same for every input)"
 
 # Against the ONNX test suite's own data, when it is installed.
 if [ -d "$suite/test_add/test_data_set_0" ]; then

@@ -95,6 +95,13 @@ struct PipelineOptions {
   /// With quantize "apply": the model nodes whose products stay f32
   /// (tessel-compile --keep-fp32, or --accuracy-budget's choice).
   std::vector<std::string> keepFp32;
+  /// A padded dimension (tessel-compile --dim-range on a sequence): the
+  /// fewest valid positions a run may have (tessel-mask-padded-positions'
+  /// min-length).
+  int64_t paddedMinLength = 1;
+  /// Whether tessel-mask-padded-positions runs: false only in the driver's
+  /// builds that compare a padded dimension's constants between lengths.
+  bool maskPaddedPositions = true;
 
   bool enabled(llvm::StringRef name) const {
     return llvm::find(disabled, name) == disabled.end();

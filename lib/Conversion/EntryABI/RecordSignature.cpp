@@ -114,7 +114,12 @@ LogicalResult mlir::tessel::checkSignature(ModuleOp module, func::FuncOp func) {
   auto outputs =
       signature ? signature.getAs<ArrayAttr>("outputs") : ArrayAttr();
   FunctionType type = func.getFunctionType();
-  if (!inputs || !outputs || inputs.size() != type.getNumInputs() ||
+  // A padded dimension's valid length (tessel-mask-padded-positions) is
+  // the last argument, and no graph input.
+  unsigned numInputs = type.getNumInputs();
+  if (numInputs > 0 && func.getArgAttr(numInputs - 1, "tessel.valid_length"))
+    --numInputs;
+  if (!inputs || !outputs || inputs.size() != numInputs ||
       outputs.size() != type.getNumResults())
     return module.emitError()
            << "the recorded '" << kSignatureAttrName

@@ -24,7 +24,8 @@ LogicalResult recordSignature(ModuleOp module, func::FuncOp func);
 
 /// Checks that a recorded signature still describes `func`: as many inputs
 /// and outputs, of the same shapes and element widths (a lowering may have
-/// made unsigned element types signless).
+/// made unsigned element types signless). A last argument marked
+/// `tessel.valid_length` (a padded dimension's) is not in the signature.
 LogicalResult checkSignature(ModuleOp module, func::FuncOp func);
 
 } // namespace mlir::tessel

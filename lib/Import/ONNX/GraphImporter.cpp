@@ -103,6 +103,11 @@ OwningOpRef<ModuleOp> GraphImporter::build() {
                     " of the " + std::to_string(inputNames.size()) +
                     " inputs do not have it",
           ErrorCode::InputShape);
+  if (options.paddedSize > 0 && error.issues.empty() && paddedDims.empty())
+    issue(options.paddedName, "input",
+          "--dim-range names '" + options.paddedName +
+              "', a dimension of no graph input",
+          ErrorCode::InputShape);
   for (const auto &entry : options.inputShapes)
     if (!inputNameSet.contains(entry.getKey())) {
       std::string known;
@@ -124,6 +129,9 @@ OwningOpRef<ModuleOp> GraphImporter::build() {
   for (auto [i, name] : llvm::enumerate(inputNames)) {
     values[name] = body->getArgument(i);
     func.setArgAttr(i, kNameAttrName, builder.getStringAttr(name));
+    if (auto padded = paddedDims.find(name); padded != paddedDims.end())
+      func.setArgAttr(i, "tessel.padded_dim",
+                      builder.getI64IntegerAttr(padded->second));
     auto fixed = options.inputValues.find(name);
     if (fixed == options.inputValues.end())
       continue;

@@ -143,6 +143,8 @@ private:
   llvm::StringSet<> poisoned;
   /// The graph inputs whose dimension 0 took options.batchSize.
   unsigned batchInputs = 0;
+  /// Per graph input's name: the dimension that took options.paddedSize.
+  llvm::StringMap<int64_t> paddedDims;
   /// Indices of nodes whose operator cannot be imported.
   llvm::DenseSet<int> unsupported;
 };

@@ -101,6 +101,21 @@ GraphImporter::inputType(const onnx::ValueInfoProto &info) {
         ++batchInputs;
         continue;
       }
+      if (dynamic && options.paddedSize > 0 && dim.has_dim_param() &&
+          dim.dim_param() == options.paddedName) {
+        if (!paddedDims.try_emplace(name, d).second) {
+          issue(name, "input",
+                "input '" + name + "' holds the padded dimension '" +
+                    options.paddedName + "' twice (dimensions " +
+                    std::to_string(paddedDims.lookup(name)) + " and " +
+                    std::to_string(d) + "); a padded dimension is one " +
+                    "dimension of each input that holds it",
+                ErrorCode::InputShape);
+          return failure();
+        }
+        shape.push_back(options.paddedSize);
+        continue;
+      }
       if (dynamic) {
         std::string symbol =
             dim.has_dim_param() ? " ('" + dim.dim_param() + "')" : "";
@@ -269,4 +284,30 @@ std::string GraphImporter::inputValueHint(ArrayRef<Value> roots) const {
          std::string(sources.size() > 1 ? "s " : " ") + quoted +
          ": to compile for one value, fix it with" + flags +
          " (the artifact then refuses other values)";
+}
+
+std::vector<std::vector<std::string>>
+mlir::tessel::readInputSymbols(llvm::StringRef path) {
+  std::vector<std::vector<std::string>> symbols;
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  onnx::ModelProto model;
+  if (!buffer || (*buffer)->getBufferSize() > size_t(INT_MAX) ||
+      !model.ParseFromArray((*buffer)->getBufferStart(),
+                            int((*buffer)->getBufferSize())))
+    return symbols;
+  llvm::DenseSet<llvm::StringRef> initializers;
+  for (const onnx::TensorProto &init : model.graph().initializer())
+    initializers.insert(init.name());
+  for (const onnx::ValueInfoProto &in : model.graph().input()) {
+    if (initializers.contains(in.name()))
+      continue;
+    std::vector<std::string> &dims = symbols.emplace_back();
+    if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
+      continue;
+    for (const auto &dim : in.type().tensor_type().shape().dim())
+      dims.push_back(dim.has_dim_param() ? dim.dim_param() : std::string());
+  }
+  return symbols;
 }

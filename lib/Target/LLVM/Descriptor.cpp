@@ -50,15 +50,31 @@ public:
   }
 
   llvm::StructType *modelDescType() {
-    return llvm::StructType::get(ctx, {i32,   i16,   i16,   ptrTy, ptrTy, ptrTy,
-                                       ptrTy, ptrTy, ptrTy, i32,   i32,   ptrTy,
-                                       ptrTy, ptrTy, ptrTy, i64,   i64,   i64,
-                                       ptrTy, i32,   ptrTy, i64,   i64,   ptrTy,
-                                       i64,   i64,   ptrTy, i32,   ptrTy});
+    return llvm::StructType::get(
+        ctx, {i32,   i16,   i16,   ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy,
+              i32,   i32,   ptrTy, ptrTy, ptrTy, ptrTy, i64,   i64,   i64,
+              ptrTy, i32,   ptrTy, i64,   i64,   ptrTy, i64,   i64,   ptrTy,
+              i32,   ptrTy, i64,   i64,   ptrTy, ptrTy, ptrTy, i32,   ptrTy});
   }
 
   llvm::StructType *batchEntryType() {
     return llvm::StructType::get(ctx, {i64, ptrTy, i64});
+  }
+
+  llvm::StructType *paddedEntryType() {
+    return llvm::StructType::get(ctx, {i64, i64, ptrTy, i64});
+  }
+
+  /// A private array of int32_t.
+  llvm::Constant *i32Table(llvm::ArrayRef<int32_t> values,
+                           const llvm::Twine &name) {
+    std::vector<llvm::Constant *> items;
+    for (int32_t v : values)
+      items.push_back(llvm::ConstantInt::get(i32, v, /*isSigned=*/true));
+    auto *tableTy = llvm::ArrayType::get(i32, items.size());
+    return new llvm::GlobalVariable(
+        module, tableTy, true, llvm::GlobalValue::PrivateLinkage,
+        llvm::ConstantArray::get(tableTy, items), name);
   }
 
   /// A private array of tessel_tensor_desc.
@@ -118,7 +134,8 @@ public:
 /// Checks that the LLVM layout of the descriptor is abi.h's, field by field.
 LogicalResult checkLayout(const llvm::DataLayout &layout,
                           llvm::StructType *tensorTy, llvm::StructType *descTy,
-                          llvm::StructType *batchEntryTy, std::string &error) {
+                          llvm::StructType *batchEntryTy,
+                          llvm::StructType *paddedEntryTy, std::string &error) {
   const size_t tensorOffsets[] = {
       offsetof(tessel_tensor_desc, name), offsetof(tessel_tensor_desc, dtype),
       offsetof(tessel_tensor_desc, rank), offsetof(tessel_tensor_desc, shape)};
@@ -151,10 +168,22 @@ LogicalResult checkLayout(const llvm::DataLayout &layout,
       offsetof(tessel_model_desc, batch_max),
       offsetof(tessel_model_desc, batch_name),
       offsetof(tessel_model_desc, num_batch_entries),
-      offsetof(tessel_model_desc, batch_entries)};
+      offsetof(tessel_model_desc, batch_entries),
+      offsetof(tessel_model_desc, padded_min),
+      offsetof(tessel_model_desc, padded_max),
+      offsetof(tessel_model_desc, padded_name),
+      offsetof(tessel_model_desc, padded_input_dims),
+      offsetof(tessel_model_desc, padded_output_dims),
+      offsetof(tessel_model_desc, num_padded_entries),
+      offsetof(tessel_model_desc, padded_entries)};
   const size_t batchEntryOffsets[] = {
       offsetof(tessel_batch_entry, batch), offsetof(tessel_batch_entry, entry),
       offsetof(tessel_batch_entry, workspace_size)};
+  const size_t paddedEntryOffsets[] = {
+      offsetof(tessel_padded_entry, length),
+      offsetof(tessel_padded_entry, batch),
+      offsetof(tessel_padded_entry, entry),
+      offsetof(tessel_padded_entry, workspace_size)};
   auto check = [&](llvm::StructType *ty, llvm::ArrayRef<size_t> offsets,
                    size_t size) {
     const llvm::StructLayout *sl = layout.getStructLayout(ty);
@@ -167,7 +196,8 @@ LogicalResult checkLayout(const llvm::DataLayout &layout,
   };
   if (!check(tensorTy, tensorOffsets, sizeof(tessel_tensor_desc)) ||
       !check(descTy, descOffsets, sizeof(tessel_model_desc)) ||
-      !check(batchEntryTy, batchEntryOffsets, sizeof(tessel_batch_entry))) {
+      !check(batchEntryTy, batchEntryOffsets, sizeof(tessel_batch_entry)) ||
+      !check(paddedEntryTy, paddedEntryOffsets, sizeof(tessel_padded_entry))) {
     error = "the target's data layout does not match the artifact ABI "
             "(abi.h) of this compiler";
     return failure();
@@ -187,20 +217,25 @@ bool usesAmx(const llvm::Module &module) {
 }
 
 /// A model's code translated to LLVM IR: its main function (pointers to
-/// the inputs, the outputs, then the workspace when it takes one) and the
-/// thread-local slot its parallel loops read the services from, if any.
+/// the inputs, with a padded dimension one to the valid length, the
+/// outputs, then the workspace when it takes one) and the thread-local slot
+/// its parallel loops read the services from, if any.
 struct TranslatedModel {
   std::unique_ptr<llvm::Module> module;
   ModelSignature signature;
   uint64_t workspaceSize = 0;
   llvm::Function *main = nullptr;
   llvm::GlobalVariable *servicesSlot = nullptr;
+  /// With a padded dimension, the build's length; 0 otherwise.
+  int64_t length = 0;
 };
 
 FailureOr<TranslatedModel> translateModel(ModuleOp module,
                                           llvm::LLVMContext &llvmContext,
-                                          llvm::TargetMachine &machine) {
+                                          llvm::TargetMachine &machine,
+                                          int64_t length) {
   TranslatedModel out;
+  out.length = length;
   FailureOr<ModelSignature> signature = readSignature(module);
   if (failed(signature))
     return failure();
@@ -219,13 +254,14 @@ FailureOr<TranslatedModel> translateModel(ModuleOp module,
   out.module->setTargetTriple(machine.getTargetTriple());
   out.module->setDataLayout(machine.createDataLayout());
   out.main = out.module->getFunction(kEntryFunctionName);
-  size_t numBuffers =
-      out.signature.inputs.size() + out.signature.outputs.size();
+  size_t numBuffers = out.signature.inputs.size() +
+                      out.signature.outputs.size() + (length > 0 ? 1 : 0);
   bool takesWorkspace = out.workspaceSize > 0;
   if (!out.main ||
       out.main->arg_size() != numBuffers + (takesWorkspace ? 1 : 0)) {
     module.emitError() << "the module lacks '" << kEntryFunctionName
                        << "' taking one pointer per input and output"
+                       << (length > 0 ? ", the valid length" : "")
                        << (takesWorkspace ? " and the workspace" : "");
     return failure();
   }
@@ -239,6 +275,35 @@ FailureOr<TranslatedModel> translateModel(ModuleOp module,
     if (!global.isDeclaration())
       global.setLinkage(llvm::GlobalValue::InternalLinkage);
   return out;
+}
+
+/// A pointer to the valid length of a padded dimension for `entry`'s call:
+/// the services' `valid_length` (ABI 1.5), or the build's `length` when
+/// the caller's services end before it.
+llvm::Value *validLength(DescriptorBuilder &b, llvm::IRBuilder<> &ir,
+                         llvm::Function *entry, int64_t length) {
+  llvm::LLVMContext &llvmContext = b.ctx;
+  llvm::Value *slot = ir.CreateAlloca(b.i64, nullptr, "valid_length");
+  ir.CreateStore(llvm::ConstantInt::get(b.i64, length), slot);
+  llvm::Value *services = entry->getArg(0);
+  auto *read = llvm::BasicBlock::Create(llvmContext, "read_length", entry);
+  auto *check = llvm::BasicBlock::Create(llvmContext, "check_length", entry);
+  auto *done = llvm::BasicBlock::Create(llvmContext, "length", entry);
+  ir.CreateCondBr(ir.CreateIsNotNull(services), check, done);
+  ir.SetInsertPoint(check);
+  llvm::Value *size = ir.CreateLoad(b.i32, services, "struct_size");
+  constexpr uint64_t kEnd =
+      offsetof(tessel_runtime_services, valid_length) + sizeof(int64_t);
+  ir.CreateCondBr(ir.CreateICmpUGE(size, llvm::ConstantInt::get(b.i32, kEnd)),
+                  read, done);
+  ir.SetInsertPoint(read);
+  llvm::Value *at = ir.CreateConstInBoundsGEP1_64(
+      ir.getInt8Ty(), services,
+      offsetof(tessel_runtime_services, valid_length));
+  ir.CreateStore(ir.CreateLoad(b.i64, at, "valid"), slot);
+  ir.CreateBr(done);
+  ir.SetInsertPoint(done);
+  return slot;
 }
 
 /// `entry(services, inputs, outputs, workspace) -> i32` over `model`'s main
@@ -262,6 +327,8 @@ llvm::Function *createEntry(DescriptorBuilder &b, const TranslatedModel &model,
     }
   };
   loadTable(entry->getArg(1), model.signature.inputs.size(), "input");
+  if (model.length > 0)
+    args.push_back(validLength(b, ir, entry, model.length));
   loadTable(entry->getArg(2), model.signature.outputs.size(), "output");
   if (model.workspaceSize > 0)
     args.push_back(entry->getArg(3));
@@ -284,25 +351,41 @@ llvm::Function *createEntry(DescriptorBuilder &b, const TranslatedModel &model,
   return entry;
 }
 
-/// Whether `variant`'s interface is `base`'s with `batch` samples.
-bool matchesAtBatch(const ModelSignature &variant, const ModelSignature &base,
-                    int64_t batch) {
+/// Whether `variant`'s interface is `base`'s at `variantBuild`'s batch
+/// (dimension 0, with a dynamic batch) and length (the padded dimensions).
+bool matchesBuild(const ModelSignature &variant, const ModelSignature &base,
+                  const DynamicBatch &shapes,
+                  const DynamicBatch::Build &variantBuild) {
   auto same = [&](llvm::ArrayRef<TensorSignature> a,
-                  llvm::ArrayRef<TensorSignature> b) {
+                  llvm::ArrayRef<TensorSignature> b,
+                  llvm::ArrayRef<int32_t> paddedDims) {
     if (a.size() != b.size())
       return false;
-    for (auto [x, y] : llvm::zip(a, b)) {
+    for (auto [i, x, y] : llvm::enumerate(a, b)) {
       if (x.name != y.name || x.dtype != y.dtype || x.fixedValue ||
-          y.fixedValue || x.shape.size() != y.shape.size() || x.shape.empty() ||
-          x.shape[0] != batch || y.shape[0] != 1 ||
-          !llvm::equal(llvm::ArrayRef(x.shape).drop_front(),
-                       llvm::ArrayRef(y.shape).drop_front()))
+          y.fixedValue || x.shape.size() != y.shape.size())
         return false;
+      int32_t padded = i < paddedDims.size() ? paddedDims[i] : -1;
+      for (auto [d, extent] : llvm::enumerate(y.shape)) {
+        int64_t expected = extent;
+        if (shapes.max > 0 && d == 0) {
+          if (extent != 1)
+            return false;
+          expected = variantBuild.batch;
+        }
+        if (int64_t(d) == padded) {
+          if (extent != shapes.padded.length)
+            return false;
+          expected = variantBuild.length;
+        }
+        if (x.shape[d] != expected)
+          return false;
+      }
     }
     return true;
   };
-  return same(variant.inputs, base.inputs) &&
-         same(variant.outputs, base.outputs);
+  return same(variant.inputs, base.inputs, shapes.padded.inputDims) &&
+         same(variant.outputs, base.outputs, shapes.padded.outputDims);
 }
 
 } // namespace
@@ -321,8 +404,10 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
     ModuleOp module, llvm::LLVMContext &llvmContext,
     llvm::TargetMachine &machine, const ArtifactInfo &info,
     uint64_t *weightsBytes, const DynamicBatch *batch) {
-  FailureOr<TranslatedModel> base =
-      translateModel(module, llvmContext, machine);
+  bool padded = batch && batch->padded.max > 0;
+  bool dynamicBatch = batch && batch->max > 0;
+  FailureOr<TranslatedModel> base = translateModel(
+      module, llvmContext, machine, padded ? batch->padded.length : 0);
   if (failed(base))
     return nullptr;
   std::unique_ptr<llvm::Module> llvmModule = std::move(base->module);
@@ -331,7 +416,8 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
   DescriptorBuilder b(*llvmModule);
   std::string layoutError;
   if (failed(checkLayout(layout, b.tensorDescType(), b.modelDescType(),
-                         b.batchEntryType(), layoutError))) {
+                         b.batchEntryType(), b.paddedEntryType(),
+                         layoutError))) {
     module.emitError() << layoutError;
     return nullptr;
   }
@@ -349,21 +435,25 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
   llvm::Function *entry =
       createEntry(b, *base, weightsBase, "tessel_model_entry");
 
-  // A dynamic batch: the code of every other batch size, linked in, each
-  // with its own main function, services slot and entry.
-  std::vector<llvm::Constant *> batchEntries;
+  // A dynamic batch or a padded dimension: the code of every other build,
+  // linked in, each with its own main function, services slot and entry.
+  // The 1.4 table holds the builds of the shortest length.
+  std::vector<llvm::Constant *> batchEntries, paddedEntries;
   if (batch) {
     if (weightsBase) {
-      module.emitError() << "a dynamic batch keeps its weights in the "
-                            "artifact (no weights file)";
+      module.emitError() << "a dynamic batch or padded dimension keeps its "
+                            "weights in the artifact (no weights file)";
       return nullptr;
     }
-    auto entryOf = [&](int64_t size, llvm::Function *fn, uint64_t bytes) {
-      return llvm::ConstantStruct::get(b.batchEntryType(),
-                                       {llvm::ConstantInt::get(b.i64, size), fn,
-                                        llvm::ConstantInt::get(b.i64, bytes)});
+    struct Entry {
+      DynamicBatch::Build build;
+      llvm::Function *fn;
+      uint64_t workspace;
     };
-    batchEntries.push_back(entryOf(1, entry, base->workspaceSize));
+    std::vector<Entry> entries = {
+        {{1, padded ? batch->padded.length : 0, module},
+         entry,
+         base->workspaceSize}};
     // Weights the builds share become one constant (ConstantMerge below).
     auto unnamedConstants = [](llvm::Module &m) {
       for (llvm::GlobalVariable &global : m.globals())
@@ -371,19 +461,23 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
           global.setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
     };
     unnamedConstants(*llvmModule);
-    for (auto [size, variantModule] : batch->variants) {
+    for (DynamicBatch::Build build : batch->variants) {
+      std::string what = "the build of batch " + std::to_string(build.batch) +
+                         (padded ? " and length " + std::to_string(build.length)
+                                 : std::string());
       FailureOr<TranslatedModel> variant =
-          translateModel(variantModule, llvmContext, machine);
+          translateModel(build.module, llvmContext, machine, build.length);
       if (failed(variant))
         return nullptr;
-      if (!matchesAtBatch(variant->signature, signature, size)) {
-        variantModule.emitError()
-            << "the build of batch " << size
-            << " does not have the inputs and outputs of batch 1 with " << size
-            << " samples";
+      if (!matchesBuild(variant->signature, signature, *batch, build)) {
+        build.module.emitError()
+            << what << " does not have the inputs and outputs of the first "
+            << "build at that batch and length";
         return nullptr;
       }
-      std::string suffix = "_b" + std::to_string(size);
+      std::string suffix =
+          "_b" + std::to_string(build.batch) +
+          (padded ? "_l" + std::to_string(build.length) : std::string());
       variant->main->setName(kEntryFunctionName + suffix);
       if (variant->servicesSlot)
         variant->servicesSlot->setName(kServicesSlotName + suffix);
@@ -395,8 +489,7 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
                                  : std::string();
       unnamedConstants(*variant->module);
       if (llvm::Linker::linkModules(*llvmModule, std::move(variant->module))) {
-        module.emitError() << "linking the build of batch " << size
-                           << " failed";
+        module.emitError() << "linking " << what << " failed";
         return nullptr;
       }
       // The linked module's copies.
@@ -406,10 +499,27 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
           slotName.empty()
               ? nullptr
               : llvmModule->getGlobalVariable(slotName, /*AllowInternal=*/true);
-      batchEntries.push_back(entryOf(
-          size,
-          createEntry(b, *variant, nullptr, "tessel_model_entry" + suffix),
-          variant->workspaceSize));
+      entries.push_back(
+          {build,
+           createEntry(b, *variant, nullptr, "tessel_model_entry" + suffix),
+           variant->workspaceSize});
+    }
+    llvm::sort(entries, [](const Entry &x, const Entry &y) {
+      return std::make_pair(x.build.length, x.build.batch) <
+             std::make_pair(y.build.length, y.build.batch);
+    });
+    for (const Entry &e : entries) {
+      if (dynamicBatch && e.build.length == entries.front().build.length)
+        batchEntries.push_back(llvm::ConstantStruct::get(
+            b.batchEntryType(),
+            {llvm::ConstantInt::get(b.i64, e.build.batch), e.fn,
+             llvm::ConstantInt::get(b.i64, e.workspace)}));
+      if (padded)
+        paddedEntries.push_back(llvm::ConstantStruct::get(
+            b.paddedEntryType(),
+            {llvm::ConstantInt::get(b.i64, e.build.length),
+             llvm::ConstantInt::get(b.i64, e.build.batch), e.fn,
+             llvm::ConstantInt::get(b.i64, e.workspace)}));
     }
     llvm::ModuleAnalysisManager analyses;
     llvm::ConstantMergePass().run(*llvmModule, analyses);
@@ -423,15 +533,17 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
   if (weightsBytes)
     *weightsBytes = weightsSize;
 
-  llvm::Constant *entryTable = llvm::ConstantPointerNull::get(b.ptrTy);
-  if (!batchEntries.empty()) {
-    auto *tableTy =
-        llvm::ArrayType::get(b.batchEntryType(), batchEntries.size());
-    entryTable = new llvm::GlobalVariable(
+  auto entryTable = [&](llvm::StructType *type,
+                        llvm::ArrayRef<llvm::Constant *> items,
+                        const char *name) -> llvm::Constant * {
+    if (items.empty())
+      return llvm::ConstantPointerNull::get(b.ptrTy);
+    auto *tableTy = llvm::ArrayType::get(type, items.size());
+    return new llvm::GlobalVariable(
         *llvmModule, tableTy, true, llvm::GlobalValue::PrivateLinkage,
-        llvm::ConstantArray::get(tableTy, batchEntries),
-        "tessel_batch_entries");
-  }
+        llvm::ConstantArray::get(tableTy, items), name);
+  };
+  llvm::Constant *null = llvm::ConstantPointerNull::get(b.ptrTy);
 
   const llvm::TargetMachine &tm = machine;
   std::vector<llvm::Constant *> fields = {
@@ -463,11 +575,20 @@ std::unique_ptr<llvm::Module> mlir::tessel::translateToArtifactModule(
       llvm::ConstantInt::get(b.i64, info.weightsFile.checksum),
       weightsBase ? static_cast<llvm::Constant *>(weightsBase)
                   : llvm::ConstantPointerNull::get(b.ptrTy),
-      llvm::ConstantInt::get(b.i64, batch ? batch->min : 0),
-      llvm::ConstantInt::get(b.i64, batch ? batch->max : 0),
-      batch ? b.string(batch->name, "tessel_batch_name")
-            : llvm::ConstantPointerNull::get(b.ptrTy),
-      llvm::ConstantInt::get(b.i32, batchEntries.size()), entryTable};
+      llvm::ConstantInt::get(b.i64, dynamicBatch ? batch->min : 0),
+      llvm::ConstantInt::get(b.i64, dynamicBatch ? batch->max : 0),
+      dynamicBatch ? b.string(batch->name, "tessel_batch_name") : null,
+      llvm::ConstantInt::get(b.i32, batchEntries.size()),
+      entryTable(b.batchEntryType(), batchEntries, "tessel_batch_entries"),
+      llvm::ConstantInt::get(b.i64, padded ? batch->padded.min : 0),
+      llvm::ConstantInt::get(b.i64, padded ? batch->padded.max : 0),
+      padded ? b.string(batch->padded.name, "tessel_padded_name") : null,
+      padded ? b.i32Table(batch->padded.inputDims, "tessel_padded_inputs")
+             : null,
+      padded ? b.i32Table(batch->padded.outputDims, "tessel_padded_outputs")
+             : null,
+      llvm::ConstantInt::get(b.i32, paddedEntries.size()),
+      entryTable(b.paddedEntryType(), paddedEntries, "tessel_padded_entries")};
   auto *desc = new llvm::GlobalVariable(
       *llvmModule, b.modelDescType(), true, llvm::GlobalValue::InternalLinkage,
       llvm::ConstantStruct::get(b.modelDescType(), fields),

@@ -32,7 +32,7 @@ extern "C" {
 #endif
 
 #define TESSEL_ABI_MAJOR 1
-#define TESSEL_ABI_MINOR 4
+#define TESSEL_ABI_MINOR 5
 
 /* The symbol every artifact exports. */
 #define TESSEL_MODEL_SYMBOL "tessel_model_v1"
@@ -79,6 +79,12 @@ typedef struct tessel_runtime_services {
   int32_t num_threads;  /* threads `parallel_for` may use, >= 1 */
   void *runtime_ctx;    /* passed back to every service */
   tessel_parallel_for_fn parallel_for;
+  /* ABI 1.5: for an artifact with a padded dimension (`padded_max` > 0),
+   * the valid length of this call, at most the called entry's length: the
+   * positions from it on are padding, which the code keeps out of every
+   * valid result. An entry called with a `struct_size` that ends before
+   * this field takes its own length as valid. */
+  int64_t valid_length;
 } tessel_runtime_services;
 
 /* The compiled model. `inputs[i]` and `outputs[i]` point at dense buffers
@@ -97,6 +103,18 @@ typedef struct tessel_batch_entry {
   tessel_entry_fn entry;
   uint64_t workspace_size;
 } tessel_batch_entry;
+
+/* ABI 1.5: code compiled for one length of a model's padded dimension
+ * (and, with a dynamic batch, one batch size): `entry` runs inputs of
+ * `length` positions in that dimension, of which the first
+ * `tessel_runtime_services.valid_length` are valid, and `batch` samples
+ * (dimension 0; 1 when the batch is static, where it is not read). */
+typedef struct tessel_padded_entry {
+  int64_t length;
+  int64_t batch;
+  tessel_entry_fn entry;
+  uint64_t workspace_size;
+} tessel_padded_entry;
 
 /* The artifact's descriptor. */
 typedef struct tessel_model_desc {
@@ -156,6 +174,26 @@ typedef struct tessel_model_desc {
   const char *batch_name;
   uint32_t num_batch_entries;
   const tessel_batch_entry *batch_entries;
+  /* ABI 1.5: a padded dimension (tessel-compile --dim-range on a dimension
+   * other than the batch, a sequence, say), or `padded_max` 0. Input `i`
+   * holds it in its dimension `padded_input_dims[i]`, output `i` in
+   * `padded_output_dims[i]` (-1: not at all; at least one input holds
+   * it), and a run may give it any length in [padded_min, padded_max], the
+   * same in every input that holds it. `padded_entries` holds
+   * `num_padded_entries` entries by ascending length, then batch. A run of
+   * length L takes entries of one length >= L: it copies each input into
+   * a buffer of that length, zeros after the first L positions, sets
+   * `valid_length` to L, and copies the first L positions of each output
+   * that holds them. `inputs`, `outputs`, `entry` and `workspace_size` are
+   * those of the first entry, and `batch_entries` those of its length, so
+   * a reader older than 1.5 runs the artifact at that length. */
+  int64_t padded_min;
+  int64_t padded_max;
+  const char *padded_name;
+  const int32_t *padded_input_dims;
+  const int32_t *padded_output_dims;
+  uint32_t num_padded_entries;
+  const tessel_padded_entry *padded_entries;
 } tessel_model_desc;
 
 /* What `entry` returns when the artifact's weights file is not mapped. */

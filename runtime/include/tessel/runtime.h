@@ -173,6 +173,23 @@ TESSEL_API const void *tessel_model_input_fixed_value(const tessel_model *model,
 TESSEL_API int32_t tessel_model_batch_range(const tessel_model *model,
                                             int64_t *out_min, int64_t *out_max);
 
+/* Whether the artifact has a padded dimension (tessel-compile --dim-range
+ * on a dimension other than the batch; ABI 1.5's `padded_max` not 0).
+ * Returns 1 and stores the range in `*out_min` and `*out_max` when it has:
+ * input `i` then holds it in its dimension `padded_input_dims[i]` of the
+ * descriptor (tessel_model_descriptor), output `i` in
+ * `padded_output_dims[i]` (-1: not at all), and it is named by
+ * `padded_name`. A run may give it any length L in [min, max], the same in
+ * every input that holds it, and passes outputs of length L there; the
+ * descriptions (tessel_model_input/output) show the shortest compiled
+ * length. The runtime pads each run to a compiled length and copies the
+ * first L positions of each output back. Returns 0 and stores 0 in both
+ * when the artifact has none, predates ABI 1.5, or `model` is NULL. Either
+ * pointer may be NULL (not written). Thread-safe. */
+TESSEL_API int32_t tessel_model_padded_range(const tessel_model *model,
+                                             int64_t *out_min,
+                                             int64_t *out_max);
+
 /*===----------------------------------------------------------------------===*
  * Tensors
  *===----------------------------------------------------------------------===*/
@@ -288,8 +305,11 @@ TESSEL_API int32_t tessel_session_num_threads(const tessel_session *session);
  * every input and output (size_bytes that of B samples); the B samples then
  * run in chunks, each through the artifact's code for one batch size,
  * the cheapest by the session's measured run times (docs/runtime.md, "A
- * dynamic batch"). Output buffers are written; input buffers are only
- * read.
+ * dynamic batch"). With a padded dimension (tessel_model_padded_range),
+ * its extent in the views that hold it is the run's length L: any value in
+ * the range, the same in every such input and output; the run pads its
+ * inputs to a compiled length (docs/runtime.md, "A padded dimension").
+ * Output buffers are written; input buffers are only read.
  * Errors: TESSEL_INVALID_ARGUMENT (a mismatch; the message names the
  * tensor), TESSEL_RUNTIME_ERROR (the entry returned non-zero; outputs are
  * then unspecified; with a dynamic batch, the message names the failed

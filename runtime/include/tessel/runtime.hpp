@@ -106,6 +106,12 @@ public:
   bool batchRange(int64_t &min, int64_t &max) const {
     return tessel_model_batch_range(model, &min, &max) != 0;
   }
+  /// Whether the artifact has a padded dimension
+  /// (tessel_model_padded_range): true with its range in `min` and `max`,
+  /// else false with 0 in both.
+  bool paddedRange(int64_t &min, int64_t &max) const {
+    return tessel_model_padded_range(model, &min, &max) != 0;
+  }
 
 private:
   explicit Model(tessel_model *model) : model(model) {}

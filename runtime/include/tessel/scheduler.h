@@ -106,8 +106,9 @@ typedef struct tessel_scheduler_options {
  * TESSEL_INVALID_ARGUMENT (NULL arguments, bad options, a tensor of rank 0,
  * tensors whose leading dimensions differ within a model, two models of one
  * batch size, models that disagree on anything but the batch, a model with
- * a dynamic batch among others: the message names the models and the
- * tensor), TESSEL_OUT_OF_MEMORY,
+ * a dynamic batch among others, a model with a padded dimension, whose
+ * requests may differ in length: run it on a session; the message names
+ * the models and the tensor), TESSEL_OUT_OF_MEMORY,
  * TESSEL_RUNTIME_ERROR (no thread could be started). Thread-safe. */
 TESSEL_API tessel_status tessel_scheduler_create(
     tessel_model *const *models, size_t num_models,

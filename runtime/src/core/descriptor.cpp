@@ -42,6 +42,10 @@ constexpr size_t kDescSizeV1_3 =
 constexpr size_t kDescSizeV1_4 =
     offsetof(tessel_model_desc, batch_entries) + sizeof(void *);
 
+/// The size of an ABI 1.5 descriptor: every field up to `padded_entries`.
+constexpr size_t kDescSizeV1_5 =
+    offsetof(tessel_model_desc, padded_entries) + sizeof(void *);
+
 /// More tensors than this means the descriptor is garbage.
 constexpr uint32_t kMaxTensors = 1u << 16;
 
@@ -150,6 +154,153 @@ tessel_status validateBatch(const tessel_model_desc *desc,
                                 desc->batch_max, path);
 }
 
+/// Checks where the tensors of `kind` hold the padded dimension: -1 or a
+/// dimension of the tensor (not the batch), whose extent in the
+/// descriptor is `length`, the first entry's. Counts the tensors that
+/// hold it in `holding`.
+tessel_status validatePaddedDims(const tessel_model_desc *desc,
+                                 const tessel_tensor_desc *tensors,
+                                 const int32_t *dims, uint32_t count,
+                                 const char *kind, int64_t length,
+                                 uint32_t &holding, const std::string &path) {
+  std::string field = std::string("padded_") + kind + "_dims";
+  if (count > 0 && !dims)
+    return invalid(path, "the padded dimension has no " + field + " table");
+  int32_t first = hasDynamicBatch(desc) ? 1 : 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    const tessel_tensor_desc &tensor = tensors[i];
+    int32_t dim = dims[i];
+    if (dim == -1)
+      continue;
+    std::string which =
+        field + "[" + std::to_string(i) + "] (" + kind + " " +
+        quoted(tensor.name) + ", " +
+        formatTensorType(tensor.dtype, tensor.rank, tensor.shape) + ") is " +
+        std::to_string(dim);
+    if (dim < first || dim >= tensor.rank)
+      return invalid(path, which + ", not -1 or a dimension from " +
+                               std::to_string(first) +
+                               (first ? " (0 is the dynamic batch)" : "") +
+                               " to the rank");
+    if (tensor.shape[dim] != length)
+      return invalid(path, which + ", whose extent is not " +
+                               std::to_string(length) +
+                               ", the length of the first padded entry");
+    if (std::strcmp(kind, "input") == 0 && fixedInputValue(desc, i))
+      return invalid(path, which + ", but the input has a fixed value "
+                                   "(input_values), which cannot be padded");
+    ++holding;
+  }
+  return nullptr;
+}
+
+/// Checks that every tensor holding the padded dimension has a dense size
+/// that fits at `length` (and batch_max with a dynamic batch).
+tessel_status validatePaddedSizes(const tessel_model_desc *desc,
+                                  const tessel_tensor_desc *tensors,
+                                  const int32_t *dims, uint32_t count,
+                                  const char *kind, int64_t length,
+                                  const std::string &path) {
+  for (uint32_t i = 0; i < count; ++i) {
+    const tessel_tensor_desc &tensor = tensors[i];
+    std::vector<int64_t> largest(tensor.shape, tensor.shape + tensor.rank);
+    if (dims[i] >= 0)
+      largest[size_t(dims[i])] = length;
+    if (hasDynamicBatch(desc))
+      largest[0] = desc->batch_max;
+    std::string error = shapeError(tensor.dtype, tensor.rank, largest.data());
+    if (!error.empty())
+      return invalid(path, std::string(kind) + " " + quoted(tensor.name) +
+                               " at length " + std::to_string(length) + ": " +
+                               error);
+  }
+  return nullptr;
+}
+
+/// Checks the padded entries: by ascending length, then batch, none
+/// NULL; with a dynamic batch each length's batches start at 1, without
+/// one each length has one entry; the last length reaches padded_max.
+tessel_status validatePaddedEntries(const tessel_model_desc *desc,
+                                    const std::string &path) {
+  uint32_t count = desc->num_padded_entries;
+  const tessel_padded_entry *entries = desc->padded_entries;
+  if (count == 0 || count > kMaxBatchEntries || !entries)
+    return invalid(path, std::to_string(count) + " padded entries" +
+                             (entries ? "" : " and no table") + " (1 to " +
+                             std::to_string(kMaxBatchEntries) + " needed)");
+  bool dynamic = hasDynamicBatch(desc);
+  for (uint32_t i = 0; i < count; ++i) {
+    const tessel_padded_entry &entry = entries[i];
+    std::string which = "padded entry " + std::to_string(i) + " (length " +
+                        std::to_string(entry.length) + ", batch " +
+                        std::to_string(entry.batch) + ")";
+    if (entry.length < 1 || entry.batch < 1)
+      return invalid(path, which + " has a length or batch below 1");
+    bool newLength = i == 0 || entry.length != entries[i - 1].length;
+    if (i > 0 && (entry.length < entries[i - 1].length ||
+                  (!newLength && entry.batch <= entries[i - 1].batch)))
+      return invalid(path, which + " does not follow padded entry " +
+                               std::to_string(i - 1) +
+                               ": entries go by ascending length, then "
+                               "ascending batch");
+    if (dynamic && newLength && entry.batch != 1)
+      return invalid(path, which + " is the first of its length, which "
+                                   "must have batch 1 (the batch is dynamic)");
+    if (!dynamic && !newLength)
+      return invalid(path, which + " repeats a length, but the batch is "
+                                   "static: one entry a length");
+    if (!entry.entry)
+      return invalid(path, which + " has a NULL entry function");
+    if (entry.workspace_size > kMaxWorkspaceSize)
+      return invalid(path, which +
+                               " has an implausibly large "
+                               "workspace_size " +
+                               std::to_string(entry.workspace_size));
+  }
+  if (entries[count - 1].length < desc->padded_max)
+    return invalid(path, "the longest padded entry has length " +
+                             std::to_string(entries[count - 1].length) +
+                             ", below padded_max " +
+                             std::to_string(desc->padded_max));
+  return nullptr;
+}
+
+/// Checks ABI 1.5's padded dimension: the range, the name, the entries,
+/// and where the tensors hold it.
+tessel_status validatePadded(const tessel_model_desc *desc,
+                             const std::string &path) {
+  std::string range = std::to_string(desc->padded_min) + ".." +
+                      std::to_string(desc->padded_max);
+  if (desc->padded_min < 1 || desc->padded_max < desc->padded_min)
+    return invalid(path, "the padded range " + range +
+                             " is not 1 <= padded_min <= padded_max");
+  if (!desc->padded_name || !*desc->padded_name)
+    return invalid(path, "the padded dimension " + range + " has no name");
+  if (tessel_status status = validatePaddedEntries(desc, path))
+    return status;
+  int64_t first = desc->padded_entries[0].length;
+  uint32_t holding = 0;
+  if (tessel_status status =
+          validatePaddedDims(desc, desc->inputs, desc->padded_input_dims,
+                             desc->num_inputs, "input", first, holding, path))
+    return status;
+  if (holding == 0)
+    return invalid(path, "no input holds the padded dimension " +
+                             quoted(desc->padded_name) +
+                             " (padded_input_dims are all -1)");
+  if (tessel_status status =
+          validatePaddedDims(desc, desc->outputs, desc->padded_output_dims,
+                             desc->num_outputs, "output", first, holding, path))
+    return status;
+  int64_t longest = desc->padded_entries[desc->num_padded_entries - 1].length;
+  if (tessel_status status =
+          validatePaddedSizes(desc, desc->inputs, desc->padded_input_dims,
+                              desc->num_inputs, "input", longest, path))
+    return status;
+  return validatePaddedSizes(desc, desc->outputs, desc->padded_output_dims,
+                             desc->num_outputs, "output", longest, path);
+}
+
 std::string joined(const std::vector<std::string> &items) {
   std::string text;
   for (const std::string &item : items)
@@ -178,11 +329,18 @@ bool hasDynamicBatch(const tessel_model_desc *desc) {
   return desc->struct_size >= kDescSizeV1_4 && desc->batch_max != 0;
 }
 
+bool hasPaddedDim(const tessel_model_desc *desc) {
+  return desc->struct_size >= kDescSizeV1_5 && desc->padded_max != 0;
+}
+
 uint64_t largestWorkspace(const tessel_model_desc *desc) {
   uint64_t size = desc->workspace_size;
   if (hasDynamicBatch(desc))
     for (uint32_t i = 0; i < desc->num_batch_entries; ++i)
       size = std::max(size, desc->batch_entries[i].workspace_size);
+  if (hasPaddedDim(desc))
+    for (uint32_t i = 0; i < desc->num_padded_entries; ++i)
+      size = std::max(size, desc->padded_entries[i].workspace_size);
   return size;
 }
 
@@ -232,6 +390,9 @@ tessel_status validateDescriptor(const tessel_model_desc *desc,
     return status;
   if (hasDynamicBatch(desc))
     if (tessel_status status = validateBatch(desc, path))
+      return status;
+  if (hasPaddedDim(desc))
+    if (tessel_status status = validatePadded(desc, path))
       return status;
 
   std::vector<std::string> missing = missingCpuFeatures(desc->target_features);

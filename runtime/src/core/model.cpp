@@ -120,4 +120,14 @@ int32_t tessel_model_batch_range(const tessel_model *model, int64_t *out_min,
   return dynamic ? 1 : 0;
 }
 
+int32_t tessel_model_padded_range(const tessel_model *model, int64_t *out_min,
+                                  int64_t *out_max) {
+  bool padded = model && hasPaddedDim(model->desc);
+  if (out_min)
+    *out_min = padded ? model->desc->padded_min : 0;
+  if (out_max)
+    *out_max = padded ? model->desc->padded_max : 0;
+  return padded ? 1 : 0;
+}
+
 } // extern "C"

@@ -37,8 +37,9 @@ tessel_status checkArtifactImage(const unsigned char *data, uint64_t size,
 tessel_status checkArtifactFile(int fd, const std::string &path);
 
 /// Checks a descriptor read from the artifact at `path` (used in messages):
-/// size, ABI version, target, entry, workspace, every tensor description
-/// and the dynamic batch; then that this CPU has the target's features.
+/// size, ABI version, target, entry, workspace, every tensor description,
+/// the dynamic batch and the padded dimension; then that this CPU has the
+/// target's features.
 tessel_status validateDescriptor(const tessel_model_desc *desc,
                                  const std::string &path);
 
@@ -59,8 +60,12 @@ const char *weightsFileName(const tessel_model_desc *desc);
 /// false when it predates the fields.
 bool hasDynamicBatch(const tessel_model_desc *desc);
 
+/// Whether the artifact has a padded dimension (ABI 1.5: `padded_max` not
+/// 0); false when it predates the fields.
+bool hasPaddedDim(const tessel_model_desc *desc);
+
 /// The largest workspace any of the artifact's entries needs: the batch
-/// entries' and `workspace_size`.
+/// entries', the padded entries' and `workspace_size`.
 uint64_t largestWorkspace(const tessel_model_desc *desc);
 
 } // namespace tessel::runtime

@@ -232,7 +232,8 @@ void tessel_scheduler::runChunk(BatchModel &model,
   for (const tessel_tensor_view &view : staging->outputs)
     pointers.push_back(view.data);
   if (tessel_status status =
-          runEntry(model.session, pointers, model.dynamic ? runRows : 1)) {
+          runEntry(model.session, pointers, model.dynamic ? runRows : 1,
+                   /*length=*/0)) {
     model.giveBack(std::move(staging));
     return fail(status, /*ran=*/true);
   }

@@ -228,6 +228,17 @@ tessel_status tessel_scheduler_create(tessel_model *const *models,
         return makeStatus(TESSEL_INVALID_ARGUMENT,
                           "tessel_scheduler_create: " + what +
                               " has no inputs or outputs");
+      int64_t lengthMin = 0, lengthMax = 0;
+      if (tessel_model_padded_range(model, &lengthMin, &lengthMax))
+        // Its requests may differ in length, which no batch may mix: the
+        // scheduler does not sort them by length (yet).
+        return makeStatus(
+            TESSEL_INVALID_ARGUMENT,
+            "tessel_scheduler_create: " + what + " has a padded dimension (" +
+                tessel_model_descriptor(model)->padded_name + "=" +
+                std::to_string(lengthMin) + ".." + std::to_string(lengthMax) +
+                "), which the scheduler does not batch: run it on a "
+                "session");
       auto entry = std::make_unique<BatchModel>();
       int64_t batchMin = 0, batchMax = 0;
       if (tessel_model_batch_range(model, &batchMin, &batchMax)) {

@@ -40,11 +40,70 @@ struct BatchState {
   const char *firstName = "";
 };
 
-/// `float32[N,3]`: a tensor type with its batch `name` as dimension 0.
-std::string batchedType(const tessel_tensor_desc &desc, const char *name) {
-  std::string text = formatTensorType(desc.dtype, desc.rank, desc.shape);
-  size_t open = text.find('[');
-  return text.replace(open + 1, std::to_string(desc.shape[0]).size(), name);
+/// A run's length while its views are checked, for a model with a padded
+/// dimension: the range, and the length of the first input holding it.
+struct LengthState {
+  int64_t min = 0, max = 0;
+  const char *name = "";
+  const int32_t *inputDims = nullptr, *outputDims = nullptr;
+  int64_t length = 0; // 0: no view checked yet
+  const char *firstName = "";
+};
+
+/// `float32[N,S,2] (N in 1..16, S in 1..8)`: a tensor type with its batch
+/// (with `dynamic`) and its padded dimension `dim` (with `padded`, unless
+/// -1) named.
+std::string namedType(const tessel_tensor_desc &desc, const BatchState *dynamic,
+                      const LengthState *padded, int32_t dim) {
+  std::string text = tessel_dtype_name(desc.dtype);
+  text += '[';
+  for (int32_t i = 0; i < desc.rank; ++i) {
+    text += i ? "," : "";
+    if (i == 0 && dynamic)
+      text += dynamic->name;
+    else if (i == dim)
+      text += padded->name;
+    else
+      text += std::to_string(desc.shape[i]);
+  }
+  text += ']';
+  std::string ranges;
+  if (dynamic)
+    ranges = std::string(dynamic->name) + " in " +
+             std::to_string(dynamic->min) + ".." + std::to_string(dynamic->max);
+  if (dim >= 0)
+    ranges += (ranges.empty() ? "" : ", ") + std::string(padded->name) +
+              " in " + std::to_string(padded->min) + ".." +
+              std::to_string(padded->max);
+  return ranges.empty() ? text : text + " (" + ranges + ")";
+}
+
+/// Checks that `length`, dimension `dim` of the view of `kind` `name`, is
+/// in the model's range and equals that of the inputs checked before.
+tessel_status checkLength(LengthState &state, int64_t length, int32_t dim,
+                          const char *kind, const char *name) {
+  auto fail = [&](const std::string &what) {
+    return makeStatus(TESSEL_INVALID_ARGUMENT,
+                      std::string(kind) + " " + quoted(name) + ": dimension " +
+                          std::to_string(dim) + " (" + quoted(state.name) +
+                          ") is " + std::to_string(length) + ", " + what);
+  };
+  bool output = std::strcmp(kind, "output") == 0;
+  if (state.length != 0 && length != state.length) {
+    if (output)
+      return fail("but the inputs' length is " + std::to_string(state.length));
+    return fail("but input " + quoted(state.firstName) + " has length " +
+                std::to_string(state.length) +
+                ": every input holding it needs the same");
+  }
+  if (length < state.min || length > state.max)
+    return fail("outside the artifact's range " + std::to_string(state.min) +
+                ".." + std::to_string(state.max));
+  if (state.length == 0) {
+    state.length = length;
+    state.firstName = name;
+  }
+  return nullptr;
 }
 
 /// Checks that `batch`, dimension 0 of the view of `kind` `name`, is in
@@ -78,27 +137,23 @@ tessel_status checkBatch(BatchState &state, int64_t batch, const char *kind,
 
 /// Checks one caller view against its description; `kind` is "input" or
 /// "output". With `dynamic` (a model with a dynamic batch), dimension 0 is
-/// the batch, checked by checkBatch. Builds no strings unless the view is
-/// wrong: this runs on every call.
+/// the batch, checked by checkBatch; with `padded` (a model with a padded
+/// dimension), dimension `dim` (unless -1) is its length, checked by
+/// checkLength. Builds no strings unless the view is wrong: this runs on
+/// every call.
 tessel_status checkView(const tessel_tensor_view &view,
                         const tessel_tensor_desc &desc, const char *kind,
-                        BatchState *dynamic) {
+                        BatchState *dynamic, LengthState *padded, int32_t dim) {
   auto fail = [&](const std::string &what) {
     return makeStatus(TESSEL_INVALID_ARGUMENT, std::string(kind) + " " +
                                                    quoted(desc.name) + ": " +
                                                    what);
   };
-  auto expected = [&] {
-    if (!dynamic)
-      return formatTensorType(desc.dtype, desc.rank, desc.shape);
-    return batchedType(desc, dynamic->name) + " (" + dynamic->name + " in " +
-           std::to_string(dynamic->min) + ".." + std::to_string(dynamic->max) +
-           ")";
-  };
+  auto expected = [&] { return namedType(desc, dynamic, padded, dim); };
   bool sameType = view.dtype == desc.dtype && view.rank == desc.rank &&
                   (view.rank <= 0 || view.shape);
   for (int32_t i = dynamic ? 1 : 0; sameType && i < desc.rank; ++i)
-    sameType = view.shape[i] == desc.shape[i];
+    sameType = i == dim || view.shape[i] == desc.shape[i];
   if (!sameType)
     return fail("expected " + expected() + ", got " +
                 formatTensorType(view.dtype, view.rank, view.shape));
@@ -111,10 +166,18 @@ tessel_status checkView(const tessel_tensor_view &view,
     // Fits: the descriptor's check sized every tensor at batch_max.
     bytes *= size_t(view.shape[0]);
   }
+  if (dim >= 0) {
+    if (tessel_status status =
+            checkLength(*padded, view.shape[dim], dim, kind, desc.name))
+      return status;
+    // Fits: the descriptor's check sized every tensor at its longest.
+    denseByteSize(desc.dtype, desc.rank, view.shape, bytes);
+  }
   if (view.size_bytes != bytes)
     return fail("size_bytes is " + std::to_string(view.size_bytes) + ", but " +
-                (dynamic ? formatTensorType(view.dtype, view.rank, view.shape)
-                         : expected()) +
+                (dynamic || dim >= 0
+                     ? formatTensorType(view.dtype, view.rank, view.shape)
+                     : expected()) +
                 " holds " + std::to_string(bytes));
   if (!view.data && bytes > 0)
     return fail("data is NULL");
@@ -127,7 +190,8 @@ tessel_status checkView(const tessel_tensor_view &view,
 
 tessel_status checkViews(const tessel_tensor_view *views, size_t count,
                          const tessel_tensor_desc *descs, uint32_t expected,
-                         const char *kind, BatchState *dynamic) {
+                         const char *kind, BatchState *dynamic,
+                         LengthState *padded, const int32_t *dims) {
   if (count != expected)
     return makeStatus(TESSEL_INVALID_ARGUMENT,
                       "expected " + std::to_string(expected) + " " + kind +
@@ -137,7 +201,8 @@ tessel_status checkViews(const tessel_tensor_view *views, size_t count,
     return makeStatus(TESSEL_INVALID_ARGUMENT,
                       std::string("the ") + kind + " array is NULL");
   for (size_t i = 0; i < count; ++i)
-    if (tessel_status status = checkView(views[i], descs[i], kind, dynamic))
+    if (tessel_status status = checkView(views[i], descs[i], kind, dynamic,
+                                         padded, padded ? dims[i] : -1))
       return status;
   return nullptr;
 }
@@ -368,7 +433,8 @@ tessel_status checkRunArguments(const tessel_session *session,
                                 const tessel_tensor_view *inputs,
                                 size_t numInputs,
                                 const tessel_tensor_view *outputs,
-                                size_t numOutputs, int64_t &batch) {
+                                size_t numOutputs, int64_t &batch,
+                                int64_t &length) {
   const tessel_model_desc *desc = session->model->desc;
   BatchState state;
   BatchState *dynamic = nullptr;
@@ -378,22 +444,34 @@ tessel_status checkRunArguments(const tessel_session *session,
     state.name = desc->batch_name;
     dynamic = &state;
   }
-  if (tessel_status status = checkViews(inputs, numInputs, desc->inputs,
-                                        desc->num_inputs, "input", dynamic))
+  LengthState lengthState;
+  LengthState *padded = nullptr;
+  if (session->padded) {
+    lengthState.min = desc->padded_min;
+    lengthState.max = desc->padded_max;
+    lengthState.name = desc->padded_name;
+    padded = &lengthState;
+  }
+  if (tessel_status status =
+          checkViews(inputs, numInputs, desc->inputs, desc->num_inputs, "input",
+                     dynamic, padded, desc->padded_input_dims))
     return status;
   // (Without inputs there is no fixed one, nor a batch yet.)
   if (tessel_status status =
           checkFixedInputs(desc, inputs, dynamic ? state.batch : 1))
     return status;
-  if (tessel_status status = checkViews(outputs, numOutputs, desc->outputs,
-                                        desc->num_outputs, "output", dynamic))
+  if (tessel_status status =
+          checkViews(outputs, numOutputs, desc->outputs, desc->num_outputs,
+                     "output", dynamic, padded, desc->padded_output_dims))
     return status;
   batch = dynamic ? state.batch : 1;
+  length = padded ? lengthState.length : 0;
   return nullptr;
 }
 
 tessel_status runEntry(tessel_session *session,
-                       const std::vector<void *> &pointers, int64_t batch) {
+                       const std::vector<void *> &pointers, int64_t batch,
+                       int64_t length) {
   const tessel_model_desc *desc = session->model->desc;
   void *workspace = nullptr;
   if (tessel_status status = acquireWorkspace(session, workspace))
@@ -401,7 +479,9 @@ tessel_status runEntry(tessel_session *session,
   double start = trace::enabled() ? trace::now() : 0;
   int32_t result = 0;
   tessel_status failure = nullptr;
-  if (session->sampleBytes.empty())
+  if (session->padded)
+    failure = runPadded(session, pointers, batch, length, workspace);
+  else if (session->sampleBytes.empty())
     result = desc->entry(&session->services, pointers.data(),
                          pointers.data() + desc->num_inputs, workspace);
   else
@@ -411,6 +491,8 @@ tessel_status runEntry(tessel_session *session,
         "run", desc->model_name ? desc->model_name : "run", start, trace::now(),
         "\"threads\": " + std::to_string(session->parallel.numThreads) +
             ", \"batch\": " + std::to_string(batch) +
+            (session->padded ? ", \"length\": " + std::to_string(length)
+                             : std::string()) +
             ", \"status\": " + std::to_string(failure ? 1 : result));
   releaseWorkspace(session, workspace);
   if (failure)
@@ -425,16 +507,24 @@ tessel_status runEntry(tessel_session *session,
 }
 
 tessel_status runModel(tessel_session *session,
-                       const std::vector<void *> &pointers, int64_t batch) {
+                       const std::vector<void *> &pointers, int64_t batch,
+                       int64_t length) {
   ResultCache *cache = session->cache.get();
   if (!cache)
-    return runEntry(session, pointers, batch);
+    return runEntry(session, pointers, batch, length);
   size_t numInputs = session->inputBytes.size();
-  // With a dynamic batch the sizes are one sample's: scale them.
+  // With a dynamic batch the sizes are one sample's: scale them; with a
+  // padded dimension they are the run's length's.
   std::vector<size_t> inputBytes, outputBytes;
   const size_t *inputSizes = session->inputBytes.data();
   const size_t *outputSizes = session->outputBytes.data();
-  if (batch != 1) {
+  if (const PaddedLayout *layout = session->padded.get()) {
+    for (size_t t = 0; t < pointers.size(); ++t)
+      (t < numInputs ? inputBytes : outputBytes)
+          .push_back(layout->sampleBytes(t, length) * size_t(batch));
+    inputSizes = inputBytes.data();
+    outputSizes = outputBytes.data();
+  } else if (batch != 1) {
     for (size_t bytes : session->inputBytes)
       inputBytes.push_back(bytes * size_t(batch));
     for (size_t bytes : session->outputBytes)
@@ -452,7 +542,7 @@ tessel_status runModel(tessel_session *session,
       trace::complete("run", "result cache hit", start, trace::now());
     return nullptr;
   }
-  if (tessel_status status = runEntry(session, pointers, batch))
+  if (tessel_status status = runEntry(session, pointers, batch, length))
     return status;
   cache->insert(key, run);
   return nullptr;
@@ -511,7 +601,8 @@ tessel_status tessel_session_create(tessel_model *model,
     const tessel_model_desc *desc = model->desc;
     auto session = std::make_unique<tessel_session>();
     session->numThreads = numThreads == 0 ? availableCores() : numThreads;
-    // One workspace serves every batch entry: the largest they need.
+    // One workspace serves every batch and padded entry: the largest they
+    // need.
     uint64_t workspaceSize = largestWorkspace(desc);
     if (workspaceSize > 0) {
       session->workspaceAlignment = desc->workspace_alignment > kBufferAlignment
@@ -539,6 +630,8 @@ tessel_status tessel_session_create(tessel_model *model,
       session->entryTimes =
           std::make_unique<EntryTimes>(desc->num_batch_entries);
     }
+    if (hasPaddedDim(desc))
+      session->padded = std::make_unique<PaddedLayout>(desc);
     // Outputs that may differ between runs on the same inputs are never
     // served from a cache.
     if (cacheBytes > 0 && !(modelFlags(desc) & TESSEL_MODEL_NONDETERMINISTIC)) {
@@ -577,13 +670,13 @@ tessel_status tessel_session_run(tessel_session *session,
     if (!session)
       return makeStatus(TESSEL_INVALID_ARGUMENT,
                         "tessel_session_run: session is NULL");
-    int64_t batch = 1;
-    if (tessel_status status = checkRunArguments(session, inputs, num_inputs,
-                                                 outputs, num_outputs, batch))
+    int64_t batch = 1, length = 0;
+    if (tessel_status status = checkRunArguments(
+            session, inputs, num_inputs, outputs, num_outputs, batch, length))
       return status;
     std::vector<void *> pointers =
         collectDataPointers(inputs, num_inputs, outputs, num_outputs);
-    return runModel(session, pointers, batch);
+    return runModel(session, pointers, batch, length);
   });
 }
 

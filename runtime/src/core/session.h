@@ -8,6 +8,7 @@
 #define TESSEL_RUNTIME_CORE_SESSION_H
 
 #include "batch_plan.h"
+#include "padded.h"
 #include "parallel.h"
 #include "result_cache.h"
 
@@ -41,10 +42,14 @@ struct tessel_session {
   /// With a dynamic batch: the measured run time of each batch entry, by
   /// which a run's chunks are planned (batch_plan.h).
   std::unique_ptr<tessel::runtime::EntryTimes> entryTimes;
+  /// With a padded dimension (ABI 1.5): where the tensors hold it, and
+  /// its entries by length; NULL without one.
+  std::unique_ptr<tessel::runtime::PaddedLayout> padded;
 
   /// The result cache (tessel_session_options.result_cache_bytes), NULL
   /// without one; with one, the dense byte size of every input and output
-  /// (of one sample, with a dynamic batch).
+  /// (of one sample, with a dynamic batch; at the descriptor's length,
+  /// with a padded dimension: see runModel).
   std::unique_ptr<tessel::runtime::ResultCache> cache;
   std::vector<size_t> inputBytes, outputBytes;
 
@@ -60,12 +65,15 @@ void releaseSession(tessel_session *session);
 
 /// Checks the views of a run against the session's model, as
 /// tessel_session_run documents, and stores the run's batch in `batch`:
-/// dimension 0 of the views with a dynamic batch, 1 for a static model.
+/// dimension 0 of the views with a dynamic batch, 1 for a static model;
+/// and its length in `length`: the extent of the padded dimension (ABI
+/// 1.5) in the views, 0 without one.
 tessel_status checkRunArguments(const tessel_session *session,
                                 const tessel_tensor_view *inputs,
                                 size_t numInputs,
                                 const tessel_tensor_view *outputs,
-                                size_t numOutputs, int64_t &batch);
+                                size_t numOutputs, int64_t &batch,
+                                int64_t &length);
 
 /// The data pointers of a run: inputs, then outputs (the entry's order).
 std::vector<void *> collectDataPointers(const tessel_tensor_view *inputs,
@@ -77,17 +85,20 @@ std::vector<void *> collectDataPointers(const tessel_tensor_view *inputs,
 /// data pointers followed by the output data pointers. A static model runs
 /// its entry once (`batch` 1). With a dynamic batch the `batch` samples run
 /// in chunks, each through the batch entry of the largest batch that fits
-/// what is left, the pointers advanced past the samples done. Takes one
-/// workspace for the duration of the call. Thread-safe.
+/// what is left, the pointers advanced past the samples done. With a
+/// padded dimension the run of `length` goes through runPadded (0 without
+/// one). Takes one workspace for the duration of the call. Thread-safe.
 tessel_status runEntry(tessel_session *session,
-                       const std::vector<void *> &pointers, int64_t batch);
+                       const std::vector<void *> &pointers, int64_t batch,
+                       int64_t length);
 
 /// A run of the session (tessel_session_run, tessel_run_async): serves it
 /// from the session's result cache when it holds the inputs, otherwise
-/// calls runEntry and caches the outputs of a successful run. `pointers`
-/// and `batch` as runEntry's. Thread-safe.
+/// calls runEntry and caches the outputs of a successful run. `pointers`,
+/// `batch` and `length` as runEntry's. Thread-safe.
 tessel_status runModel(tessel_session *session,
-                       const std::vector<void *> &pointers, int64_t batch);
+                       const std::vector<void *> &pointers, int64_t batch,
+                       int64_t length);
 
 } // namespace tessel::runtime
 

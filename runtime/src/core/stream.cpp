@@ -60,7 +60,8 @@ bool Marker::callWhenDone(std::function<void()> callback) {
 Stream::Item::Item(Item &&other) noexcept
     : kind(other.kind), session(std::exchange(other.session, nullptr)),
       pointers(std::move(other.pointers)), batch(other.batch),
-      marker(std::move(other.marker)), traceId(other.traceId) {}
+      length(other.length), marker(std::move(other.marker)),
+      traceId(other.traceId) {}
 
 Stream::Item &Stream::Item::operator=(Item &&other) noexcept {
   if (this != &other) {
@@ -70,6 +71,7 @@ Stream::Item &Stream::Item::operator=(Item &&other) noexcept {
     session = std::exchange(other.session, nullptr);
     pointers = std::move(other.pointers);
     batch = other.batch;
+    length = other.length;
     marker = std::move(other.marker);
     traceId = other.traceId;
   }
@@ -84,13 +86,15 @@ Stream::Item::~Item() {
 Stream::~Stream() { tessel_status_free(firstError); }
 
 tessel_status Stream::enqueueRun(tessel_session *session,
-                                 std::vector<void *> pointers, int64_t batch) {
+                                 std::vector<void *> pointers, int64_t batch,
+                                 int64_t length) {
   Item item;
   item.kind = Item::Kind::Run;
   retainSession(session);
   item.session = session;
   item.pointers = std::move(pointers);
   item.batch = batch;
+  item.length = length;
   if (trace::enabled()) {
     // A span per run on the stream's track, from its enqueue to its end.
     item.traceId = trace::nextId();
@@ -174,8 +178,9 @@ void Stream::step() {
     tessel_status error = nullptr;
     switch (item.kind) {
     case Item::Kind::Run:
-      error = guard(
-          [&] { return runModel(item.session, item.pointers, item.batch); });
+      error = guard([&] {
+        return runModel(item.session, item.pointers, item.batch, item.length);
+      });
       if (item.traceId && trace::enabled()) {
         try {
           trace::asyncEnd("stream", "stream " + std::to_string(traceNumber),
@@ -325,13 +330,14 @@ tessel_status tessel_run_async(tessel_session *session, tessel_stream *stream,
     if (!stream)
       return makeStatus(TESSEL_INVALID_ARGUMENT,
                         "tessel_run_async: stream is NULL");
-    int64_t batch = 1;
-    if (tessel_status status = checkRunArguments(session, inputs, num_inputs,
-                                                 outputs, num_outputs, batch))
+    int64_t batch = 1, length = 0;
+    if (tessel_status status = checkRunArguments(
+            session, inputs, num_inputs, outputs, num_outputs, batch, length))
       return status;
     std::vector<void *> pointers =
         collectDataPointers(inputs, num_inputs, outputs, num_outputs);
-    return stream->stream->enqueueRun(session, std::move(pointers), batch);
+    return stream->stream->enqueueRun(session, std::move(pointers), batch,
+                                      length);
   });
 }
 

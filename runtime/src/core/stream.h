@@ -54,9 +54,11 @@ public:
 
   /// Queues a run of `session` (retained until the run is over) with the
   /// input data pointers followed by the output data pointers, of `batch`
-  /// samples (1 for a static model; see runEntry).
+  /// samples (1 for a static model) and `length` (0 without a padded
+  /// dimension; see runEntry).
   tessel_status enqueueRun(tessel_session *session,
-                           std::vector<void *> pointers, int64_t batch);
+                           std::vector<void *> pointers, int64_t batch,
+                           int64_t length);
   /// Queues the completion of `marker`, or completes it at once when the
   /// stream has nothing queued or running.
   tessel_status enqueueRecord(std::shared_ptr<Marker> marker);
@@ -76,6 +78,7 @@ private:
     tessel_session *session = nullptr; // Run: one reference
     std::vector<void *> pointers;      // Run
     int64_t batch = 1;                 // Run
+    int64_t length = 0;                // Run
     std::shared_ptr<Marker> marker;    // Record, Wait
     uint64_t traceId = 0;              // Run, when traced from its enqueue
 

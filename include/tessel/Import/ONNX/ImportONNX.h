@@ -40,6 +40,13 @@ struct ImportOptions {
   /// `batchSize` in this build. 0: no dynamic batch.
   std::string batchName;
   int64_t batchSize = 0;
+  /// A padded dimension (tessel-compile --dim-range on a dimension other
+  /// than the batch, a sequence): the model's symbol `paddedName` (an ONNX
+  /// dim_param, in any dimension but the batch's, at most one per input)
+  /// takes `paddedSize` in this build, and each input that holds it is
+  /// marked `tessel.padded_dim` (tessel-mask-padded-positions). 0: none.
+  std::string paddedName;
+  int64_t paddedSize = 0;
   /// Name for the model when the graph has none.
   std::string defaultModelName = "model";
   /// The file the model was read from (importOnnxFile sets it): initializers
@@ -73,6 +80,12 @@ OwningOpRef<ModuleOp> importOnnxFile(llvm::StringRef path, MLIRContext *ctx,
 OwningOpRef<ModuleOp> importOnnxBytes(llvm::StringRef bytes, MLIRContext *ctx,
                                       const ImportOptions &options,
                                       ImportError &error);
+
+/// The symbols (ONNX dim_params) of the graph inputs of the model in
+/// `path` (those without an initializer), per input: one per dimension,
+/// empty where the dimension has none. Empty when the file does not parse
+/// (the import says why).
+std::vector<std::vector<std::string>> readInputSymbols(llvm::StringRef path);
 
 /// The highest default-domain opset the importer knows.
 int64_t getMaxSupportedOpset();

@@ -60,14 +60,31 @@ struct ArtifactInfo {
   WeightsFileInfo weightsFile;
 };
 
-/// A model with a dynamic batch (abi.h, ABI 1.4): dimension 0 of every
-/// input and output is the batch `name`, in [min, max]. The module given to
-/// translateToArtifactModule is the build of batch 1; `variants` are the
-/// builds of the other batch sizes (in the LLVM dialect, ascending).
+/// The builds of a model with a dynamic batch (abi.h, ABI 1.4), a padded
+/// dimension (ABI 1.5), or both. A dynamic batch is dimension 0 of every
+/// input and output, `name`, in [min, max] (max 0: static). A padded
+/// dimension is `padded.name`, in [padded.min, padded.max] (max 0: none),
+/// held by input i in its dimension `padded.inputDims[i]` (-1: not held),
+/// by output i in `padded.outputDims[i]`. The module given to
+/// translateToArtifactModule is the first build: batch 1 (with a dynamic
+/// batch) at the shortest length, `padded.length`; `variants` are the
+/// others, each with its batch (1 when the batch is static) and length
+/// (0 without a padded dimension), in the LLVM dialect.
 struct DynamicBatch {
   std::string name;
   int64_t min = 0, max = 0;
-  std::vector<std::pair<int64_t, ModuleOp>> variants;
+  struct Padded {
+    std::string name;
+    int64_t min = 0, max = 0;
+    std::vector<int32_t> inputDims, outputDims;
+    int64_t length = 0;
+  } padded;
+  struct Build {
+    int64_t batch = 1;
+    int64_t length = 0;
+    ModuleOp module;
+  };
+  std::vector<Build> variants;
 };
 
 /// Constants moved out of a module in the LLVM dialect into a weights file:
