@@ -28,7 +28,10 @@ config.substitutions.append(
 # Tests of whole-artifact properties (reproducible bytes, Debian packages)
 # that compile real-sized models several times are `UNSUPPORTED: sanitized`:
 # the sanitizer stage checks memory safety, and under ASan each of their
-# ResNet-18 compiles takes minutes; the default build runs them.
+# ResNet-18 compiles takes minutes; the default build runs them. So are
+# the tests of the build and install layout (runtime-only-build, install),
+# which build with the host's compiler or copy files: they run nothing the
+# sanitized suite does not, and take minutes of CI.
 if config.tessel_sanitize:
     config.available_features.add("sanitized")
 config.substitutions.append(
