@@ -14,6 +14,11 @@ inputs, for N in --gemm-sizes). Usage:
 
     /usr/bin/python3 bench/export_models.py OUT_DIR [--gemm-sizes 256,512,...]
                                            [--models ...] [--dynamic-batch]
+                                           [--dynamic-seq [--seq-shapes BxS,...]]
+
+--dynamic-seq exports the BERT-like encoder with a symbolic batch N and
+sequence length S, and --seq-shapes writes torch's outputs for it at each
+shape: bert.BxS.inputs.npz and bert.BxS.expected.npz.
 """
 
 import argparse
@@ -35,6 +40,8 @@ OPSET = 17
 # --dynamic-batch: every input's and output's first dimension is the
 # symbolic N (torch.onnx.export's dynamic_axes).
 DYNAMIC_BATCH = False
+# --dynamic-seq: the BERT-like encoder's batch N and sequence length S.
+DYNAMIC_SEQ = False
 
 
 def BertLike(vocab=1000, seq=128, d_model=128, heads=4, layers=2):
@@ -111,6 +118,8 @@ def export(model, example, name, out_dir, input_names, output_names, flops,
     with ctx:
         dynamic = ({n: {0: "N"} for n in input_names + output_names}
                    if DYNAMIC_BATCH else None)
+        if DYNAMIC_SEQ and name == "bert":
+            dynamic = {n: {0: "N", 1: "S"} for n in input_names + output_names}
         torch.onnx.export(model, example, path, opset_version=OPSET,
                           input_names=input_names, output_names=output_names,
                           do_constant_folding=True, dynamic_axes=dynamic)
@@ -159,9 +168,16 @@ def main():
     parser.add_argument("--dynamic-batch", action="store_true",
                         help="export each model's batch as the symbolic N "
                              "(bench/batch.py compiles it per batch size)")
+    parser.add_argument("--dynamic-seq", action="store_true",
+                        help="export the BERT-like encoder with a symbolic "
+                             "batch N and sequence length S (bench/sequence.py)")
+    parser.add_argument("--seq-shapes", default="",
+                        help="with --dynamic-seq: BxS,... shapes at which to "
+                             "write torch's outputs for the encoder")
     args = parser.parse_args()
-    global DYNAMIC_BATCH
+    global DYNAMIC_BATCH, DYNAMIC_SEQ
     DYNAMIC_BATCH = args.dynamic_batch
+    DYNAMIC_SEQ = args.dynamic_seq
     os.makedirs(args.out_dir, exist_ok=True)
     wanted = args.models.split(",")
     torch.manual_seed(0)
@@ -197,6 +213,15 @@ def main():
         ids = torch.randint(0, 1000, (1, 128), dtype=torch.int64)
         export(model, (ids,), "bert", args.out_dir, ["input_ids"], ["hidden"],
                bert_flops(), enable_grad=True)
+        for shape in filter(None, args.seq_shapes.split(",")):
+            batch, seq = (int(v) for v in shape.split("x"))
+            ids = torch.randint(0, 1000, (batch, seq), dtype=torch.int64)
+            with torch.no_grad():
+                hidden = model(ids)
+            np.savez(os.path.join(args.out_dir, f"bert.{shape}.inputs.npz"),
+                     input_ids=ids.numpy())
+            np.savez(os.path.join(args.out_dir, f"bert.{shape}.expected.npz"),
+                     hidden=hidden.numpy())
     if "mlp" in wanted:
         model = mlp()
         x = torch.randn(1, 1, 28, 28)

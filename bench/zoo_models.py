@@ -92,7 +92,10 @@ class Encoder(torch.nn.Module):
         self.register_buffer("position_ids", torch.arange(seq).unsqueeze(0))
 
     def forward(self, input_ids):
-        x = self.tokens(input_ids) + self.positions(self.position_ids)
+        # The positions of the sequence given (BERT's slice): exported with
+        # a symbolic length, the table is sliced to it.
+        positions = self.position_ids[:, :input_ids.shape[1]]
+        x = self.tokens(input_ids) + self.positions(positions)
         return self.norm(self.encoder(x))
 
 

@@ -125,10 +125,13 @@ LogicalResult parsePadded(llvm::StringRef range,
     return failure();
   out.name = parsed.name;
   out.min = parsed.min;
+  // By default, lengths 1.5x apart (8, 12, 16, 24, 32, 48, ...): a run
+  // pads at most half its length again.
   if (specialize.empty())
     for (int64_t length = 8; length < parsed.max; length *= 2)
-      if (length >= out.min)
-        out.lengths.push_back(length);
+      for (int64_t step : {length, length * 3 / 2})
+        if (step >= out.min && step < parsed.max)
+          out.lengths.push_back(step);
   for (const std::string &spec : specialize) {
     llvm::SmallVector<llvm::StringRef> parts;
     llvm::StringRef(spec).split('=').second.split(parts, ',');

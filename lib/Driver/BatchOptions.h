@@ -57,8 +57,8 @@ LogicalResult parseBatchRequest(llvm::StringRef range,
 /// Parses every --dim-range `NAME=LO..HI` and --specialize: a range whose
 /// name `isBatch` (dimension 0 of an input, or `?`) is the batch
 /// (parseBatchRequest); another is a padded dimension, built at the
-/// --specialize lengths (default: 8, 16, 32, ... within the range) and at
-/// HI. At most one of each.
+/// --specialize lengths (default: 8, 12, 16, 24, 32, 48, ... within the
+/// range) and at HI. At most one of each.
 LogicalResult parseDimRanges(llvm::ArrayRef<std::string> ranges,
                              llvm::ArrayRef<std::string> specialize,
                              llvm::function_ref<bool(llvm::StringRef)> isBatch,

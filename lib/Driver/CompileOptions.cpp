@@ -55,7 +55,7 @@ cl::list<std::string> specializeSizes(
     cl::desc("The sizes a --dim-range artifact has code for: for the batch "
              "(default: 1, 4 and 8, up to HI) a batch runs in chunks of "
              "these sizes, the cheapest by their measured run times; for "
-             "another dimension (default: 8, 16, 32, ... and HI) a run takes "
+             "another dimension (default: 8, 12, 16, 24, 32, 48, ... and HI) a run takes "
              "the shortest length built that holds it"),
     cl::cat(category));
 cl::list<std::string> inputValues(
