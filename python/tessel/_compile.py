@@ -16,8 +16,8 @@ def compile_model(model_path: str | os.PathLike, output_path: str | os.PathLike,
                   input_shapes: Mapping[str, Sequence[int]] | None = None,
                   preprocess: str | None = None,
                   report: str | os.PathLike | None = None,
-                  dim_range: str | None = None,
-                  specialize: str | None = None) -> str:
+                  dim_range: str | Sequence[str] | None = None,
+                  specialize: str | Sequence[str] | None = None) -> str:
     """Compiles the ONNX model at ``model_path`` into the artifact
     ``output_path`` and returns ``output_path``.
 
@@ -34,7 +34,11 @@ def compile_model(model_path: str | os.PathLike, output_path: str | os.PathLike,
     ``--dim-range``) compiles the inputs' dynamic dimension 0 as a batch
     that one artifact runs at any size in the range (``Model.batch_range``),
     with code for the sizes ``specialize`` lists (``"N=1,4,8"``,
-    ``--specialize``; default: the compiler's).
+    ``--specialize``; default: the compiler's). A list of two ranges
+    (``["N=1..8", "S=1..128"]``) also gives a padded dimension, a sequence
+    length that one artifact runs at any length in its range
+    (``Model.padded_range``; docs/compiler.md, "A padded dimension");
+    ``specialize`` may be a list too.
 
     Runs ``$TESSEL_COMPILE``, else ``bin/tessel-compile`` of the build tree
     (``$TESSEL_BUILD_DIR``), else the ``tessel-compile`` on PATH. Raises
@@ -59,10 +63,13 @@ def compile_model(model_path: str | os.PathLike, output_path: str | os.PathLike,
         command.append(f"--preprocess={preprocess}")
     if report is not None:
         command.append(f"--report={os.fspath(report)}")
-    if dim_range is not None:
-        command.append(f"--dim-range={dim_range}")
-    if specialize is not None:
-        command.append(f"--specialize={specialize}")
+    def each(value):
+        return [value] if isinstance(value, str) else list(value or [])
+
+    for spec in each(dim_range):
+        command.append(f"--dim-range={spec}")
+    for spec in each(specialize):
+        command.append(f"--specialize={spec}")
 
     try:
         result = subprocess.run(command, capture_output=True, text=True,

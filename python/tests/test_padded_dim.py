@@ -53,3 +53,51 @@ def test_a_length_outside_the_range_is_refused(padded_model_so):
         with pytest.raises(tessel.TesselError,
                            match="but input 'x' has length 5"):
             session.run(mixed)
+
+
+@pytest.fixture(scope="module")
+def padded_encoder(compiler, tmp_path_factory):
+    """test/Inputs/models.py's padded_encoder (an attention layer over a
+    symbolic batch N and length S) compiled with N in 1..2 and S in 1..12,
+    through tessel.compile's list of ranges."""
+    onnx = pytest.importorskip("onnx")
+    import importlib.util
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location(
+        "models", root / "test" / "Inputs" / "models.py")
+    models = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(models)
+    graph, _ = models.padded_encoder(np.random.default_rng(0))
+    model = onnx.helper.make_model(
+        graph, opset_imports=[onnx.helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    out = tmp_path_factory.mktemp("padded_encoder")
+    onnx.save(model, str(out / "model.onnx"))
+    so = tessel.compile(out / "model.onnx", out / "model.so",
+                        dim_range=["N=1..2", "S=1..12"],
+                        specialize=["S=6"])
+    return out / "model.onnx", so
+
+
+def test_a_compiled_padded_encoder_matches_onnxruntime(padded_encoder):
+    ort = pytest.importorskip("onnxruntime")
+    onnx_path, so = padded_encoder
+    reference = ort.InferenceSession(str(onnx_path),
+                                     providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(5)
+    with tessel.load(so) as model, model.session() as session:
+        assert model.padded_range == (1, 12)
+        assert model.batch_range == (1, 2)
+        for batch, length in ((1, 1), (2, 4), (1, 6), (2, 9), (1, 12)):
+            x = rng.standard_normal((batch, length, 16), np.float32)
+            want = reference.run(None, {"x": x})
+            got = session.run({"x": x})
+            assert got["y"].shape == (batch, length, 16)
+            np.testing.assert_allclose(got["y"], want[0], rtol=1e-4,
+                                       atol=1e-5)
+            np.testing.assert_allclose(got["first"], want[1], rtol=1e-4,
+                                       atol=1e-5)
+        with pytest.raises(tessel.TesselError, match="outside"):
+            session.run({"x": np.zeros((1, 13, 16), np.float32)})
