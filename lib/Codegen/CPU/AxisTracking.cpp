@@ -40,6 +40,25 @@ bool mlir::tessel::cpu::isUniformAlong(Value value, int64_t dim) {
   return isUniformAlong(init->get(), dim);
 }
 
+int64_t mlir::tessel::cpu::slicedDim(tensor::ExtractSliceOp slice,
+                                     int64_t dim) {
+  llvm::SmallBitVector dropped = slice.getDroppedDims();
+  int64_t at = dim;
+  for (int64_t d = 0; d < dim; ++d)
+    at -= dropped.test(d);
+  return at;
+}
+
+SmallVector<int64_t>
+mlir::tessel::cpu::insertedDims(tensor::InsertSliceOp insert) {
+  llvm::SmallBitVector dropped = insert.getDroppedDims();
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < insert.getDestType().getRank(); ++d)
+    if (!dropped.test(d))
+      dims.push_back(d);
+  return dims;
+}
+
 std::optional<mlir::tessel::cpu::AxisPos>
 mlir::tessel::cpu::reshapeAxis(AxisPos pos, ArrayRef<int64_t> from,
                                ArrayRef<int64_t> to, int64_t extent) {

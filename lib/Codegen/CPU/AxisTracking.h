@@ -14,6 +14,7 @@
 #ifndef TESSEL_LIB_CODEGEN_CPU_AXISTRACKING_H
 #define TESSEL_LIB_CODEGEN_CPU_AXISTRACKING_H
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 
@@ -44,6 +45,14 @@ bool isUniformAlong(Value value, int64_t dim);
 /// none when the reshape spreads it over dimensions.
 std::optional<AxisPos> reshapeAxis(AxisPos pos, ArrayRef<int64_t> from,
                                    ArrayRef<int64_t> to, int64_t extent);
+
+/// The dimension of `slice`'s result that dimension `dim` of its source
+/// becomes (the rank-reduced ones dropped before it); `dim` is kept.
+int64_t slicedDim(tensor::ExtractSliceOp slice, int64_t dim);
+
+/// The dimension of `insert`'s destination that each dimension of its
+/// source fills (the rank-reduced ones skipped).
+SmallVector<int64_t> insertedDims(tensor::InsertSliceOp insert);
 
 } // namespace mlir::tessel::cpu
 

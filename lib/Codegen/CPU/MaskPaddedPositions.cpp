@@ -419,7 +419,6 @@ struct MaskPaddedPositionsPass
     ArrayRef<int64_t> offsets = op.getStaticOffsets(),
                       sizes = op.getStaticSizes(),
                       strides = op.getStaticStrides();
-    llvm::SmallBitVector dropped = op.getDroppedDims();
     Copies copies;
     for (AxisPos copy : positions.lookup(op.getSource())) {
       int64_t d = copy.dim;
@@ -430,14 +429,10 @@ struct MaskPaddedPositionsPass
                    !ShapedType::isDynamic(sizes[d]) &&
                    !ShapedType::isDynamic(strides[d]) &&
                    offsets[d] + (sizes[d] - 1) * strides[d] < minLength;
-      if (whole) {
-        int64_t at = d;
-        for (int64_t i = 0; i < d; ++i)
-          at -= dropped.test(i);
-        copies.push_back(AxisPos{at, copy.stride});
-      } else if (!valid) {
+      if (whole)
+        copies.push_back(AxisPos{tessel::cpu::slicedDim(op, d), copy.stride});
+      else if (!valid)
         return mixes(op, "it takes part of their dimension");
-      }
     }
     if (!copies.empty())
       positions[op.getResult()] = copies;
@@ -452,11 +447,7 @@ struct MaskPaddedPositionsPass
     if (llvm::any_of(op->getOperands().drop_front(2),
                      [&](Value v) { return positions.count(v); }))
       return mixes(op, "its bounds depend on them");
-    llvm::SmallBitVector dropped = op.getDroppedDims();
-    SmallVector<int64_t> destDims;
-    for (int64_t d = 0; d < op.getDestType().getRank(); ++d)
-      if (!dropped.test(d))
-        destDims.push_back(d);
+    SmallVector<int64_t> destDims = tessel::cpu::insertedDims(op);
     Copies fromSource;
     for (AxisPos copy : positions.lookup(source))
       fromSource.push_back(AxisPos{destDims[copy.dim], copy.stride});

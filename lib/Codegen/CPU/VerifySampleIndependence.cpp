@@ -233,11 +233,8 @@ struct VerifySampleIndependencePass
     if (!whole(op.getStaticOffsets(), op.getStaticSizes(),
                op.getStaticStrides(), pos.dim, extent(op.getSource(), pos.dim)))
       return mixes(op, "it takes part of the samples' dimension");
-    llvm::SmallBitVector dropped = op.getDroppedDims();
-    int64_t at = pos.dim;
-    for (int64_t d = 0; d < pos.dim; ++d)
-      at -= dropped.test(d);
-    batches[op.getResult()] = BatchPos{at, pos.stride};
+    batches[op.getResult()] =
+        BatchPos{tessel::cpu::slicedDim(op, pos.dim), pos.stride};
     return success();
   }
 
@@ -249,11 +246,7 @@ struct VerifySampleIndependencePass
                      [&](Value v) { return batches.count(v); }))
       return mixes(op, "its bounds depend on the samples");
     // Dimensions of the source, as dimensions of the destination.
-    llvm::SmallBitVector dropped = op.getDroppedDims();
-    SmallVector<int64_t> destDims;
-    for (int64_t d = 0; d < op.getDestType().getRank(); ++d)
-      if (!dropped.test(d))
-        destDims.push_back(d);
+    SmallVector<int64_t> destDims = tessel::cpu::insertedDims(op);
     std::optional<BatchPos> pos;
     if (auto it = batches.find(source); it != batches.end())
       pos = BatchPos{destDims[it->second.dim], it->second.stride};

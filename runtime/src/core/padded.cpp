@@ -99,35 +99,34 @@ size_t PaddedLayout::sampleBytes(size_t t, int64_t length) const {
   return tensor.outer * size_t(length) * tensor.innerBytes;
 }
 
-void PaddedLayout::padInput(size_t t, const unsigned char *from, int64_t rows,
-                            int64_t length, unsigned char *to, int64_t padded,
-                            size_t bytes) const {
+void PaddedLayout::copyPositions(size_t t, const unsigned char *from,
+                                 int64_t fromLength, unsigned char *to,
+                                 int64_t toLength, int64_t rows,
+                                 int64_t length) const {
   const Tensor &tensor = tensors[t];
-  std::memset(to, 0, bytes);
   if (tensor.dim < 0) {
     std::memcpy(to, from, tensor.sampleBytes * size_t(rows));
     return;
   }
   size_t blocks = size_t(rows) * tensor.outer;
   size_t used = size_t(length) * tensor.innerBytes;
-  size_t stride = size_t(padded) * tensor.innerBytes;
+  size_t fromStride = size_t(fromLength) * tensor.innerBytes;
+  size_t toStride = size_t(toLength) * tensor.innerBytes;
   for (size_t b = 0; b < blocks; ++b)
-    std::memcpy(to + b * stride, from + b * used, used);
+    std::memcpy(to + b * toStride, from + b * fromStride, used);
+}
+
+void PaddedLayout::padInput(size_t t, const unsigned char *from, int64_t rows,
+                            int64_t length, unsigned char *to, int64_t padded,
+                            size_t bytes) const {
+  std::memset(to, 0, bytes);
+  copyPositions(t, from, length, to, padded, rows, length);
 }
 
 void PaddedLayout::copyOutput(size_t t, const unsigned char *from,
                               int64_t padded, unsigned char *to, int64_t rows,
                               int64_t length) const {
-  const Tensor &tensor = tensors[t];
-  if (tensor.dim < 0) {
-    std::memcpy(to, from, tensor.sampleBytes * size_t(rows));
-    return;
-  }
-  size_t blocks = size_t(rows) * tensor.outer;
-  size_t used = size_t(length) * tensor.innerBytes;
-  size_t stride = size_t(padded) * tensor.innerBytes;
-  for (size_t b = 0; b < blocks; ++b)
-    std::memcpy(to + b * used, from + b * stride, used);
+  copyPositions(t, from, padded, to, length, rows, length);
 }
 
 tessel_status tessel::runtime::runPadded(tessel_session *session,

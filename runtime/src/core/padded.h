@@ -62,6 +62,12 @@ public:
                   unsigned char *to, int64_t rows, int64_t length) const;
 
 private:
+  /// Copies the first `length` positions of `rows` samples of tensor `t`
+  /// from `from` (at `fromLength` positions) into `to` (at `toLength`).
+  void copyPositions(size_t t, const unsigned char *from, int64_t fromLength,
+                     unsigned char *to, int64_t toLength, int64_t rows,
+                     int64_t length) const;
+
   struct Tensor {
     int32_t dim = -1;       // the padded dimension, or -1
     size_t outer = 1;       // a sample's extents before `dim`, multiplied
