@@ -59,12 +59,17 @@ ProductTilePlan mlir::tessel::planProductTiles(const ProductShape &shape,
   // widths into partial registers and shuffles them every step), the
   // widest that still leaves accumulators for 4 rows.
   // Columns that no whole vector divides (a classifier's 1000) take half
-  // vectors (8 of AVX-512's 16 lanes fill a ymm register): a width such as
-  // 50 would be split into partial registers reshuffled every step (that
-  // tile took a quarter of MobileNetV2's time).
+  // vectors (8 of AVX-512's 16 lanes fill a ymm register), or quarter ones
+  // (100 attention keys: 4 lanes, an xmm register): a width such as 50
+  // would be split into partial registers reshuffled every step (that
+  // tile took a quarter of MobileNetV2's time; a [100, 32] x [32, 100]
+  // product on 50-wide tiles ran 16x slower than on 4-wide ones).
   int64_t columnLanes = lanes;
-  if (columns % lanes != 0 && lanes % 2 == 0 && columns % (lanes / 2) == 0)
-    columnLanes = lanes / 2;
+  while (columns % columnLanes != 0 && columnLanes % 2 == 0 &&
+         columnLanes > 4)
+    columnLanes /= 2;
+  if (columns % columnLanes != 0)
+    columnLanes = lanes;
   plan.columnLanes = columnLanes;
   SmallVector<int64_t> columnTiles;
   for (int64_t vectors : {4, 2, 1})

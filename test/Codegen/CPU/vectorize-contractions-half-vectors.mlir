@@ -54,6 +54,31 @@ func.func @whole_vectors(%x: tensor<4x64xf32>, %w: tensor<64x48xf32>,
 
 // -----
 
+// 100 columns (an attention's scores over 100 keys): neither whole nor
+// half vectors divide them, so the tiles take quarter vectors (4 lanes, an
+// xmm register), not 50-wide ones (16x slower on this product).
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @quarter_vectors
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c100 step %c4
+// CHECK:           vector.contract {{.*}} into vector<10x4xf32>
+// CHECK-NOT:     vector<50xf32>
+func.func @quarter_vectors(%x: tensor<100x32xf32>, %w: tensor<32x100xf32>,
+                           %init: tensor<100x100xf32>) -> tensor<100x100xf32> {
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<100x32xf32>, tensor<32x100xf32>) outs(%init : tensor<100x100xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %m = arith.mulf %l, %r : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<100x100xf32>
+  return %0 : tensor<100x100xf32>
+}
+
+// -----
+
 // The same classifier with a constant matrix and a bias: the matrix is
 // packed at compile time into 16 panels [16][64][64] of 4 vectors' worth of
 // columns (zero columns pad the last), each read contiguously by its tile;
