@@ -510,10 +510,11 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
                                                         : Phase::Linalg))
         *constants = collectBatchConstants(
             *module, /*skipShapes=*/!pipelineOptions.maskPaddedPositions);
-      if (phase == Phase::Linalg)
+      // A comparison build (no masks) is not in the artifact.
+      bool inArtifact = pipelineOptions.maskPaddedPositions;
+      if (phase == Phase::Linalg && inArtifact)
         report.recordKernels(*module);
-      if (phase == Phase::Linalg && paddedRequest.enabled() &&
-          pipelineOptions.maskPaddedPositions &&
+      if (phase == Phase::Linalg && paddedRequest.enabled() && inArtifact &&
           failed(recordPaddedDims(*module, report)))
         return 1;
       if (phase == Phase::Linalg && verifyBatch) {
