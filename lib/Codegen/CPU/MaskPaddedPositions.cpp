@@ -172,7 +172,10 @@ struct MaskPaddedPositionsPass
       auto it = positions.find(value);
       if (it == positions.end())
         continue;
-      if (it->second.size() != 1 || it->second.front().stride != 1)
+      // One dimension of the positions alone: stride 1, extent the length
+      // (`[N * S]` holds them at stride 1 too, N times over).
+      if (it->second.size() != 1 || it->second.front().stride != 1 ||
+          extent(value, it->second.front().dim) != length)
         return emitError(ret.getLoc())
                << "result #" << i
                << " does not hold the positions in one dimension of their "

@@ -285,6 +285,16 @@ func.func @folded_result(%x: tensor<8x2xf32> {tessel.padded_dim = 0 : i64})
 
 // -----
 
+// Positions at stride 1, but twice over: [2, 8] folded to [16].
+func.func @repeated_result(%x: tensor<2x8xf32> {tessel.padded_dim = 1 : i64})
+    -> tensor<16xf32> {
+  %r = tensor.collapse_shape %x [[0, 1]] : tensor<2x8xf32> into tensor<16xf32>
+  // expected-error @+1 {{result #0 does not hold the positions in one dimension of their own}}
+  return %r : tensor<16xf32>
+}
+
+// -----
+
 // expected-error @+1 {{argument #1 is not padded to the other arguments' length in its dimension 0}}
 func.func @lengths_differ(%x: tensor<8xf32> {tessel.padded_dim = 0 : i64},
                           %y: tensor<4xf32> {tessel.padded_dim = 0 : i64})
