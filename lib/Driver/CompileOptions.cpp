@@ -217,16 +217,15 @@ std::string mlir::tessel::compile_options::describeFlags(
     flags += " --input-value=" + spec;
   for (const std::string &range : dimRange)
     flags += " --dim-range=" + range;
-  if (batchRequest.enabled()) {
-    flags += " --specialize=" + batchRequest.name + "=";
-    for (int64_t size : batchRequest.sizes)
-      flags += (size == 1 ? "" : ",") + std::to_string(size);
-  }
-  if (paddedRequest.enabled()) {
-    flags += " --specialize=" + paddedRequest.name + "=";
-    for (auto [i, length] : llvm::enumerate(paddedRequest.lengths))
-      flags += (i ? "," : "") + std::to_string(length);
-  }
+  auto specialize = [&](const std::string &name, ArrayRef<int64_t> sizes) {
+    flags += " --specialize=" + name + "=";
+    for (auto [i, size] : llvm::enumerate(sizes))
+      flags += (i ? "," : "") + std::to_string(size);
+  };
+  if (batchRequest.enabled())
+    specialize(batchRequest.name, batchRequest.sizes);
+  if (paddedRequest.enabled())
+    specialize(paddedRequest.name, paddedRequest.lengths);
   if (!preprocess.empty())
     flags += " --preprocess=" + preprocess;
   for (const std::string &name : disabledOptimizations)

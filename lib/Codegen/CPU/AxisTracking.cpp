@@ -40,6 +40,13 @@ bool mlir::tessel::cpu::isUniformAlong(Value value, int64_t dim) {
   return isUniformAlong(init->get(), dim);
 }
 
+bool mlir::tessel::cpu::takesWhole(ArrayRef<int64_t> offsets,
+                                   ArrayRef<int64_t> sizes,
+                                   ArrayRef<int64_t> strides, int64_t dim,
+                                   int64_t full) {
+  return offsets[dim] == 0 && sizes[dim] == full && strides[dim] == 1;
+}
+
 int64_t mlir::tessel::cpu::slicedDim(tensor::ExtractSliceOp slice,
                                      int64_t dim) {
   llvm::SmallBitVector dropped = slice.getDroppedDims();

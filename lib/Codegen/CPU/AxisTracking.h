@@ -46,6 +46,11 @@ bool isUniformAlong(Value value, int64_t dim);
 std::optional<AxisPos> reshapeAxis(AxisPos pos, ArrayRef<int64_t> from,
                                    ArrayRef<int64_t> to, int64_t extent);
 
+/// Whether a slice with these static `offsets`, `sizes` and `strides`
+/// takes dimension `dim`, of `full` elements, whole.
+bool takesWhole(ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+                ArrayRef<int64_t> strides, int64_t dim, int64_t full);
+
 /// The dimension of `slice`'s result that dimension `dim` of its source
 /// becomes (the rank-reduced ones dropped before it); `dim` is kept.
 int64_t slicedDim(tensor::ExtractSliceOp slice, int64_t dim);

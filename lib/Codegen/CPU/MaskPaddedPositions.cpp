@@ -425,8 +425,8 @@ struct MaskPaddedPositionsPass
     Copies copies;
     for (AxisPos copy : positions.lookup(op.getSource())) {
       int64_t d = copy.dim;
-      bool whole = offsets[d] == 0 && sizes[d] == extent(op.getSource(), d) &&
-                   strides[d] == 1;
+      bool whole = tessel::cpu::takesWhole(offsets, sizes, strides, d,
+                                           extent(op.getSource(), d));
       // Positions every run has valid: the result holds none padded.
       bool valid = copy.stride == 1 && !ShapedType::isDynamic(offsets[d]) &&
                    !ShapedType::isDynamic(sizes[d]) &&
@@ -459,9 +459,9 @@ struct MaskPaddedPositionsPass
       return mixes(op, "the slice moves them");
     Copies copies = fromDest.empty() ? fromSource : fromDest;
     for (AxisPos copy : copies) {
-      if (op.getStaticOffsets()[copy.dim] != 0 ||
-          op.getStaticSizes()[copy.dim] != extent(dest, copy.dim) ||
-          op.getStaticStrides()[copy.dim] != 1)
+      if (!tessel::cpu::takesWhole(op.getStaticOffsets(), op.getStaticSizes(),
+                                   op.getStaticStrides(), copy.dim,
+                                   extent(dest, copy.dim)))
         return mixes(op, "it writes part of their dimension");
       int64_t sourceDim = llvm::find(destDims, copy.dim) - destDims.begin();
       if (sourceDim == int64_t(destDims.size()))

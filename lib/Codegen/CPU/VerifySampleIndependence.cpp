@@ -219,19 +219,14 @@ struct VerifySampleIndependencePass
     return success();
   }
 
-  /// Whether a slice takes dimension `dim` of `full` elements whole.
-  static bool whole(ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
-                    ArrayRef<int64_t> strides, int64_t dim, int64_t full) {
-    return offsets[dim] == 0 && sizes[dim] == full && strides[dim] == 1;
-  }
-
   LogicalResult visitExtract(tensor::ExtractSliceOp op) {
     if (llvm::any_of(op->getOperands().drop_front(),
                      [&](Value v) { return batches.count(v); }))
       return mixes(op, "its bounds depend on the samples");
     BatchPos pos = batches.lookup(op.getSource());
-    if (!whole(op.getStaticOffsets(), op.getStaticSizes(),
-               op.getStaticStrides(), pos.dim, extent(op.getSource(), pos.dim)))
+    if (!tessel::cpu::takesWhole(op.getStaticOffsets(), op.getStaticSizes(),
+                                 op.getStaticStrides(), pos.dim,
+                                 extent(op.getSource(), pos.dim)))
       return mixes(op, "it takes part of the samples' dimension");
     batches[op.getResult()] =
         BatchPos{tessel::cpu::slicedDim(op, pos.dim), pos.stride};
@@ -255,8 +250,9 @@ struct VerifySampleIndependencePass
         return mixes(op, "the slice moves the samples");
       pos = it->second;
     }
-    if (!whole(op.getStaticOffsets(), op.getStaticSizes(),
-               op.getStaticStrides(), pos->dim, extent(dest, pos->dim)))
+    if (!tessel::cpu::takesWhole(op.getStaticOffsets(), op.getStaticSizes(),
+                                 op.getStaticStrides(), pos->dim,
+                                 extent(dest, pos->dim)))
       return mixes(op, "it writes part of the samples' dimension");
     int64_t sourceDim = llvm::find(destDims, pos->dim) - destDims.begin();
     if ((!batches.count(dest) &&
