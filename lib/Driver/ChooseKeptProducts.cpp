@@ -104,15 +104,15 @@ std::string describe(const AccuracyBudget &budget,
 } // namespace
 
 bool mlir::tessel::chooseKeptProducts(
-    ModuleOp module, const DialectRegistry &registry,
-    llvm::StringRef modelFile, const AccuracyBudget &budget,
-    const std::string &dataPath, llvm::TargetMachine &machine,
-    unsigned optLevel, const ArtifactInfo &info, PipelineOptions &options,
-    llvm::json::Value &section, std::string &summary, ErrorCode &code,
-    std::string &message) {
+    ModuleOp module, const DialectRegistry &registry, llvm::StringRef modelFile,
+    const AccuracyBudget &budget, const std::string &dataPath,
+    const RunnableTarget &runnable, unsigned optLevel, const ArtifactInfo &info,
+    PipelineOptions &options, llvm::json::Value &section, std::string &summary,
+    ErrorCode &code, std::string &message) {
   // The search build: --quantize's products, or else --precision's, each
   // behind a mask input.
   PipelineOptions simulation = options;
+  simulation.target = runnable.info;
   if (options.quantize.empty())
     simulation.precisionMode = "simulate";
   else
@@ -123,7 +123,7 @@ bool mlir::tessel::chooseKeptProducts(
   ArtifactInfo simulationInfo{info.compilerVersion,
                               info.compileFlags + " (accuracy budget search)"};
   FailureOr<TemporaryArtifact> simulated = buildTemporaryArtifact(
-      module, registry, modelFile, simulation, machine, optLevel,
+      module, registry, modelFile, simulation, *runnable.machine, optLevel,
       simulationInfo,
       [&](ModuleOp graph) { return readProducts(graph, products); }, code,
       message);
@@ -156,13 +156,14 @@ bool mlir::tessel::chooseKeptProducts(
                           llvm::StringRef purpose)
       -> FailureOr<TemporaryArtifact> {
     PipelineOptions real = options;
+    real.target = runnable.info;
     real.debugOutputs = false;
     real.keepFp32 = keepList(indices);
     FailureOr<TemporaryArtifact> built = buildTemporaryArtifact(
-        module, registry, modelFile, real, machine, optLevel,
-        ArtifactInfo{info.compilerVersion,
-                     info.compileFlags + " (accuracy budget " + purpose.str() +
-                         ")"},
+        module, registry, modelFile, real, *runnable.machine, optLevel,
+        ArtifactInfo{info.compilerVersion, info.compileFlags +
+                                               " (accuracy budget " +
+                                               purpose.str() + ")"},
         [](ModuleOp) { return success(); }, code, message);
     if (failed(built))
       message = "the accuracy budget's " + purpose.str() +
@@ -276,6 +277,9 @@ bool mlir::tessel::chooseKeptProducts(
       {"budget", budget.text},
       {"data", dataPath},
       {"samples", int64_t(evaluator.numSamples())},
+      // The CPU its builds were compiled for and measured on: the host's
+      // where it cannot run the target's code.
+      {"builds_cpu", runnable.machine->getTargetCPU().str()},
       {"products", int64_t(products.size())},
       {"kept_fp32", std::move(keptJson)},
       {"kept_after_check", int64_t(extra)},
@@ -285,13 +289,12 @@ bool mlir::tessel::chooseKeptProducts(
       {"chosen", figuresJson(verified)},
       {"chosen_simulated", figuresJson(chosen)},
       {"latency",
-       llvm::json::Object{
-           {"kept_multiply_adds_share", share},
-           {"estimated_vs_all_low_precision", estimated},
-           {"measured_all_low_precision_ms", allLowMs},
-           {"measured_chosen_ms", chosenMs},
-           {"measured_vs_all_low_precision",
-            allLowMs > 0 ? chosenMs / allLowMs : 1.0}}}};
+       llvm::json::Object{{"kept_multiply_adds_share", share},
+                          {"estimated_vs_all_low_precision", estimated},
+                          {"measured_all_low_precision_ms", allLowMs},
+                          {"measured_chosen_ms", chosenMs},
+                          {"measured_vs_all_low_precision",
+                           allLowMs > 0 ? chosenMs / allLowMs : 1.0}}}};
 
   llvm::raw_string_ostream os(summary);
   os << "tessel-compile: --accuracy-budget=" << budget.text << ": ";

@@ -4,6 +4,7 @@
 #define TESSEL_LIB_DRIVER_CHOOSEKEPTPRODUCTS_H
 
 #include "AccuracyBudget.h"
+#include "TemporaryBuild.h"
 
 #include "tessel/Pipelines/Pipelines.h"
 #include "tessel/Target/LLVM/Artifact.h"
@@ -21,13 +22,14 @@ namespace mlir::tessel {
 /// Chooses the products `options` (quantize "apply", calibrated) keeps in
 /// FP32 to meet `budget` on the samples at `dataPath`: searches a simulation
 /// build, checks the choice on the real build (keeping more while it
-/// misses), and measures both that and the all-low-precision build. Sets
-/// `options.keepFp32`, the report's `section` and a `summary` for stderr;
-/// on failure `code` and `message` say why.
+/// misses), and measures both that and the all-low-precision build, each
+/// compiled for `runnable` (the target, or the host where it cannot run
+/// the target's code). Sets `options.keepFp32`, the report's `section` and
+/// a `summary` for stderr; on failure `code` and `message` say why.
 bool chooseKeptProducts(ModuleOp module, const DialectRegistry &registry,
                         llvm::StringRef modelFile, const AccuracyBudget &budget,
                         const std::string &dataPath,
-                        llvm::TargetMachine &machine, unsigned optLevel,
+                        const RunnableTarget &runnable, unsigned optLevel,
                         const ArtifactInfo &info, PipelineOptions &options,
                         llvm::json::Value &section, std::string &summary,
                         ::tessel::ErrorCode &code, std::string &message);

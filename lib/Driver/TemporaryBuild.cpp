@@ -3,6 +3,7 @@
 #include "TemporaryBuild.h"
 
 #include "tessel/Driver/Diagnostics.h"
+#include "tessel/Target/LLVM/TargetInfo.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/MLIRContext.h"
@@ -13,6 +14,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -32,6 +34,37 @@ TemporaryArtifact::operator=(TemporaryArtifact &&other) noexcept {
 TemporaryArtifact::~TemporaryArtifact() {
   if (!path.empty())
     llvm::sys::fs::remove(path);
+}
+
+FailureOr<RunnableTarget>
+mlir::tessel::selectRunnableTarget(llvm::TargetMachine &target,
+                                   const CpuTargetInfo &info, unsigned optLevel,
+                                   std::string &error) {
+  // The host's ISA features by LLVM's names; a target feature the map does
+  // not name (a tuning flag: fast-gather, branchfusion) runs anywhere.
+  llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
+  RunnableTarget runnable;
+  for (llvm::StringRef feature :
+       llvm::split(getEnabledTargetFeatures(target), ',')) {
+    feature.consume_front("+");
+    auto it = hostFeatures.find(feature);
+    if (it != hostFeatures.end() && !it->second)
+      runnable.lacking +=
+          (runnable.lacking.empty() ? "" : ", ") + feature.str();
+  }
+  if (runnable.lacking.empty()) {
+    runnable.machine = &target;
+    runnable.info = info;
+    return runnable;
+  }
+  FailureOr<std::unique_ptr<llvm::TargetMachine>> host =
+      createTargetMachine(CpuTarget{"", "host", "", optLevel}, error);
+  if (failed(host))
+    return failure();
+  runnable.host = std::move(*host);
+  runnable.machine = runnable.host.get();
+  runnable.info = getCpuTargetInfo(*runnable.machine);
+  return runnable;
 }
 
 FailureOr<TemporaryArtifact> mlir::tessel::buildTemporaryArtifact(

@@ -17,6 +17,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <memory>
 #include <string>
 
 namespace llvm {
@@ -49,6 +50,26 @@ private:
 /// the graph phase, then `inspectGraph` on the result (it may fail), then
 /// code generation into a temporary shared object. On failure `code` and
 /// `message` say why.
+/// What the builds the driver runs itself (calibration's, the accuracy
+/// budget's) are compiled for: the target where this host has every ISA
+/// feature the target enables, else the host (a cross-compile for a CPU
+/// this host cannot run, such as --target-cpu=znver4 on an AVX2 machine).
+struct RunnableTarget {
+  llvm::TargetMachine *machine = nullptr;
+  CpuTargetInfo info;
+  /// The host's machine, when the target's code cannot run here.
+  std::unique_ptr<llvm::TargetMachine> host;
+  /// The target's ISA features this host lacks, comma-separated (empty
+  /// when the builds are the target's own).
+  std::string lacking;
+};
+
+/// Picks the machine (and its description) for those builds.
+FailureOr<RunnableTarget> selectRunnableTarget(llvm::TargetMachine &target,
+                                               const CpuTargetInfo &info,
+                                               unsigned optLevel,
+                                               std::string &error);
+
 FailureOr<TemporaryArtifact> buildTemporaryArtifact(
     ModuleOp module, const DialectRegistry &registry,
     llvm::StringRef diagnosticsFile, const PipelineOptions &options,

@@ -573,12 +573,27 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
   if (std::optional<int> failure =
           importModule(module, firstBatch, firstLength))
     return *failure;
+  // The builds the driver runs (calibration, the accuracy budget) are the
+  // target's where this host can run its code, else the host's.
+  FailureOr<RunnableTarget> runnable = failure();
+  if (!quantizeKind.empty() || !accuracyBudget.empty()) {
+    runnable = selectRunnableTarget(**machine, pipelineOptions.target,
+                                    target.optLevel, error);
+    if (failed(runnable))
+      return usageError(error);
+    if (!runnable->lacking.empty())
+      llvm::errs() << "tessel-compile: note: this host lacks the target's "
+                   << runnable->lacking << ": calibration and the accuracy "
+                   << "budget run builds for the host ("
+                   << runnable->machine->getTargetCPU() << ")\n";
+  }
   // Post-training quantization: calibrate on a build of its own, whose
   // remarks stay out of the report.
   if (!quantizeKind.empty()) {
     progress.begin("calibration", calibrationData);
     start = std::chrono::steady_clock::now();
     PipelineOptions options = pipelineOptions;
+    options.target = runnable->info;
     options.quantize = "instrument";
     options.debugOutputs = false;
     size_t count = 0;
@@ -586,8 +601,8 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     ErrorCode code;
     std::string message;
     FailureOr<TemporaryArtifact> shared = buildTemporaryArtifact(
-        *module, registry, inputFile, options, **machine, target.optLevel,
-        ArtifactInfo{version, flags + " (calibration build)"},
+        *module, registry, inputFile, options, *runnable->machine,
+        target.optLevel, ArtifactInfo{version, flags + " (calibration build)"},
         [&](ModuleOp graph) {
           inspected = true;
           graph.walk([&](func::FuncOp func) {
@@ -638,12 +653,12 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
     start = std::chrono::steady_clock::now();
     std::string summary, message;
     ErrorCode code;
-    if (!chooseKeptProducts(
-            *module, registry, inputFile, budget,
-            accuracyData.empty() ? calibrationData.getValue()
-                                 : accuracyData.getValue(),
-            **machine, target.optLevel, ArtifactInfo{version, flags},
-            pipelineOptions, report.accuracyBudget, summary, code, message))
+    if (!chooseKeptProducts(*module, registry, inputFile, budget,
+                            accuracyData.empty() ? calibrationData.getValue()
+                                                 : accuracyData.getValue(),
+                            *runnable, target.optLevel,
+                            ArtifactInfo{version, flags}, pipelineOptions,
+                            report.accuracyBudget, summary, code, message))
       return reportError(code == ErrorCode::CalibrationData
                              ? (accuracyData.empty() ? calibrationData.getValue()
                                                      : accuracyData.getValue())

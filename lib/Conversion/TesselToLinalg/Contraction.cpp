@@ -216,17 +216,31 @@ struct EinsumLowering : OpRewritePattern<EinsumOp> {
                                                utils::IteratorType::parallel);
     iterators.append(numLoops - out.size(), utils::IteratorType::reduction);
 
-    Value init = buildFilled(rewriter, loc, resultType,
-                             rewriter.getZeroAttr(resultType.getElementType()));
+    // f16 and bf16 sum in f32 (as MatMul does), each operand extended, and
+    // round once at the end.
+    bool widen = sumsInF32(resultType.getElementType());
+    RankedTensorType accType =
+        widen ? resultType.clone(rewriter.getF32Type()) : resultType;
+    Type accElement = accType.getElementType();
+    Value init =
+        buildFilled(rewriter, loc, accType, rewriter.getZeroAttr(accElement));
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, resultType, op.getInputs(), init, maps, iterators,
-        [](OpBuilder &b, Location l, ValueRange args) {
-          Value product = args.front();
-          for (Value arg : args.drop_front().drop_back())
-            product = createMul(b, l, product, arg);
+        rewriter, loc, accType, op.getInputs(), init, maps, iterators,
+        [accElement](OpBuilder &b, Location l, ValueRange args) {
+          SmallVector<Value> factors;
+          for (Value arg : args.drop_back())
+            factors.push_back(
+                arg.getType() == accElement
+                    ? arg
+                    : arith::ExtFOp::create(b, l, accElement, arg));
+          Value product = factors.front();
+          for (Value factor : llvm::drop_begin(factors))
+            product = createMul(b, l, product, factor);
           linalg::YieldOp::create(b, l, createAdd(b, l, args.back(), product));
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    Value acc = generic.getResult(0);
+    rewriter.replaceOp(op,
+                       widen ? roundTo(rewriter, loc, resultType, acc) : acc);
     return success();
   }
 };

@@ -140,6 +140,25 @@ func.func @einsum_broadcast(%x: tensor<4x3xf32>, %y: tensor<1x3xf32>) -> tensor<
 
 // -----
 
+// bf16 (and f16) sum in f32, each operand extended, and round once at the
+// end: a bf16 accumulator loses the sum's low bits at every step (and an
+// AVX2 target has no bf16 reduction instruction).
+// CHECK-LABEL: func.func @einsum_sum_bf16
+// CHECK: %[[ACC:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<3xf32>)
+// CHECK: %[[SUM:.+]] = linalg.generic
+// CHECK-SAME: outs(%[[ACC]] : tensor<3xf32>)
+// CHECK: ^bb0(%[[V:.+]]: bf16, %[[A:.+]]: f32):
+// CHECK-NEXT: %[[W:.+]] = arith.extf %[[V]] : bf16 to f32
+// CHECK-NEXT: %[[S:.+]] = arith.addf %[[A]], %[[W]] : f32
+// CHECK: linalg.generic {{.*}} ins(%[[SUM]] : tensor<3xf32>)
+// CHECK: arith.truncf %{{.+}} : f32 to bf16
+func.func @einsum_sum_bf16(%x: tensor<3x4xbf16>) -> tensor<3xbf16> {
+  %0 = tessel.einsum %x {equation = "ij->i"} : (tensor<3x4xbf16>) -> tensor<3xbf16>
+  return %0 : tensor<3xbf16>
+}
+
+// -----
+
 // Integer MatMul multiplies and adds with muli/addi.
 // CHECK-LABEL: func.func @matmul_i32
 // CHECK: arith.muli
