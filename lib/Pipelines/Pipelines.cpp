@@ -351,6 +351,7 @@ void mlir::tessel::buildCodegenPipeline(OpPassManager &pm,
     vectorize.fmasPerCycle = options.target.fmasPerCycle;
     vectorize.fmaLatency = options.target.fmaLatency;
     vectorize.loadsPerCycle = options.target.loadsPerCycle;
+    vectorize.l2CacheBytes = options.target.l2Bytes;
     vectorize.fuseEpilogue = options.enabled("fuse-product-epilogue");
     vectorize.vnni = options.target.avx512Vnni || options.target.avxVnni;
     // The instruction's presence, not whether it beats the FMA: where it

@@ -176,7 +176,8 @@ void mlir::tessel::printCpuTargetInfo(const CpuTargetInfo &target,
        << "x the FP32 FMA's multiply-adds per cycle (measured)\n";
   os << "core: " << llvm::format("%g", target.fmasPerCycle)
      << " vector FMAs/cycle (latency " << target.fmaLatency << "), "
-     << llvm::format("%g", target.loadsPerCycle) << " vector loads/cycle\n";
+     << llvm::format("%g", target.loadsPerCycle) << " vector loads/cycle, "
+     << target.l2Bytes / 1024 << " KiB L2\n";
   os << "register tiles: " << target.getConvolutionAccumulators()
      << " accumulators (convolutions), " << target.getProductAccumulators()
      << " (products)\n";

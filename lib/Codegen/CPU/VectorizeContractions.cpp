@@ -50,6 +50,8 @@ struct VectorizeContractionsPass
         describeVectorTarget(options.lanes, accumulators, vnni, bf16, amx,
                              amxBf16, fp16),
         fmasPerCycle, fmaLatency, loadsPerCycle);
+    if (l2CacheBytes > 0)
+      options.target.l2Bytes = l2CacheBytes;
 
     // Only contractions: the rewrites below erase the elementwise ops
     // around them.

@@ -95,6 +95,19 @@ CpuTargetInfo mlir::tessel::getCpuTargetInfo(const llvm::TargetMachine &machine)
     info.bf16DotRate = 0.5;
   if (const llvm::MCInstrInfo *instrs = machine.getMCInstrInfo())
     describeCore(info, *sti, *instrs);
+  // L2 per core, by name (LLVM's models do not say; the same name on the
+  // host and in --target-cpu gives the same code): Zen 1-3 512 KiB,
+  // Intel's server cores from Sapphire Rapids on 2 MiB, Haswell to
+  // Skylake clients 256 KiB; others keep Zen 4's 1 MiB.
+  if (llvm::is_contained({"znver1", "znver2", "znver3"}, info.cpu))
+    info.l2Bytes = 512 << 10;
+  else if (llvm::is_contained({"sapphirerapids", "emeraldrapids",
+                               "graniterapids", "graniterapids-d",
+                               "diamondrapids"},
+                              info.cpu))
+    info.l2Bytes = 2 << 20;
+  else if (llvm::is_contained({"haswell", "broadwell", "skylake"}, info.cpu))
+    info.l2Bytes = 256 << 10;
   return info;
 }
 

@@ -35,6 +35,8 @@ def TesselVectorizeContractionsPass
       throughput, which the register-tile cost model weighs a tile's rows
       with (`estimateTileStepCycles`, TargetInfo.h); the pipeline sets them
       from LLVM's scheduling model of the target CPU.
+    - `l2-cache-bytes`: one core's L2; products whose operands take more
+      than twice that, and at most 2 MiB, run in cache blocks.
     - `vnni`: the target has VNNI; i8 x i8 -> i32 products (after
       `tessel-narrow-integer-products`) run on `vpdpbusd`, 4 reduction steps
       per lane, constant weights packed as `[K/4, N, 4]`.
@@ -92,6 +94,9 @@ def TesselVectorizeContractionsPass
            "the FMA's latency in cycles, for the cost model (0: 4)">,
     Option<"loadsPerCycle", "loads-per-cycle", "double", /*default=*/"0",
            "vector loads the core issues per cycle, for the cost model (0: 2)">,
+    Option<"l2CacheBytes", "l2-cache-bytes", "int64_t", /*default=*/"0",
+           "one core's L2 cache in bytes: products whose operands take "
+           "more than twice that (at most 2 MiB) get cache blocks (0: 1 MiB)">,
   ];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect",

@@ -57,6 +57,11 @@ struct CpuTargetInfo {
   double fmasPerCycle = 2.0;
   int64_t fmaLatency = 4;
   double loadsPerCycle = 2.0;
+  /// One core's L2 cache in bytes, which bounds the products that run
+  /// without cache blocks (PlanProductTiles.cpp). From the target CPU's
+  /// name (getCpuTargetInfo: a table of the cores measured); the default
+  /// is Zen 4's 1 MiB.
+  int64_t l2Bytes = 1 << 20;
 
   /// f32 lanes per vector register: what register tiles are sized in.
   int64_t getF32Lanes() const { return vectorBits / 32; }
