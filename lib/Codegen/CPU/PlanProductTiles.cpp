@@ -22,9 +22,10 @@ using namespace mlir::tessel;
 /// the left-hand side (512 KiB) stay in L2 together while the MC / MR
 /// register tiles of the block stream the strip. Products whose operands
 /// take at most kBlockingBytes, or twice the core's L2 where that is less
-/// and the rows take several register tiles, run unblocked: their register tiles run the fill and the epilogue in
-/// registers and store each output once. (Zen 3's 512 KiB L2: the 512^3
-/// GEMM's 2 MiB ran at 66% of peak unblocked, 81% blocked.)
+/// and the rows take several register tiles, run unblocked: their register
+/// tiles run the fill and the epilogue in registers and store each output
+/// once. (Zen 3's 512 KiB L2: a 512^3 GEMM's 2 MiB ran at 66% of peak
+/// unblocked, 81% blocked.)
 /// Measurements: bench/notes/vectorize-contractions.md.
 static constexpr int64_t kRowBlock = 128, kReductionBlock = 1024;
 static constexpr int64_t kBlockingBytes = 2 * 1024 * 1024;
