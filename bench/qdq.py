@@ -235,6 +235,13 @@ def main():
                      f"{t['tessel_qdq'] / t['tessel_fp32']:.2f} | {c8:.5f} | {ct:.5f} | "
                      f"{co:.5f} | {share} | {share_written} | {i_int} / {i_float} | "
                      f"{n_int} / {n_float} |")
+    if not flags & {"avx512_vnni", "avx_vnni"} and "avx2" in flags:
+        # Measured on Zen 3: onnxruntime's fused qdq_cnn (test/Inputs/models.py)
+        # was off by up to 6 steps in 283 of 1152 outputs.
+        lines += ["", "This CPU has AVX2 without VNNI: onnxruntime's fused 8-bit kernels "
+                  "multiply with vpmaddubsw, which saturates each pair's sum at int16, so "
+                  "its INT8 outputs can differ from the QDQ model as written by several "
+                  "steps; Tessel's integer sums are exact (vpmaddwd)."]
     lines += ["", "Cosines and shares are the minimum over the inputs. Products left in f32, "
               "from the compile report:", ""] + (notes or ["- none"])
     for half, label, element in (("bf16", "BF16", "bf16"), ("fp16", "FP16", "f16")):
