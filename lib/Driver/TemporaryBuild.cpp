@@ -44,8 +44,10 @@ mlir::tessel::selectRunnableTarget(llvm::TargetMachine &target,
   // not name (a tuning flag: fast-gather, branchfusion) runs anywhere.
   llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
   RunnableTarget runnable;
-  for (llvm::StringRef feature :
-       llvm::split(getEnabledTargetFeatures(target), ',')) {
+  // Named: split's range refers into the string (a temporary in the loop's
+  // header would be freed before the loop runs).
+  std::string features = getEnabledTargetFeatures(target);
+  for (llvm::StringRef feature : llvm::split(features, ',')) {
     feature.consume_front("+");
     auto it = hostFeatures.find(feature);
     if (it != hostFeatures.end() && !it->second)
