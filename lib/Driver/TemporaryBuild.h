@@ -45,11 +45,6 @@ private:
   std::string path;
 };
 
-/// Compiles a copy of `module` (as imported; its own context, so its
-/// diagnostics and remarks stay out of the main build's) with `options`:
-/// the graph phase, then `inspectGraph` on the result (it may fail), then
-/// code generation into a temporary shared object. On failure `code` and
-/// `message` say why.
 /// What the builds the driver runs itself (calibration's, the accuracy
 /// budget's) are compiled for: the target where this host has every ISA
 /// feature the target enables, else the host (a cross-compile for a CPU
@@ -70,6 +65,11 @@ FailureOr<RunnableTarget> selectRunnableTarget(llvm::TargetMachine &target,
                                                unsigned optLevel,
                                                std::string &error);
 
+/// Compiles a copy of `module` (as imported; its own context, so its
+/// diagnostics and remarks stay out of the main build's) with `options`:
+/// the graph phase, then `inspectGraph` on the result (it may fail), then
+/// code generation into a temporary shared object. On failure `code` and
+/// `message` say why.
 FailureOr<TemporaryArtifact> buildTemporaryArtifact(
     ModuleOp module, const DialectRegistry &registry,
     llvm::StringRef diagnosticsFile, const PipelineOptions &options,

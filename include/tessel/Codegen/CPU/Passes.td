@@ -355,9 +355,9 @@ def TesselMaskPaddedPositionsPass
     dimension whole, except a slice that takes only positions below
     `min-length` (the first token), which every run holds valid. A result
     of the function that holds positions holds them in one dimension of
-    their own (stride 1, extent L), which the pass records as `tessel.padded_dim` on it (the
-    runtime copies out the valid ones). Any other op that reads the
-    positions fails.
+    their own (stride 1, extent L), which the pass records as
+    `tessel.padded_dim` on it (the runtime copies out the valid ones). Any
+    other op that reads the positions fails.
   }];
   let options = [
     Option<"minLength", "min-length", "int64_t", /*default=*/"1",
