@@ -4,7 +4,8 @@
 // one tile's accumulators carried through a loop over the group's input
 // channels, in which every tap is unrolled (per tap, the tile's packed
 // weight vectors times one broadcast input value per position; the tap
-// rows of windows larger than 8x8 are a loop). Tap
+// rows of windows larger than 8x8 are a loop, and so are the tap columns
+// of the tiles planned with `tapColumnLoop`). Tap
 // columns that read the padding are left out; in the rows whose tap rows
 // do, the tap rows are a loop over the range that reads inside.
 //
@@ -92,44 +93,73 @@ SmallVector<Value> mlir::tessel::cpu::accumulateFilterTile(
     // constant).
     auto tapRow = [&](Value khIdx, std::optional<int64_t> khAt,
                       SmallVector<Value> next) {
-      for (int64_t kw = 0; kw < conv.kernelWidth; ++kw) {
+      // The weight vectors of tap column kw.
+      auto weightsAtIdx = [&](Value kwIdx) {
         SmallVector<Value> w;
         for (int64_t v = 0; v < tile.filterVectors; ++v)
           w.push_back(vector::TransferReadOp::create(
               b, loc, vecType, k.packed,
-              ValueRange{site.fBlock, c, khIdx, e.idx(kw), e.idx(v * lanes)},
+              ValueRange{site.fBlock, c, khIdx, kwIdx, e.idx(v * lanes)},
               e.pad(), inBounds));
-        for (int64_t j = 0; j < count; ++j) {
-          if (!readsInside(k, site, j, kw))
-            continue;
-          Value ih =
-              khAt ? e.add(e.mul(oh[j], conv.strideH),
-                           *khAt * conv.dilationH - k.top)
-                   : arith::AddIOp::create(
-                         b, loc, e.add(e.mul(oh[j], conv.strideH), -k.top),
-                         e.mul(khIdx, conv.dilationH))
-                         .getResult();
-          Value iw =
-              e.add(e.mul(ow[j], conv.strideW), kw * conv.dilationW - k.left);
-          // The tile's input at (ih, iw): one value broadcast to every
-          // filter vector, or (vectorInputs) one vector per filter vector.
-          SmallVector<Value> xv;
-          if (k.vectorInputs) {
-            for (int64_t v = 0; v < tile.filterVectors; ++v)
-              xv.push_back(vector::TransferReadOp::create(
-                  b, loc, vecType, k.input,
-                  conv.at(n, e.add(f0, v * lanes), ih, iw), k.alongFilters,
-                  e.pad(), /*mask=*/Value(), b.getBoolArrayAttr(inBounds)));
-          } else {
-            xv.push_back(
-                vector::BroadcastOp::create(b, loc, vecType, readInput(ih, iw)));
-          }
-          for (int64_t v = 0; v < tile.filterVectors; ++v) {
-            Value &a = next[j * tile.filterVectors + v];
-            Value xs = xv[k.vectorInputs ? v : 0];
-            a = k.microKernel->emitMultiplyAccumulate(b, loc, w[v], xs, a);
-          }
+        return w;
+      };
+      auto weightsAt = [&](int64_t kw) { return weightsAtIdx(e.idx(kw)); };
+      // The tile's input for position j at tap column kw: one value
+      // broadcast to every filter vector, or (vectorInputs) one vector per
+      // filter vector.
+      auto inputAtIdx = [&](int64_t j, Value kwIdx, int64_t kw) {
+        Value ih = khAt ? e.add(e.mul(oh[j], conv.strideH),
+                                *khAt * conv.dilationH - k.top)
+                        : arith::AddIOp::create(
+                              b, loc, e.add(e.mul(oh[j], conv.strideH), -k.top),
+                              e.mul(khIdx, conv.dilationH))
+                              .getResult();
+        Value iw =
+            e.add(e.mul(ow[j], conv.strideW), kw * conv.dilationW - k.left);
+        if (kwIdx)
+          iw = arith::AddIOp::create(b, loc, iw, e.mul(kwIdx, conv.dilationW));
+        SmallVector<Value> xv;
+        if (k.vectorInputs) {
+          for (int64_t v = 0; v < tile.filterVectors; ++v)
+            xv.push_back(vector::TransferReadOp::create(
+                b, loc, vecType, k.input,
+                conv.at(n, e.add(f0, v * lanes), ih, iw), k.alongFilters,
+                e.pad(), /*mask=*/Value(), b.getBoolArrayAttr(inBounds)));
+        } else {
+          xv.push_back(
+              vector::BroadcastOp::create(b, loc, vecType, readInput(ih, iw)));
         }
+        return xv;
+      };
+      auto inputAt = [&](int64_t j, int64_t kw) {
+        return inputAtIdx(j, Value(), kw);
+      };
+      auto accumulate = [&](int64_t j, ArrayRef<Value> w, ArrayRef<Value> xv) {
+        for (int64_t v = 0; v < tile.filterVectors; ++v) {
+          Value &a = next[j * tile.filterVectors + v];
+          Value xs = xv[k.vectorInputs ? v : 0];
+          a = k.microKernel->emitMultiplyAccumulate(b, loc, w[v], xs, a);
+        }
+      };
+      // A wide window's tap columns in a loop (in the tiles that read
+      // inside at every tap): each tap's broadcasts are read where they
+      // are used, none shared with the next tap column.
+      if (tile.tapColumnLoop && !site.firstCol) {
+        SmallVector<Value> outer = next;
+        return e.keptLoop(conv.kernelWidth, outer,
+                          [&](Value kwIdx, ValueRange a) {
+                            next.assign(a.begin(), a.end());
+                            SmallVector<Value> w = weightsAtIdx(kwIdx);
+                            for (int64_t j = 0; j < count; ++j)
+                              accumulate(j, w, inputAtIdx(j, kwIdx, 0));
+                            return next;
+                          });
+      }
+      for (int64_t kw = 0; kw < conv.kernelWidth; ++kw) {
+        SmallVector<Value> w = weightsAt(kw);
+        for (int64_t j = 0; j < count; ++j)
+          if (readsInside(k, site, j, kw))
+            accumulate(j, w, inputAt(j, kw));
       }
       return next;
     };

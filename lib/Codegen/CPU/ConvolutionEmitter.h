@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
@@ -81,6 +82,30 @@ struct ConvLoopEmitter {
           scf::YieldOp::create(b, loc, body(iv, args));
         });
     markParallel(forOp, parallelWork);
+    return SmallVector<Value>(forOp.getResults());
+  }
+
+  /// scf.for 0..upper step 1 that stays a loop: it carries an LLVM loop
+  /// annotation that disables unrolling (as `loop_annotation`, the name
+  /// SCFToControlFlow and ControlFlowToLLVM carry onto the loop's
+  /// `llvm.br`). LLVM would unroll a short loop and merge the loads of
+  /// its iterations.
+  SmallVector<Value>
+  keptLoop(int64_t upper, ValueRange iterArgs,
+           function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+    auto forOp = scf::ForOp::create(
+        b, loc, idx(0), idx(upper), idx(1), iterArgs,
+        [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToEnd(nested.getInsertionBlock());
+          scf::YieldOp::create(b, loc, body(iv, args));
+        });
+    MLIRContext *ctx = b.getContext();
+    auto unroll = LLVM::LoopUnrollAttr::get(ctx, b.getBoolAttr(true), {}, {},
+                                            {}, {}, {}, {});
+    forOp->setAttr("loop_annotation", LLVM::LoopAnnotationAttr::get(
+                                          ctx, {}, {}, {}, unroll, {}, {}, {},
+                                          {}, {}, {}, {}, {}, {}, {}, {}));
     return SmallVector<Value>(forOp.getResults());
   }
 

@@ -36,6 +36,12 @@ struct FilterTile {
   /// starts `positions` before their end, overlapping the one before it
   /// (the positions it computes twice are written twice alike).
   bool overlapsLast = false;
+  /// The tiles whose taps all read inside the input run each tap row's
+  /// columns in a loop kept as a loop, instead of unrolled: unrolled, an
+  /// input value that several taps read (a stride smaller than the
+  /// window) is broadcast once and stays live from the first to the last,
+  /// and in a wide window too many of them do for the registers.
+  bool tapColumnLoop = false;
 };
 
 /// The filter-vectorized tile of `lanes`-filter vectors for at most
@@ -50,7 +56,11 @@ struct FilterTile {
 /// tile, only when the accumulators start from the bias or 0 (`fresh`)
 /// and they fit the registers with a broadcast per position.
 /// Among equals, one that divides, then the most accumulators, then (NCHW)
-/// a whole vector of positions, then the fewest loads per FMA.
+/// a whole vector of positions, then the fewest loads per FMA. Windows at
+/// least kMinLoopedTapColumns wide whose unrolled taps would keep as many
+/// vectors live as the target has registers loop over their tap columns
+/// (`tapColumnLoop`); such a tile then needs its accumulators, its weight
+/// vectors and two broadcasts.
 std::optional<FilterTile> planFilterTile(const Conv2D &conv, int64_t lanes,
                                          bool padded, int64_t accumulators,
                                          bool fresh);

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <map>
 #include <tuple>
 
 using namespace mlir;
@@ -25,6 +26,35 @@ using namespace mlir::tessel::cpu;
 /// last tile overlapping) ran 6% slower than the 2 x 9 that divide it
 /// (18), on an AVX-512 Xeon (Emerald Rapids).
 static constexpr int64_t kSaturatingAccumulators = 16;
+
+/// Windows narrower than this unroll their tap columns whatever their
+/// register needs: a loop of 3 tap columns ran ResNet-18's 3x3 layers
+/// 1.2-1.5x slower than the unrolled taps, spilled or not (Zen 3, AVX2:
+/// bench/notes/vectorize-convolutions.md).
+static constexpr int64_t kMinLoopedTapColumns = 5;
+
+/// The most input broadcasts live at once when `positions` consecutive
+/// columns of an output row run their taps unrolled, tap column by tap
+/// column: an input column that several taps read is broadcast once and
+/// stays live from the first tap that reads it to the last.
+static int64_t liveBroadcastsByTap(const Conv2D &conv, int64_t positions) {
+  std::map<int64_t, std::pair<int64_t, int64_t>> steps;
+  for (int64_t kw = 0; kw < conv.kernelWidth; ++kw)
+    for (int64_t j = 0; j < positions; ++j) {
+      int64_t col = j * conv.strideW + kw * conv.dilationW;
+      int64_t step = kw * positions + j;
+      auto [it, fresh] = steps.try_emplace(col, step, step);
+      if (!fresh)
+        it->second.second = step;
+    }
+  int64_t most = 0;
+  for (int64_t step = 0; step < conv.kernelWidth * positions; ++step)
+    most = std::max<int64_t>(
+        most, llvm::count_if(steps, [&](const auto &column) {
+          return column.second.first <= step && step <= column.second.second;
+        }));
+  return most;
+}
 
 std::optional<FilterTile>
 mlir::tessel::cpu::planFilterTile(const Conv2D &conv, int64_t lanes,
@@ -73,22 +103,43 @@ mlir::tessel::cpu::planFilterTile(const Conv2D &conv, int64_t lanes,
     if (a * d > c * b || (a * d == c * b && score(t) > score(*best)))
       best = t;
   };
+  // Whether a tile of `fv` filter vectors x `positions` loops over its tap
+  // columns: a wide window whose unrolled taps would keep the accumulators,
+  // the weight vectors and the broadcasts they share in as many registers
+  // as there are (the 7x7 stride-2 stem of ResNet-18 on AVX2: 2 x 4
+  // unrolled, 16 live vectors, 2.99 ms; looped, 2.66; 1 x 8 unrolled, 23,
+  // 4.01).
+  bool depthwiseLast = conv.channelsLast && conv.isDepthwise();
+  auto loops = [&](int64_t fv, int64_t positions) {
+    return !depthwiseLast && conv.kernelWidth >= kMinLoopedTapColumns &&
+           fv * positions + fv + liveBroadcastsByTap(conv, positions) >=
+               registers;
+  };
+  auto tileOf = [&](int64_t fv, int64_t positions, bool overlapsLast) {
+    FilterTile t{fv, positions, padded, overlapsLast};
+    t.tapColumnLoop = loops(fv, positions);
+    return t;
+  };
   for (int64_t fv = 1; fv <= 3; ++fv) {
     if (tiled % (fv * lanes) != 0 || fv > budget)
       continue;
     int64_t limit = budget / fv;
-    consider({fv, pickDivisor(span, {}, limit), padded});
+    consider(tileOf(fv, pickDivisor(span, {}, limit), false));
     // Overlapping tiles only where the accumulators, one broadcast per
     // position and the weight vectors fit the registers together: LLVM
     // keeps each position's broadcast live for every filter vector, and
     // 2 x 12 positions (38 live vectors) spilled on every tap, twice as slow
-    // as the 2 x 9 that divide a 54-wide row.
+    // as the 2 x 9 that divide a 54-wide row. In a loop over the tap
+    // columns, one tap's broadcasts are used as they are read: two live.
     if (fresh)
       for (int64_t positions = 2; positions <= std::min(limit, span);
-           ++positions)
-        if (span % positions != 0 &&
-            fv * positions + positions + fv <= registers)
-          consider({fv, positions, padded, /*overlapsLast=*/true});
+           ++positions) {
+        if (span % positions == 0)
+          continue;
+        int64_t broadcasts = loops(fv, positions) ? 2 : positions;
+        if (fv * positions + broadcasts + fv <= registers)
+          consider(tileOf(fv, positions, /*overlapsLast=*/true));
+      }
   }
   return best;
 }

@@ -379,7 +379,9 @@ def TesselVectorizeConvolutionsPass
     (n, f, oh, ow, c, kh, kw), NCHW or channels last, any strides,
     dilations and groups. Output tiles keep their accumulators in vector
     registers through a loop over the group's input channels, every filter
-    tap unrolled. Tiles run over filters (constant weights, packed at
+    tap unrolled (a wide window whose unrolled taps would fill the
+    registers loops over its tap columns instead, a loop that LLVM is told
+    not to unroll). Tiles run over filters (constant weights, packed at
     compile time) or over output columns (depthwise, run-time weights);
     pointwise ones (1x1, stride 1, unpadded) become products for
     `tessel-vectorize-contractions`; strided 1x1 ones first copy the
@@ -432,6 +434,7 @@ def TesselVectorizeConvolutionsPass
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect",

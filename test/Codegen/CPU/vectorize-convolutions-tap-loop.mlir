@@ -1,0 +1,48 @@
+// RUN: tessel-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tessel-convert-tessel-to-linalg),canonicalize,func.func(tessel-vectorize-convolutions{vector-width=8 accumulators=12}))" | FileCheck %s --enable-var-scope
+// RUN: tessel-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tessel-convert-tessel-to-linalg),canonicalize,func.func(tessel-vectorize-convolutions{vector-width=16 accumulators=24}))" | FileCheck %s --check-prefix=WIDE --enable-var-scope
+
+// A 7x7, stride-2 convolution (a ResNet stem's shape, smaller) on AVX2's 16
+// registers: unrolled, the input values that several taps read (a stride
+// smaller than the window) would stay live across tap columns, 2 x 5
+// positions x 8 filters and 11 broadcasts besides: 23 live vectors. So the
+// inner tiles (columns 5..14: their taps all read inside the padded row)
+// loop over the 7 tap columns in a loop LLVM must not unroll: per tap
+// column, 2 weight vectors, and one broadcast per position used by two
+// FMAs as it is read.
+// CHECK-DAG:     #[[$UNROLL:.+]] = #llvm.loop_unroll<disable = true>
+// CHECK-DAG:     #[[$KEEP:.+]] = #llvm.loop_annotation<unroll = #[[$UNROLL]]>
+// CHECK-LABEL:   func.func @stem_avx2
+// CHECK:           scf.for %{{.*}} = %c5 to %c15 step %c5
+// CHECK:             scf.for %{{.*}} = %c0 to %c3 step %c1 iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK:               scf.for %[[KW:.+]] = %c0 to %c7 step %c1 iter_args(
+// CHECK-COUNT-2:         vector.transfer_read %{{.*}}[%{{.*}}, %{{.*}}, %c0, %[[KW]], %{{.*}}]
+// CHECK-COUNT-5:         tensor.extract
+// CHECK-NOT:             tensor.extract
+// CHECK:                 scf.yield
+// CHECK-NEXT:          } {loop_annotation = #[[$KEEP]]}
+// The edge tiles (columns 0..4 and 15..19) leave out the taps in the
+// padding: unrolled.
+
+// With AVX-512's 32 registers, the unrolled taps fit (1 x 10 positions x
+// 16 filters, 18 broadcasts): no loop.
+// WIDE-LABEL:    func.func @stem_avx2
+// WIDE-NOT:      loop_annotation
+func.func @stem_avx2(%x: tensor<1x3x40x40xf32>) -> tensor<1x16x20x20xf32> {
+  %w = tessel.constant dense<0.5> : tensor<16x3x7x7xf32>
+  %b = tessel.constant dense<1.0> : tensor<16xf32>
+  %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 3, 3, 3, 3>, strides = array<i64: 2, 2>} : (tensor<1x3x40x40xf32>, tensor<16x3x7x7xf32>, tensor<16xf32>) -> tensor<1x16x20x20xf32>
+  return %0 : tensor<1x16x20x20xf32>
+}
+
+// -----
+
+// A 3x3 window unrolls its taps whatever they keep live: a loop of 3 tap
+// columns ran slower.
+// CHECK-LABEL:   func.func @narrow_window
+// CHECK-NOT:       loop_annotation
+func.func @narrow_window(%x: tensor<1x16x20x20xf32>) -> tensor<1x16x20x20xf32> {
+  %w = tessel.constant dense<0.5> : tensor<16x16x3x3xf32>
+  %b = tessel.constant dense<1.0> : tensor<16xf32>
+  %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x20x20xf32>, tensor<16x16x3x3xf32>, tensor<16xf32>) -> tensor<1x16x20x20xf32>
+  return %0 : tensor<1x16x20x20xf32>
+}
