@@ -403,6 +403,7 @@ void mlir::tessel::buildLoweringPipeline(OpPassManager &pm,
   }
   // Vectors down to 1-D vector ops, loops, then the LLVM dialect.
   pm.addNestedPass<func::FuncOp>(createTesselLowerVectorsPass());
+  pm.addNestedPass<func::FuncOp>(createTesselWidenBf16VectorMathPass());
   VectorTransferToSCFOptions transfers;
   transfers.enableFullUnroll(true);
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(transfers));

@@ -640,6 +640,36 @@ def TesselLowerVectorsPass : Pass<"tessel-lower-vectors", "func::FuncOp"> {
   ];
 }
 
+def TesselWidenBf16VectorMathPass
+    : Pass<"tessel-widen-bf16-vector-math", "func::FuncOp"> {
+  let summary = "Computes bf16 vector reductions and FMAs in f32";
+  let description = [{
+    x86 has no bf16 arithmetic. LLVM promotes a bf16 `vector.reduction` or
+    `vector.fma` to f32 and rounds each result back with a call to
+    `__truncsfbf2` where the CPU lacks AVX512-BF16; the libgcc an artifact
+    links against may lack that function (Debian 12's gcc 12), and the
+    link fails. After `tessel-lower-vectors`, this pass extends the
+    operands of every such op to f32, computes it in f32 and rounds the
+    result once (`arith.truncf`, which `arith-expand` turns into integer
+    code), as `arith-emulate-unsupported-floats` does for the arith ops. A
+    sum of bf16 lanes is then one f32 sum rounded once, the rule every
+    Tessel lowering follows for half-precision sums.
+
+    ```mlir
+    %s = vector.reduction <add>, %v, %acc : vector<8xbf16> into bf16
+    // becomes
+    %w = arith.extf %v : vector<8xbf16> to vector<8xf32>
+    %a = arith.extf %acc : bf16 to f32
+    %r = vector.reduction <add>, %w, %a : vector<8xf32> into f32
+    %s = arith.truncf %r : f32 to bf16
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def TesselLowerAmxPass : Pass<"tessel-lower-amx", "ModuleOp"> {
   let summary = "Lowers AMX tiles, and the branches that carry them, to LLVM";
   let description = [{
