@@ -135,6 +135,19 @@ static std::pair<Value, AffineMap> viewAsPanels(RewriterBase &rewriter,
   return {view, panelMap};
 }
 
+bool mlir::tessel::isPanelledMatrixVector(linalg::LinalgOp op, int64_t lanes) {
+  DenseElementsAttr value;
+  if (!hasOnlyUnitRows(op) ||
+      !matchPattern(op.getDpsInputs()[1], m_Constant(&value)) ||
+      !value.getElementType().isF32())
+    return false;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->n.size() != 1)
+    return false;
+  return op.getStaticLoopRanges()[dims->n.front()] > 4 * lanes;
+}
+
 /// A product `[M, K] x [K, N]` with a constant matrix and more than one
 /// column tile (T columns) runs on the matrix packed at compile time into
 /// panels `[P][K][T]`: out `[M, P, T]`, whose first N columns are the

@@ -69,13 +69,20 @@ struct VectorizeContractionsPass
       bool inKernel = op->hasAttr(tessel::cpu::kInKernelAttr);
       // Unit loops are dropped (their reshapes would stand between the
       // product and its neighbours) unless the product only has unit rows
-      // (a matrix-vector product: 1-row tiles either way) and neighbours.
+      // (a matrix-vector product: 1-row tiles either way) and neighbours,
+      // or a constant matrix of several panels: packMatrixPanels packs
+      // that in the (m, n, k) form only, and read in place its rows are N
+      // apart, a page per step (an LSTM step's [1, 256] x [256, 1024] on
+      // Zen 3's 512 KiB L2: bench/notes/vectorize-contractions.md).
       // With epilogue fusion the neighbours drop the same unit loops.
       if (fuseEpilogue)
         absorbUnitExpand(rewriter, op);
       KernelGroup around =
           fuseEpilogue ? getProductKernel(op) : KernelGroup{op, {}, {}};
-      if (!(around.hasNeighbours() && hasOnlyUnitRows(op)))
+      bool keepUnitRows =
+          hasOnlyUnitRows(op) &&
+          (around.hasNeighbours() || isPanelledMatrixVector(op, options.lanes));
+      if (!keepUnitRows)
         op = dropProductUnitLoops(rewriter, op, around.epilogue,
                                   around.prologue != nullptr);
       // Several row loops run as one (the neighbours were rebuilt).

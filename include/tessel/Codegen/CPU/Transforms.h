@@ -142,6 +142,11 @@ FailureOr<linalg::GenericOp> packGroupedWeights(RewriterBase &rewriter,
 /// named contraction.
 linalg::LinalgOp specializeProduct(RewriterBase &rewriter, linalg::LinalgOp op);
 
+/// Whether `op` is a matrix-vector product (only unit rows) whose constant
+/// f32 matrix packMatrixPanels would pack: more columns than one panel of
+/// 4 vectors of `lanes`.
+bool isPanelledMatrixVector(linalg::LinalgOp op, int64_t lanes);
+
 /// Packs the constant matrix of a product `[M, K] x [K, N]` into panels
 /// `[N/T][K][T]`: T is 4 vectors of `lanes` for a matrix-vector product
 /// (the last panel padded with zero columns), else `tileColumns` (the
