@@ -104,9 +104,9 @@ SmallVector<Value> mlir::tessel::cpu::accumulateFilterTile(
         return w;
       };
       auto weightsAt = [&](int64_t kw) { return weightsAtIdx(e.idx(kw)); };
-      // The tile's input for position j at tap column kw: one value
-      // broadcast to every filter vector, or (vectorInputs) one vector per
-      // filter vector.
+      // The tile's input for position j at tap column kw (plus `kwIdx`, a
+      // loop's tap column, when given): one value broadcast to every
+      // filter vector, or (vectorInputs) one vector per filter vector.
       auto inputAtIdx = [&](int64_t j, Value kwIdx, int64_t kw) {
         Value ih = khAt ? e.add(e.mul(oh[j], conv.strideH),
                                 *khAt * conv.dilationH - k.top)

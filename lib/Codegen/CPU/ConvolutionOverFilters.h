@@ -54,7 +54,8 @@ struct FilterTile {
 /// computes that are not computed twice; tiles whose positions do not
 /// divide the output's (or its rows', with `padded`) overlap their last
 /// tile, only when the accumulators start from the bias or 0 (`fresh`)
-/// and they fit the registers with a broadcast per position.
+/// and they fit the registers with a broadcast per position (two for a
+/// 1x1 window, whose positions share no input).
 /// Among equals, one that divides, then the most accumulators, then (NCHW)
 /// a whole vector of positions, then the fewest loads per FMA. Windows at
 /// least kMinLoopedTapColumns wide whose unrolled taps would keep as many
