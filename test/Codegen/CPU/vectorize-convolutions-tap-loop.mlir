@@ -3,8 +3,9 @@
 
 // A 7x7, stride-2 convolution (a ResNet stem's shape, smaller) on AVX2's 16
 // registers: unrolled, the input values that several taps read (a stride
-// smaller than the window) would stay live across tap columns, 2 x 5
-// positions x 8 filters and 11 broadcasts besides: 23 live vectors. So the
+// smaller than the window) would stay live across tap columns: 2 x 5
+// positions x 8 filters take 10 accumulators, 2 weight vectors and 8
+// broadcasts, 20 live vectors. So the
 // inner tiles (columns 5..14: their taps all read inside the padded row)
 // loop over the 7 tap columns in a loop LLVM must not unroll: per tap
 // column, 2 weight vectors, and one broadcast per position used by two
@@ -24,7 +25,8 @@
 // padding: unrolled.
 
 // With AVX-512's 32 registers, the unrolled taps fit (1 x 10 positions x
-// 16 filters, 18 broadcasts): no loop.
+// 16 filters: 10 accumulators, 1 weight vector, 18 broadcasts, 29 live
+// vectors): no loop.
 // WIDE-LABEL:    func.func @stem_avx2
 // WIDE-NOT:      loop_annotation
 func.func @stem_avx2(%x: tensor<1x3x40x40xf32>) -> tensor<1x16x20x20xf32> {
