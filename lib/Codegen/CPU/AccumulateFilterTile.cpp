@@ -93,8 +93,8 @@ SmallVector<Value> mlir::tessel::cpu::accumulateFilterTile(
     // constant).
     auto tapRow = [&](Value khIdx, std::optional<int64_t> khAt,
                       SmallVector<Value> next) {
-      // The weight vectors of tap column kw.
-      auto weightsAtIdx = [&](Value kwIdx) {
+      // The weight vectors of tap column `kwIdx`.
+      auto weightsAt = [&](Value kwIdx) {
         SmallVector<Value> w;
         for (int64_t v = 0; v < tile.filterVectors; ++v)
           w.push_back(vector::TransferReadOp::create(
@@ -103,11 +103,10 @@ SmallVector<Value> mlir::tessel::cpu::accumulateFilterTile(
               e.pad(), inBounds));
         return w;
       };
-      auto weightsAt = [&](int64_t kw) { return weightsAtIdx(e.idx(kw)); };
       // The tile's input for position j at tap column kw (plus `kwIdx`, a
       // loop's tap column, when given): one value broadcast to every
       // filter vector, or (vectorInputs) one vector per filter vector.
-      auto inputAtIdx = [&](int64_t j, Value kwIdx, int64_t kw) {
+      auto inputAt = [&](int64_t j, Value kwIdx, int64_t kw) {
         Value ih = khAt ? e.add(e.mul(oh[j], conv.strideH),
                                 *khAt * conv.dilationH - k.top)
                         : arith::AddIOp::create(
@@ -131,9 +130,6 @@ SmallVector<Value> mlir::tessel::cpu::accumulateFilterTile(
         }
         return xv;
       };
-      auto inputAt = [&](int64_t j, int64_t kw) {
-        return inputAtIdx(j, Value(), kw);
-      };
       auto accumulate = [&](int64_t j, ArrayRef<Value> w, ArrayRef<Value> xv) {
         for (int64_t v = 0; v < tile.filterVectors; ++v) {
           Value &a = next[j * tile.filterVectors + v];
@@ -149,17 +145,17 @@ SmallVector<Value> mlir::tessel::cpu::accumulateFilterTile(
         return e.keptLoop(conv.kernelWidth, outer,
                           [&](Value kwIdx, ValueRange a) {
                             next.assign(a.begin(), a.end());
-                            SmallVector<Value> w = weightsAtIdx(kwIdx);
+                            SmallVector<Value> w = weightsAt(kwIdx);
                             for (int64_t j = 0; j < count; ++j)
-                              accumulate(j, w, inputAtIdx(j, kwIdx, 0));
+                              accumulate(j, w, inputAt(j, kwIdx, 0));
                             return next;
                           });
       }
       for (int64_t kw = 0; kw < conv.kernelWidth; ++kw) {
-        SmallVector<Value> w = weightsAt(kw);
+        SmallVector<Value> w = weightsAt(e.idx(kw));
         for (int64_t j = 0; j < count; ++j)
           if (readsInside(k, site, j, kw))
-            accumulate(j, w, inputAt(j, kw));
+            accumulate(j, w, inputAt(j, Value(), kw));
       }
       return next;
     };

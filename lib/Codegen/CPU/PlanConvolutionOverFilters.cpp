@@ -29,7 +29,7 @@ static constexpr int64_t kSaturatingAccumulators = 16;
 
 /// Windows narrower than this unroll their tap columns whatever their
 /// register needs: a loop of 3 tap columns ran ResNet-18's 3x3 layers
-/// 1.2-1.5x slower than the unrolled taps, spilled or not (Zen 3, AVX2:
+/// 1.05-1.5x slower than the unrolled taps, spilled or not (Zen 3, AVX2:
 /// bench/notes/vectorize-convolutions.md).
 static constexpr int64_t kMinLoopedTapColumns = 5;
 
@@ -116,16 +116,12 @@ mlir::tessel::cpu::planFilterTile(const Conv2D &conv, int64_t lanes,
            fv * positions + fv + liveBroadcastsByTap(conv, positions) >=
                registers;
   };
-  auto tileOf = [&](int64_t fv, int64_t positions, bool overlapsLast) {
-    FilterTile t{fv, positions, padded, overlapsLast};
-    t.tapColumnLoop = loops(fv, positions);
-    return t;
-  };
   for (int64_t fv = 1; fv <= 3; ++fv) {
     if (tiled % (fv * lanes) != 0 || fv > budget)
       continue;
     int64_t limit = budget / fv;
-    consider(tileOf(fv, pickDivisor(span, {}, limit), false));
+    int64_t dividing = pickDivisor(span, {}, limit);
+    consider({fv, dividing, padded, false, loops(fv, dividing)});
     // Overlapping tiles only where the accumulators, one broadcast per
     // position and the weight vectors fit the registers together: LLVM
     // keeps each position's broadcast live for every filter vector, and
@@ -142,9 +138,10 @@ mlir::tessel::cpu::planFilterTile(const Conv2D &conv, int64_t lanes,
            ++positions) {
         if (span % positions == 0)
           continue;
-        int64_t broadcasts = loops(fv, positions) || pointwise ? 2 : positions;
+        bool looped = loops(fv, positions);
+        int64_t broadcasts = looped || pointwise ? 2 : positions;
         if (fv * positions + broadcasts + fv <= registers)
-          consider(tileOf(fv, positions, /*overlapsLast=*/true));
+          consider({fv, positions, padded, /*overlapsLast=*/true, looped});
       }
   }
   return best;

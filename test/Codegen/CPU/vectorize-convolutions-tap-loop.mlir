@@ -5,11 +5,10 @@
 // registers: unrolled, the input values that several taps read (a stride
 // smaller than the window) would stay live across tap columns: 2 x 5
 // positions x 8 filters take 10 accumulators, 2 weight vectors and 8
-// broadcasts, 20 live vectors. So the
-// inner tiles (columns 5..14: their taps all read inside the padded row)
-// loop over the 7 tap columns in a loop LLVM must not unroll: per tap
-// column, 2 weight vectors, and one broadcast per position used by two
-// FMAs as it is read.
+// broadcasts, 20 live vectors. So the inner tiles (columns 5..14: their
+// taps all read inside the padded row) loop over the 7 tap columns, in a
+// loop that LLVM is told not to unroll: per tap column, 2 weight vectors,
+// and one broadcast per position used by two FMAs as it is read.
 // CHECK-DAG:     #[[$UNROLL:.+]] = #llvm.loop_unroll<disable = true>
 // CHECK-DAG:     #[[$KEEP:.+]] = #llvm.loop_annotation<unroll = #[[$UNROLL]]>
 // CHECK-LABEL:   func.func @stem_avx2
