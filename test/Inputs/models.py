@@ -425,6 +425,36 @@ def pointwise_7x7(rng):
     return graph, inputs
 
 
+def pointwise_chunks(rng):
+    """1x1 Convs over many channels on maps that whole vectors do not
+    divide, run in chunks of channels (ResNet-50's late bottlenecks):
+    384 -> 64 on 14 x 14 with bias, a residual Add and Relu (AVX2: three
+    chunks of 128, the middle one in a loop; 196 positions, 4 left after
+    the tiles of 6), and 320 -> 64 on 7 x 7 with bias only (chunks of 80
+    or 64; 49 positions, 1 left)."""
+    wa = rng.standard_normal((64, 384, 1, 1)) / np.sqrt(384)
+    wb = rng.standard_normal((64, 320, 1, 1)) / np.sqrt(320)
+    nodes = [
+        helper.make_node("Conv", ["x", "wa", "ba"], ["ca"], name="conv_a"),
+        helper.make_node("Add", ["ca", "r"], ["sa"], name="residual"),
+        helper.make_node("Relu", ["sa"], ["ya"], name="relu"),
+        helper.make_node("Conv", ["z", "wb", "bb"], ["yb"], name="conv_b"),
+    ]
+    graph = helper.make_graph(
+        nodes, "pointwise_chunks",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 384, 14, 14]),
+         helper.make_tensor_value_info("r", TensorProto.FLOAT, [1, 64, 14, 14]),
+         helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 320, 7, 7])],
+        [helper.make_tensor_value_info("ya", TensorProto.FLOAT, [1, 64, 14, 14]),
+         helper.make_tensor_value_info("yb", TensorProto.FLOAT, [1, 64, 7, 7])],
+        [_init("wa", wa), _init("ba", rng.standard_normal(64) * 0.1),
+         _init("wb", wb), _init("bb", rng.standard_normal(64) * 0.1)])
+    inputs = [rng.standard_normal((1, 384, 14, 14)).astype(np.float32),
+              rng.standard_normal((1, 64, 14, 14)).astype(np.float32),
+              rng.standard_normal((1, 320, 7, 7)).astype(np.float32)]
+    return graph, inputs
+
+
 def activation_clips(rng):
     """Conv, Relu, Clip(0, 6) (a ReLU6 after a ReLU), Conv 1x1, Clip(-1, 2),
     Relu: the pairs tessel-fold-activation-clips merges."""
@@ -883,7 +913,8 @@ MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "mlp_normalized": mlp_normalized, "attention": attention,
           "blocked_matmul": blocked_matmul,
           "blocked_matmul_split_k": blocked_matmul_split_k, "encoder_ffn": encoder_ffn,
-          "pointwise_7x7": pointwise_7x7, "activation_clips": activation_clips,
+          "pointwise_7x7": pointwise_7x7, "pointwise_chunks": pointwise_chunks,
+          "activation_clips": activation_clips,
           "silu_cnn": silu_cnn,
           "matmul_integer": matmul_integer, "matmul_integer_u8": matmul_integer_u8,
           "matmul_integer_zp": matmul_integer_zp, "qlinear_matmul": qlinear_matmul,

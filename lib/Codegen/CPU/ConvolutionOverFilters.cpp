@@ -146,6 +146,15 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
                     accumulateFilterTile(e, k, site, start, out);
                 return storeFilterTile(e, k, site, summed, out);
               };
+              if (!tile.rowSegment && k.channelChunk < conv.channelsPerGroup) {
+                FilterTileSite site;
+                site.n = n;
+                site.f0 = f0;
+                site.fBlock = fBlock;
+                site.channelBase = channelBase;
+                return SmallVector<Value>{
+                    emitChannelChunks(e, k, site, start, a1[0])};
+              }
               if (!tile.rowSegment) {
                 // Consecutive positions, row-major over (oh, ow); the last
                 // tile overlaps when they do not divide the positions.

@@ -97,7 +97,23 @@ struct FilterKernel {
   /// The packed weights and the per-channel shift (or null): constants at
   /// the function's entry.
   Value packed, shifts;
+  /// The input channels of a group that each pass over the positions
+  /// accumulates (all of them, unless the kernel runs in channel chunks:
+  /// see `planChannelChunk`).
+  int64_t channelChunk = 0;
 };
+
+/// The channels per pass of a kernel that runs in channel chunks, or the
+/// group's channels. A pointwise convolution over filters (NCHW, planes
+/// that whole vectors do not divide: 14 x 14, 7 x 7) broadcasts each
+/// position's input from a line of its channel's plane, which the next
+/// tiles of positions read again; over all of a group's channels, those
+/// lines and the filter block's weights outgrow the L1, and every tile
+/// reads both from the L2 again. In chunks of channels that fit the L1
+/// together, every tile of positions accumulates one chunk, into a
+/// scratch buffer of partial sums between chunks (emitChannelChunks).
+int64_t planChannelChunk(const Conv2D &conv, const FilterTile &tile,
+                         int64_t block);
 
 /// Plans the kernel of `conv` (the geometry of `op`) for `tile`; builds no
 /// IR (`packed` and `shifts` are left null).
@@ -123,6 +139,14 @@ struct FilterTileSite {
   ArrayRef<Value> oh, ow;
   std::optional<std::pair<int64_t, int64_t>> khRange;
   std::optional<int64_t> firstCol;
+  /// In a kernel run in channel chunks: the chunk's first channel in the
+  /// group, and the positions of this tile (fewer than the kernel's tile
+  /// at the end of the positions, where an unchunked kernel overlaps).
+  Value chunkBegin;
+  int64_t positions = 0;
+  int64_t count(const FilterTile &tile) const {
+    return positions ? positions : tile.positions;
+  }
 };
 
 /// The tile's output vector `v` (of filters) at position `j` in `tensor`
@@ -132,9 +156,10 @@ Value readAlongFilters(ConvLoopEmitter &e, const FilterKernel &k,
                        int64_t v);
 
 /// The accumulator loop: starts the tile's accumulators from `start` (one
-/// vector per filter vector) or, when that is empty, from `out`, and
-/// returns them summed over the group's channels and every tap (position
-/// major, then filter vector).
+/// vector per filter vector, or one per accumulator) or, when that is
+/// empty, from `out`, and returns them summed over the group's channels
+/// (the chunk's, in a kernel run in chunks) and every tap (position major,
+/// then filter vector).
 SmallVector<Value> accumulateFilterTile(ConvLoopEmitter &e,
                                         const FilterKernel &k,
                                         const FilterTileSite &site,
@@ -145,6 +170,16 @@ SmallVector<Value> accumulateFilterTile(ConvLoopEmitter &e,
 Value storeFilterTile(ConvLoopEmitter &e, const FilterKernel &k,
                       const FilterTileSite &site, ArrayRef<Value> summed,
                       Value out);
+
+/// The positions' tiles of one image and block of filters, in a kernel run
+/// in channel chunks: the first chunk starts the accumulators from `start`
+/// (as accumulateFilterTile does) and the others from the partial sums,
+/// which each chunk but the last keeps in a scratch buffer [positions,
+/// filter vectors, lanes]; the last runs the epilogue and stores into
+/// `out`. `base` gives the image, the filters and the group's channels.
+Value emitChannelChunks(ConvLoopEmitter &e, const FilterKernel &k,
+                        const FilterTileSite &base, ArrayRef<Value> start,
+                        Value out);
 
 } // namespace mlir::tessel::cpu
 

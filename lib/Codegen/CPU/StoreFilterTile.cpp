@@ -35,7 +35,7 @@ Value mlir::tessel::cpu::storeFilterTile(ConvLoopEmitter &e,
   Location loc = e.loc;
   const Conv2D &conv = k.conv;
   int64_t filterVectors = k.tile.filterVectors;
-  int64_t count = k.tile.positions;
+  int64_t count = site.count(k.tile);
   SmallVector<bool> inBounds = {true};
   Value n = site.n, f0 = site.f0;
   ArrayRef<Value> oh = site.oh, ow = site.ow;

@@ -1,0 +1,79 @@
+// RUN: tessel-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tessel-convert-tessel-to-linalg),canonicalize,func.func(tessel-vectorize-convolutions{vector-width=8 accumulators=12}))" | FileCheck %s --enable-var-scope --check-prefixes=CHECK,AVX2
+// RUN: tessel-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tessel-convert-tessel-to-linalg),canonicalize,func.func(tessel-vectorize-convolutions{vector-width=16 accumulators=24}))" | FileCheck %s --enable-var-scope --check-prefixes=CHECK,AVX512
+
+// A 1x1 convolution over 512 channels on a 7x7 map (over filters: 49
+// positions fill no whole vector). A block of 16 filters (AVX2) takes
+// 32 KiB of weights, more than the L1 beside the input lines its tiles
+// broadcast from, so each tile of positions accumulates 128 channels at a
+// time (24 KiB / (16 x 4 + 128) bytes per channel): the first chunk from
+// the bias into a scratch buffer [49, 2, 8], the middle two in a loop
+// that reads and writes it, the last from it through the epilogue into
+// the output. The tiles of 6 positions cover 48; the 49th is a tile of
+// its own (an overlapping tile would add a chunk twice to the positions
+// it shares). With AVX-512, blocks of 32 filters: chunks of 64, tiles of
+// 10 positions and one of 9.
+// CHECK-LABEL: func.func @chunks_7x7
+// CHECK:           scf.for %{{.+}} = %c0 to %c64 step %[[BLOCK:c16|c32]]
+// AVX2:              %[[SCRATCH:.+]] = tensor.empty() : tensor<49x2x8xf32>
+// AVX2:              %[[FIRST:.+]] = scf.for %{{.+}} = %c0 to %c48 step %c6 iter_args(%{{.+}} = %[[SCRATCH]])
+// AVX2:                scf.for %{{.+}} = %c0 to %c128 step %c1
+// AVX2:                vector.transfer_write {{.+}} : vector<6x2x8xf32>, tensor<49x2x8xf32>
+// AVX2:              scf.for %{{.+}} = %c0 to %c128 step %c1 iter_args({{[^)]+}}) -> (vector<8xf32>, vector<8xf32>) {
+// AVX2:              %[[LEFT:.+]] = vector.transfer_write %{{.+}}, %[[FIRST]][%c48, %c0, %c0] {{.+}} : vector<1x2x8xf32>, tensor<49x2x8xf32>
+// AVX2:              %[[MIDDLE:.+]] = scf.for %[[C0:.+]] = %c128 to %c384 step %c128 iter_args(%{{.+}} = %[[LEFT]])
+// AVX2:                scf.for %[[P:.+]] = %c0 to %c48 step %c6 iter_args(%[[PART:.+]] = %{{.+}})
+// AVX2:                  vector.transfer_read %[[PART]][%[[P]], %c0, %c0]{{.+}} : tensor<49x2x8xf32>, vector<6x2x8xf32>
+// AVX2:                  scf.for %{{.+}} = %[[C0]] to %{{.+}} step %c1
+// AVX2:              scf.for %[[P:.+]] = %c0 to %c48 step %c6
+// AVX2:                vector.transfer_read %[[MIDDLE]][%[[P]], %c0, %c0]{{.+}} : tensor<49x2x8xf32>, vector<6x2x8xf32>
+// AVX2:                scf.for %{{.+}} = %c384 to %c512 step %c1
+// AVX2:                vector.transfer_write {{.+}} : vector<16x6xf32>, tensor<1x64x49xf32>
+// AVX2:              vector.transfer_read %[[MIDDLE]][%c48, %c0, %c0]{{.+}} : tensor<49x2x8xf32>, vector<1x2x8xf32>
+// AVX2:              scf.for %{{.+}} = %c384 to %c512 step %c1
+// AVX2:              vector.transfer_write {{.+}} : vector<16x1xf32>, tensor<1x64x49xf32>
+// AVX512:            tensor.empty() : tensor<49x2x16xf32>
+// AVX512:            scf.for %{{.+}} = %c0 to %c40 step %c10
+// AVX512:              scf.for %{{.+}} = %c0 to %c64 step %c1
+// AVX512:            vector.transfer_write {{.+}} : vector<9x2x16xf32>, tensor<49x2x16xf32>
+// AVX512:            scf.for %{{.+}} = %c64 to %c448 step %c64
+// AVX512:            vector.transfer_write {{.+}} : vector<32x10xf32>, tensor<1x64x49xf32>
+// AVX512:            vector.transfer_write {{.+}} : vector<32x9xf32>, tensor<1x64x49xf32>
+func.func @chunks_7x7(%x: tensor<1x512x7x7xf32>) -> tensor<1x64x7x7xf32> {
+  %w = tessel.constant dense<0.5> : tensor<64x512x1x1xf32>
+  %b = tessel.constant dense<1.0> : tensor<64xf32>
+  %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x512x7x7xf32>, tensor<64x512x1x1xf32>, tensor<64xf32>) -> tensor<1x64x7x7xf32>
+  return %0 : tensor<1x64x7x7xf32>
+}
+
+// -----
+
+// 96 channels fit the L1 with their block's weights: one pass over all of
+// them, with no scratch buffer, and the last tile overlaps.
+// CHECK-LABEL: func.func @few_channels
+// CHECK-NOT:     tensor.empty() : tensor<49x
+// AVX2:          scf.for %{{.+}} = %c0 to %c96 step %c1
+// AVX2:          arith.divui %c43, %c7
+// CHECK-NOT:     tensor.empty() : tensor<49x
+// CHECK:         return
+func.func @few_channels(%x: tensor<1x96x7x7xf32>) -> tensor<1x64x7x7xf32> {
+  %w = tessel.constant dense<0.5> : tensor<64x96x1x1xf32>
+  %b = tessel.constant dense<1.0> : tensor<64xf32>
+  %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x96x7x7xf32>, tensor<64x96x1x1xf32>, tensor<64xf32>) -> tensor<1x64x7x7xf32>
+  return %0 : tensor<1x64x7x7xf32>
+}
+
+// -----
+
+// One block of filters splits its positions among the threads instead:
+// no chunks.
+// CHECK-LABEL: func.func @one_filter_block
+// CHECK-NOT:     tensor.empty() : tensor<49x
+// AVX2:          scf.for %{{.+}} = %c0 to %c512 step %c1
+// CHECK-NOT:     tensor.empty() : tensor<49x
+// CHECK:         return
+func.func @one_filter_block(%x: tensor<1x512x7x7xf32>) -> tensor<1x16x7x7xf32> {
+  %w = tessel.constant dense<0.5> : tensor<16x512x1x1xf32>
+  %b = tessel.constant dense<1.0> : tensor<16xf32>
+  %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x512x7x7xf32>, tensor<16x512x1x1xf32>, tensor<16xf32>) -> tensor<1x16x7x7xf32>
+  return %0 : tensor<1x16x7x7xf32>
+}
