@@ -425,33 +425,41 @@ def pointwise_7x7(rng):
     return graph, inputs
 
 
-def pointwise_chunks(rng):
-    """1x1 Convs over many channels on maps that whole vectors do not
-    divide, run in chunks of channels (ResNet-50's late bottlenecks):
-    384 -> 64 on 14 x 14 with bias, a residual Add and Relu (AVX2: three
-    chunks of 128, the middle one in a loop; 196 positions, 4 left after
-    the tiles of 6), and 320 -> 64 on 7 x 7 with bias only (chunks of 80
-    or 64; 49 positions, 1 left)."""
+def channel_chunks(rng):
+    """Convolutions over many channels that run in chunks of channels
+    (ResNet-50's late bottlenecks, ResNet-18's 28 x 28 layers): 1x1 384 ->
+    64 on 14 x 14 with bias, a residual Add and Relu (AVX2: chunks of 128;
+    196 positions, 4 left after the tiles of 6), 1x1 320 -> 64 on 7 x 7 with
+    bias only (chunks of 80; 49 positions, 1 left), and a padded 3x3 128 ->
+    32 on 26 x 26 with bias (chunks of 16; rows of 6 tiles of 4 columns and
+    one of 2)."""
     wa = rng.standard_normal((64, 384, 1, 1)) / np.sqrt(384)
     wb = rng.standard_normal((64, 320, 1, 1)) / np.sqrt(320)
+    wc = rng.standard_normal((32, 128, 3, 3)) / np.sqrt(128 * 9)
     nodes = [
         helper.make_node("Conv", ["x", "wa", "ba"], ["ca"], name="conv_a"),
         helper.make_node("Add", ["ca", "r"], ["sa"], name="residual"),
         helper.make_node("Relu", ["sa"], ["ya"], name="relu"),
         helper.make_node("Conv", ["z", "wb", "bb"], ["yb"], name="conv_b"),
+        helper.make_node("Conv", ["u", "wc", "bc"], ["yc"], name="conv_c",
+                         pads=[1, 1, 1, 1]),
     ]
     graph = helper.make_graph(
-        nodes, "pointwise_chunks",
+        nodes, "channel_chunks",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 384, 14, 14]),
          helper.make_tensor_value_info("r", TensorProto.FLOAT, [1, 64, 14, 14]),
-         helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 320, 7, 7])],
+         helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 320, 7, 7]),
+         helper.make_tensor_value_info("u", TensorProto.FLOAT, [1, 128, 26, 26])],
         [helper.make_tensor_value_info("ya", TensorProto.FLOAT, [1, 64, 14, 14]),
-         helper.make_tensor_value_info("yb", TensorProto.FLOAT, [1, 64, 7, 7])],
+         helper.make_tensor_value_info("yb", TensorProto.FLOAT, [1, 64, 7, 7]),
+         helper.make_tensor_value_info("yc", TensorProto.FLOAT, [1, 32, 26, 26])],
         [_init("wa", wa), _init("ba", rng.standard_normal(64) * 0.1),
-         _init("wb", wb), _init("bb", rng.standard_normal(64) * 0.1)])
+         _init("wb", wb), _init("bb", rng.standard_normal(64) * 0.1),
+         _init("wc", wc), _init("bc", rng.standard_normal(32) * 0.1)])
     inputs = [rng.standard_normal((1, 384, 14, 14)).astype(np.float32),
               rng.standard_normal((1, 64, 14, 14)).astype(np.float32),
-              rng.standard_normal((1, 320, 7, 7)).astype(np.float32)]
+              rng.standard_normal((1, 320, 7, 7)).astype(np.float32),
+              rng.standard_normal((1, 128, 26, 26)).astype(np.float32)]
     return graph, inputs
 
 
@@ -913,7 +921,7 @@ MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "mlp_normalized": mlp_normalized, "attention": attention,
           "blocked_matmul": blocked_matmul,
           "blocked_matmul_split_k": blocked_matmul_split_k, "encoder_ffn": encoder_ffn,
-          "pointwise_7x7": pointwise_7x7, "pointwise_chunks": pointwise_chunks,
+          "pointwise_7x7": pointwise_7x7, "channel_chunks": channel_chunks,
           "activation_clips": activation_clips,
           "silu_cnn": silu_cnn,
           "matmul_integer": matmul_integer, "matmul_integer_u8": matmul_integer_u8,

@@ -1,10 +1,10 @@
 //===- ConvolutionChannelChunks.cpp - Over-filters tiles in channel chunks ===//
 //
-// A pointwise convolution over filters whose group has many channels runs
-// its tiles of positions once per chunk of channels, with the partial sums
-// of all positions in a scratch buffer between chunks: each chunk's weights
-// and the input lines its tiles broadcast from stay in the L1 from one tile
-// to the next, as a GEMM's K blocks keep its panels in cache.
+// A convolution over filters whose group has many channels runs its tiles
+// of positions once per chunk of channels, with the partial sums of all
+// positions in a scratch buffer between chunks: each chunk's weights and
+// the input lines its tiles broadcast from stay in the L1 from one tile to
+// the next, as a GEMM's K blocks keep its panels in cache.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,125 +19,123 @@ using namespace mlir::tessel::cpu;
 /// The bytes of L1 a chunk may fill with its weights and the input lines
 /// its tiles read: three quarters of the smallest L1 data cache of the
 /// targets (32 KiB: Zen 3, Zen 4; Intel's since Ice Lake have 48).
-static constexpr int64_t kChunkBytes = 24 * 1024;
+static constexpr int64_t kL1Bytes = 32 * 1024;
+static constexpr int64_t kChunkBytes = kL1Bytes * 3 / 4;
 /// A tile's positions broadcast from one or two lines of each channel's
-/// plane; the next tiles read the same lines.
-static constexpr int64_t kLineBytesPerChannel = 2 * 64;
-/// Fewer channels per chunk than this would spend too much of each chunk
-/// reading and writing the partial sums.
-static constexpr int64_t kMinChunk = 32;
+/// plane per tap row (counted as two for the chunk's bytes, 1.5 for what a
+/// tile reads); the next tiles read the same lines.
+static constexpr int64_t kLineBytesPerTapRow = 2 * 64;
+static constexpr int64_t kTileLineBytesPerTapRow = 96;
+/// Kernels whose tiles would read their weights and input lines from the
+/// L2 at fewer bytes per cycle of their multiply-adds (two a cycle) than
+/// this keep one pass. Zen 3 (32 bytes a cycle from its L2): ResNet-18's
+/// 3x3 layers at 28 x 28 (tiles of 2 vectors x 4 positions, 24 bytes a
+/// cycle) ran 1.14x faster in chunks, at 14 x 14 and 7 x 7 (1 x 7, 18)
+/// no faster; at 56 x 56 (64 channels, 24) as fast.
+static constexpr int64_t kChunkedBytesPerCycle = 20;
+/// Fewer channel taps per chunk than this would spend too much of each
+/// chunk reading and writing the partial sums.
+static constexpr int64_t kMinChunkTaps = 32;
 
 int64_t mlir::tessel::cpu::planChannelChunk(const Conv2D &conv,
                                             const FilterTile &tile,
-                                            int64_t block) {
+                                            int64_t block, bool fresh) {
   int64_t channels = conv.channelsPerGroup;
   int64_t positions = conv.outHeight * conv.outWidth;
-  // Only NCHW pointwise kernels over consecutive positions, with several
-  // tiles of positions to share a chunk, and several blocks of filters (one
-  // block runs its positions in parallel instead).
-  if (conv.channelsLast || conv.kernelHeight * conv.kernelWidth != 1 ||
-      tile.rowSegment || positions <= tile.positions || conv.filters == block)
+  int64_t taps = conv.kernelHeight * conv.kernelWidth;
+  if (!fresh || conv.channelsLast || positions <= tile.positions ||
+      conv.filters == block)
     return channels;
-  int64_t limit = kChunkBytes / (block * 4 + kLineBytesPerChannel);
-  if (channels <= limit)
+  // What one tile reads per channel from the L2 when nothing stays in the
+  // L1 from the tile before, per cycle of its multiply-adds.
+  int64_t weightBytes = taps * block * 4;
+  double tileBytes = weightBytes + conv.kernelHeight * kTileLineBytesPerTapRow;
+  double cycles = taps * tile.filterVectors * tile.positions / 2.0;
+  int64_t perChannel = weightBytes + conv.kernelHeight * kLineBytesPerTapRow;
+  if (tileBytes / cycles < kChunkedBytesPerCycle)
     return channels;
-  int64_t chunk = 1;
+  int64_t limit = kChunkBytes / perChannel;
+  int64_t chunk = channels;
   for (int64_t c = 1; c <= limit; ++c)
-    if (channels % c == 0)
+    if (channels % c == 0 && c * taps >= kMinChunkTaps)
       chunk = c;
-  return chunk >= kMinChunk ? chunk : channels;
+  return chunk;
 }
 
-Value mlir::tessel::cpu::emitChannelChunks(ConvLoopEmitter &e,
-                                           const FilterKernel &k,
-                                           const FilterTileSite &base,
-                                           ArrayRef<Value> start, Value out) {
+/// The vectors of `count` positions x `fv` filter vectors.
+static VectorType partialsType(const FilterKernel &k, int64_t count) {
+  return VectorType::get({count, k.tile.filterVectors, k.lanes},
+                         k.vecType.getElementType());
+}
+
+Value mlir::tessel::cpu::emitChunkTile(ConvLoopEmitter &e,
+                                       const FilterKernel &k,
+                                       FilterTileSite site,
+                                       const ChannelChunkPass &pass,
+                                       Value target) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  int64_t count = site.count(k.tile);
+  int64_t fv = k.tile.filterVectors;
+  SmallVector<bool> inBounds(3, true);
+  // The tile's positions are consecutive in the buffer, row-major.
+  Value p0 = arith::AddIOp::create(b, loc, e.mul(site.oh[0], k.conv.outWidth),
+                                   site.ow[0]);
+  SmallVector<Value> at = {p0, e.idx(0), e.idx(0)};
+  Value block = vector::TransferReadOp::create(
+      b, loc, partialsType(k, count), pass.last ? pass.partials : target, at,
+      e.pad(), inBounds);
+  SmallVector<Value> from;
+  for (int64_t j = 0; j < count; ++j)
+    for (int64_t v = 0; v < fv; ++v)
+      from.push_back(
+          vector::ExtractOp::create(b, loc, block, ArrayRef<int64_t>{j, v}));
+  site.chunkBegin = pass.chunkBegin;
+  SmallVector<Value> summed = accumulateFilterTile(e, k, site, from, target);
+  if (pass.last)
+    return storeFilterTile(e, k, site, summed, target);
+  block = e.zeroVector(partialsType(k, count));
+  for (int64_t j = 0; j < count; ++j)
+    for (int64_t v = 0; v < fv; ++v)
+      block = vector::InsertOp::create(b, loc, summed[j * fv + v], block,
+                                       ArrayRef<int64_t>{j, v});
+  return vector::TransferWriteOp::create(b, loc, block, target, at, inBounds)
+      .getResult();
+}
+
+Value mlir::tessel::cpu::emitChannelChunks(
+    ConvLoopEmitter &e, const FilterKernel &k, ArrayRef<Value> start, Value out,
+    function_ref<Value(const ChannelChunkPass &, Value)> tiles) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   const Conv2D &conv = k.conv;
-  const FilterTile &tile = k.tile;
-  int64_t fv = tile.filterVectors;
   int64_t positions = conv.outHeight * conv.outWidth;
-  int64_t whole = positions / tile.positions * tile.positions;
-  Type f32 = k.vecType.getElementType();
-  Value scratch =
-      tensor::EmptyOp::create(b, loc, {positions, fv, k.lanes}, f32);
+  int64_t fv = k.tile.filterVectors;
   SmallVector<bool> inBounds(3, true);
-  auto blockType = [&](int64_t count) {
-    return VectorType::get({count, fv, k.lanes}, f32);
-  };
-
-  // The tile of `count` positions from `p0`, accumulating the chunk from
-  // `chunkBegin`: from `start` (`partials` null) or the partial sums in
-  // `partials`; into `target`, the scratch buffer, or (`last`) the output
-  // through the epilogue.
-  auto tileAt = [&](Value p0, int64_t count, Value chunkBegin, Value partials,
-                    Value target, bool last) -> Value {
-    SmallVector<Value> oh, ow;
-    for (int64_t j = 0; j < count; ++j) {
-      Value p = e.add(p0, j);
-      oh.push_back(arith::DivUIOp::create(b, loc, p, e.idx(conv.outWidth)));
-      ow.push_back(arith::RemUIOp::create(b, loc, p, e.idx(conv.outWidth)));
-    }
-    FilterTileSite site = base;
-    site.oh = oh;
-    site.ow = ow;
-    site.khRange = {0, conv.kernelHeight};
-    site.chunkBegin = chunkBegin;
-    site.positions = count;
-    SmallVector<Value> from(start);
-    if (partials) {
-      Value block = vector::TransferReadOp::create(
-          b, loc, blockType(count), partials,
-          ValueRange{p0, e.idx(0), e.idx(0)}, e.pad(), inBounds);
-      from.clear();
-      for (int64_t j = 0; j < count; ++j)
-        for (int64_t v = 0; v < fv; ++v)
-          from.push_back(vector::ExtractOp::create(b, loc, block,
-                                                   ArrayRef<int64_t>{j, v}));
-    }
-    // (Without `start`, the first chunk starts from the output's values.)
-    SmallVector<Value> summed = accumulateFilterTile(e, k, site, from, out);
-    if (last)
-      return storeFilterTile(e, k, site, summed, target);
-    Value block = e.zeroVector(blockType(count));
-    for (int64_t j = 0; j < count; ++j)
-      for (int64_t v = 0; v < fv; ++v)
-        block = vector::InsertOp::create(b, loc, summed[j * fv + v], block,
-                                         ArrayRef<int64_t>{j, v});
-    return vector::TransferWriteOp::create(b, loc, block, target,
-                                           ValueRange{p0, e.idx(0), e.idx(0)},
-                                           inBounds)
-        .getResult();
-  };
-  // One chunk over every position: whole tiles in a loop, then the
-  // positions left, fewer than a tile (an overlapping tile would add the
-  // chunk twice to the positions it shares). A chunk between the first
-  // and the last reads the partial sums from the buffer it writes.
-  enum class Pass { First, Middle, Last };
-  auto chunk = [&](Value chunkBegin, Pass pass, Value partials, Value target) {
-    auto source = [&](Value carried) {
-      return pass == Pass::First    ? Value()
-             : pass == Pass::Middle ? carried
-                                    : partials;
-    };
-    bool last = pass == Pass::Last;
-    target = e.loop(whole, tile.positions, target, [&](Value p0, ValueRange a) {
-      return SmallVector<Value>{
-          tileAt(p0, tile.positions, chunkBegin, source(a[0]), a[0], last)};
-    })[0];
-    if (whole != positions)
-      target = tileAt(e.idx(whole), positions - whole, chunkBegin,
-                      source(target), target, last);
-    return target;
-  };
-  int64_t chunks = conv.channelsPerGroup / k.channelChunk;
-  Value partial = chunk(e.idx(0), Pass::First, Value(), scratch);
-  if (chunks > 2)
-    partial = e.loopOver(
-        e.idx(k.channelChunk), e.idx((chunks - 1) * k.channelChunk),
-        k.channelChunk, partial, [&](Value c0, ValueRange a) {
-          return SmallVector<Value>{chunk(c0, Pass::Middle, Value(), a[0])};
-        })[0];
-  return chunk(e.idx((chunks - 1) * k.channelChunk), Pass::Last, partial, out);
+  Value scratch = tensor::EmptyOp::create(b, loc, {positions, fv, k.lanes},
+                                          k.vecType.getElementType());
+  // Every position starts from `start`.
+  Value first = e.zeroVector(partialsType(k, 1));
+  for (int64_t v = 0; v < fv; ++v)
+    first = vector::InsertOp::create(b, loc, start[v], first,
+                                     ArrayRef<int64_t>{0, v});
+  scratch = e.loop(positions, 1, scratch, [&](Value p, ValueRange a) {
+    return SmallVector<Value>{
+        vector::TransferWriteOp::create(
+            b, loc, first, a[0], ValueRange{p, e.idx(0), e.idx(0)}, inBounds)
+            .getResult()};
+  })[0];
+  // Every chunk but the last adds to the buffer, the last stores.
+  int64_t lastBegin = conv.channelsPerGroup - k.channelChunk;
+  scratch =
+      e.loop(lastBegin, k.channelChunk, scratch, [&](Value c0, ValueRange a) {
+        ChannelChunkPass pass;
+        pass.chunkBegin = c0;
+        return SmallVector<Value>{tiles(pass, a[0])};
+      })[0];
+  ChannelChunkPass last;
+  last.chunkBegin = e.idx(lastBegin);
+  last.last = true;
+  last.partials = scratch;
+  return tiles(last, out);
 }

@@ -42,19 +42,23 @@ static std::pair<int64_t, int64_t> insideRange(int64_t size, int64_t pos,
 
 /// `value` carried over the tiles of `step` along [0, `size`): the tiles
 /// before the first and after the last for which `inner(start)` holds are
-/// emitted one by one (`edge(start, value)`), the others in one loop
-/// (`loop(iv, value)`, marked parallel for `parallelWork`).
-/// A `size` that `step` does not divide ends with one more tile, at
-/// `size - step`, emitted on its own (it overlaps the one before it).
+/// emitted one by one (`edge(start, count, value)`, `count` = `step`), the
+/// others in one loop (`loop(iv, value)`, marked parallel for
+/// `parallelWork`). A `size` that `step` does not divide ends with one more
+/// tile emitted on its own: at `size - step`, overlapping the one before
+/// it, or (`remainder`) at the end of the whole tiles, of the `count` left.
 static Value splitEdges(ConvLoopEmitter &e, int64_t size, int64_t step,
-                        function_ref<bool(int64_t)> inner, Value value,
-                        function_ref<Value(int64_t, Value)> edge,
+                        bool remainder, function_ref<bool(int64_t)> inner,
+                        Value value,
+                        function_ref<Value(int64_t, int64_t, Value)> edge,
                         function_ref<Value(Value, Value)> loop,
                         int64_t parallelWork = 0) {
   int64_t whole = size / step * step;
   if (whole != size) {
-    value = splitEdges(e, whole, step, inner, value, edge, loop, parallelWork);
-    return edge(size - step, value);
+    value = splitEdges(e, whole, step, remainder, inner, value, edge, loop,
+                       parallelWork);
+    return remainder ? edge(whole, size - whole, value)
+                     : edge(size - step, step, value);
   }
   int64_t begin = 0, end = size;
   while (begin < end && !inner(begin))
@@ -62,7 +66,7 @@ static Value splitEdges(ConvLoopEmitter &e, int64_t size, int64_t step,
   while (end > begin && !inner(end - step))
     end -= step;
   for (int64_t at = 0; at < begin; at += step)
-    value = edge(at, value);
+    value = edge(at, step, value);
   if (begin < end)
     value = e.loopOver(
         e.idx(begin), e.idx(end), step, value,
@@ -71,8 +75,142 @@ static Value splitEdges(ConvLoopEmitter &e, int64_t size, int64_t step,
         },
         parallelWork)[0];
   for (int64_t at = end; at < size; at += step)
-    value = edge(at, value);
+    value = edge(at, step, value);
   return value;
+}
+
+/// The tiles of positions of one image and block of filters, each emitted
+/// by `emitTile(site, out)` (the site's positions set) into `out`: row-major
+/// over the positions, or row segments with the tiles whose taps read the
+/// padding on their own. Positions that whole tiles do not cover are one
+/// more tile, which overlaps the one before it, or (a kernel run in channel
+/// chunks, which adds each chunk to what the tiles wrote) covers only them.
+static Value emitPositionTiles(
+    ConvLoopEmitter &e, const FilterKernel &k, int64_t positionWork,
+    function_ref<Value(FilterTileSite, Value)> emitTile, Value out0) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  const Conv2D &conv = k.conv;
+  const FilterTile &tile = k.tile;
+  int64_t positions = conv.outHeight * conv.outWidth;
+  bool remainders = k.channelChunk < conv.channelsPerGroup;
+  if (!tile.rowSegment) {
+    // Consecutive positions, row-major over (oh, ow).
+    auto tileFrom = [&](Value p0, int64_t count, Value out) {
+      SmallVector<Value> oh, ow;
+      for (int64_t j = 0; j < count; ++j) {
+        Value p = e.add(p0, j);
+        oh.push_back(arith::DivUIOp::create(b, loc, p, e.idx(conv.outWidth)));
+        ow.push_back(arith::RemUIOp::create(b, loc, p, e.idx(conv.outWidth)));
+      }
+      FilterTileSite site;
+      site.oh = oh;
+      site.ow = ow;
+      site.khRange = {0, conv.kernelHeight};
+      site.positions = count;
+      return emitTile(site, out);
+    };
+    int64_t whole = positions / tile.positions * tile.positions;
+    Value out = e.loop(
+        whole, tile.positions, out0,
+        [&](Value p0, ValueRange a) {
+          return SmallVector<Value>{tileFrom(p0, tile.positions, a[0])};
+        },
+        // One block of filters: the positions are split instead.
+        positionWork)[0];
+    if (whole == positions)
+      return out;
+    if (remainders)
+      return tileFrom(e.idx(whole), positions - whole, out);
+    return tileFrom(e.idx(positions - tile.positions), tile.positions, out);
+  }
+  // The column tiles of a row whose taps read the padding are emitted on
+  // their own, without those taps, and its inner tiles in a loop; the inner
+  // rows run in a loop with every tap unrolled, the rows whose tap rows read
+  // the padding in one more loop over their range of tap rows
+  // (bench/notes/vectorize-convolutions.md).
+  auto full = std::make_pair(int64_t(0), conv.kernelHeight);
+  auto rowInside = [&](int64_t row) {
+    return insideRange(conv.kernelHeight, row * conv.strideH, conv.dilationH,
+                       k.top, k.inHeight) == full;
+  };
+  auto colsInside = [&](int64_t col0) {
+    for (int64_t j = 0; j < tile.positions; ++j)
+      if (insideRange(conv.kernelWidth, (col0 + j) * conv.strideW,
+                      conv.dilationW, k.left, k.inWidth) !=
+          std::make_pair(int64_t(0), conv.kernelWidth))
+        return false;
+    return true;
+  };
+  // One output row: its edge tiles, and its inner tiles in a loop.
+  auto rowAt = [&](Value oh0, Value a2,
+                   std::optional<std::pair<int64_t, int64_t>> khRange) {
+    auto tileAt = [&](Value ow0, int64_t count, std::optional<int64_t> firstCol,
+                      Value out) {
+      SmallVector<Value> oh(count, oh0), ow;
+      for (int64_t j = 0; j < count; ++j)
+        ow.push_back(e.add(ow0, j));
+      FilterTileSite site;
+      site.oh = oh;
+      site.ow = ow;
+      site.khRange = khRange;
+      site.firstCol = firstCol;
+      site.positions = count;
+      return emitTile(site, out);
+    };
+    return splitEdges(
+        e, conv.outWidth, tile.positions, remainders, colsInside, a2,
+        [&](int64_t col0, int64_t count, Value out) {
+          return tileAt(e.idx(col0), count, col0, out);
+        },
+        [&](Value ow0, Value out) {
+          return tileAt(ow0, tile.positions, std::nullopt, out);
+        });
+  };
+  // The rows before and after the inner ones, each on its own with its tap
+  // rows unrolled when there are few rows (7x7, 14x14: a loop over their
+  // range measured 1.3x slower there).
+  if (conv.outHeight <= kStaticRows)
+    return splitEdges(
+        e, conv.outHeight, 1, /*remainder=*/false, rowInside, out0,
+        [&](int64_t row, int64_t, Value out) {
+          return rowAt(e.idx(row), out,
+                       insideRange(conv.kernelHeight, row * conv.strideH,
+                                   conv.dilationH, k.top, k.inHeight));
+        },
+        [&](Value oh0, Value out) { return rowAt(oh0, out, full); },
+        positionWork);
+  int64_t innerBegin = 0, innerEnd = conv.outHeight;
+  while (innerBegin < innerEnd && !rowInside(innerBegin))
+    ++innerBegin;
+  while (innerEnd > innerBegin && !rowInside(innerEnd - 1))
+    --innerEnd;
+  Value out = out0;
+  if (innerBegin < innerEnd)
+    out = e.loopOver(
+        e.idx(innerBegin), e.idx(innerEnd), 1, out,
+        [&](Value oh0, ValueRange a2) {
+          return SmallVector<Value>{rowAt(oh0, a2[0], full)};
+        },
+        positionWork)[0];
+  // Else in one loop (2% slower on ResNet-18's 3x3 layers at 28x28 and
+  // 56x56, but the model compiles in 15.0 s instead of 19.6): edge row i is
+  // row i before innerBegin, else innerEnd + (i - innerBegin).
+  int64_t edgeRows = conv.outHeight - (innerEnd - innerBegin);
+  if (edgeRows > 0)
+    out = e.loop(edgeRows, 1, out, [&](Value i, ValueRange a2) {
+      Value row = i;
+      if (innerBegin == 0)
+        row = e.add(i, innerEnd);
+      else if (innerEnd < conv.outHeight)
+        row = arith::SelectOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i,
+                                  e.idx(innerBegin)),
+            i, e.add(i, innerEnd - innerBegin));
+      return SmallVector<Value>{rowAt(row, a2[0], std::nullopt)};
+    })[0];
+  return out;
 }
 
 /// The kernel's loop nest over `init`: per image and block of filters, the
@@ -88,7 +226,6 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
   const FilterTile &tile = k.tile;
   int64_t lanes = k.lanes;
   SmallVector<bool> inBounds = {true};
-  int64_t positions = conv.outHeight * conv.outWidth;
   // Images outside the blocks of filters, or inside where that reads less
   // (a batch's late 3x3 layers: each block's weights read once for all
   // images; ResNet-18's 512 filters at 7 x 7, batch 8: 0.84-0.88x the time).
@@ -136,153 +273,32 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
                 else if (k.prologue.zero)
                   start.push_back(e.zeroVector(k.vecType));
               }
+              // The kernel's pass over the channels, in a kernel run in
+              // channel chunks (null otherwise).
+              const ChannelChunkPass *pass = nullptr;
               // One tile at positions (oh[j], ow[j]), written into `out`.
               auto emitTile = [&](FilterTileSite site, Value out) {
                 site.n = n;
                 site.f0 = f0;
                 site.fBlock = fBlock;
                 site.channelBase = channelBase;
+                if (pass)
+                  return emitChunkTile(e, k, site, *pass, out);
                 SmallVector<Value> summed =
                     accumulateFilterTile(e, k, site, start, out);
                 return storeFilterTile(e, k, site, summed, out);
               };
-              if (!tile.rowSegment && k.channelChunk < conv.channelsPerGroup) {
-                FilterTileSite site;
-                site.n = n;
-                site.f0 = f0;
-                site.fBlock = fBlock;
-                site.channelBase = channelBase;
-                return SmallVector<Value>{
-                    emitChannelChunks(e, k, site, start, a1[0])};
-              }
-              if (!tile.rowSegment) {
-                // Consecutive positions, row-major over (oh, ow); the last
-                // tile overlaps when they do not divide the positions.
-                auto tileFrom = [&](Value p0, Value out) {
-                  SmallVector<Value> oh, ow;
-                  for (int64_t j = 0; j < tile.positions; ++j) {
-                    Value p = e.add(p0, j);
-                    oh.push_back(arith::DivUIOp::create(
-                        b, loc, p, e.idx(conv.outWidth)));
-                    ow.push_back(arith::RemUIOp::create(
-                        b, loc, p, e.idx(conv.outWidth)));
-                  }
-                  FilterTileSite site;
-                  site.oh = oh;
-                  site.ow = ow;
-                  site.khRange = {0, conv.kernelHeight};
-                  return emitTile(site, out);
-                };
-                int64_t whole = positions / tile.positions * tile.positions;
-                SmallVector<Value> out = e.loop(
-                    whole, tile.positions, a1,
-                    [&](Value p0, ValueRange a2) {
-                      return SmallVector<Value>{tileFrom(p0, a2[0])};
-                    },
-                    // One block of filters: the positions are split
-                    // instead.
-                    positionWork);
-                if (whole != positions)
-                  out[0] = tileFrom(e.idx(positions - tile.positions), out[0]);
-                return out;
-              }
-              // The column tiles of a row whose taps read the padding are
-              // emitted on their own, without those taps, and its inner
-              // tiles in a loop; the inner rows run in a loop with every
-              // tap unrolled, the rows whose tap rows read the padding in
-              // one more loop over their range of tap rows
-              // (bench/notes/vectorize-convolutions.md).
-              auto full = std::make_pair(int64_t(0), conv.kernelHeight);
-              auto rowInside = [&](int64_t row) {
-                return insideRange(conv.kernelHeight, row * conv.strideH,
-                                   conv.dilationH, k.top,
-                                   k.inHeight) == full;
+              auto tiles = [&](Value out) {
+                return emitPositionTiles(e, k, positionWork, emitTile, out);
               };
-              auto colsInside = [&](int64_t col0) {
-                for (int64_t j = 0; j < tile.positions; ++j)
-                  if (insideRange(conv.kernelWidth, (col0 + j) * conv.strideW,
-                                  conv.dilationW, k.left, k.inWidth) !=
-                      std::make_pair(int64_t(0), conv.kernelWidth))
-                    return false;
-                return true;
-              };
-              // One output row: its edge tiles, and its inner tiles in a
-              // loop.
-              auto rowAt =
-                  [&](Value oh0, Value a2,
-                      std::optional<std::pair<int64_t, int64_t>> khRange) {
-                    auto tileAt = [&](Value ow0,
-                                      std::optional<int64_t> firstCol,
-                                      Value out) {
-                      SmallVector<Value> oh(tile.positions, oh0), ow;
-                      for (int64_t j = 0; j < tile.positions; ++j)
-                        ow.push_back(e.add(ow0, j));
-                      FilterTileSite site;
-                      site.oh = oh;
-                      site.ow = ow;
-                      site.khRange = khRange;
-                      site.firstCol = firstCol;
-                      return emitTile(site, out);
-                    };
-                    return splitEdges(
-                        e, conv.outWidth, tile.positions, colsInside, a2,
-                        [&](int64_t col0, Value out) {
-                          return tileAt(e.idx(col0), col0, out);
-                        },
-                        [&](Value ow0, Value out) {
-                          return tileAt(ow0, std::nullopt, out);
-                        });
-                  };
-              // The rows before and after the inner ones, each on its own
-              // with its tap rows unrolled when there are few rows (7x7,
-              // 14x14: a loop over their range measured 1.3x slower there).
-              if (conv.outHeight <= kStaticRows)
-                return SmallVector<Value>{splitEdges(
-                    e, conv.outHeight, 1, rowInside, a1[0],
-                    [&](int64_t row, Value out) {
-                      return rowAt(e.idx(row), out,
-                                   insideRange(conv.kernelHeight,
-                                               row * conv.strideH,
-                                               conv.dilationH, k.top,
-                                               k.inHeight));
-                    },
-                    [&](Value oh0, Value out) {
-                      return rowAt(oh0, out, full);
-                    },
-                    positionWork)};
-              int64_t innerBegin = 0, innerEnd = conv.outHeight;
-              while (innerBegin < innerEnd && !rowInside(innerBegin))
-                ++innerBegin;
-              while (innerEnd > innerBegin && !rowInside(innerEnd - 1))
-                --innerEnd;
-              Value out = a1[0];
-              if (innerBegin < innerEnd)
-                out = e.loopOver(
-                    e.idx(innerBegin), e.idx(innerEnd), 1, out,
-                    [&](Value oh0, ValueRange a2) {
-                      return SmallVector<Value>{rowAt(oh0, a2[0], full)};
-                    },
-                    positionWork)[0];
-              // Else in one loop (2% slower on ResNet-18's 3x3 layers at
-              // 28x28 and 56x56, but the model compiles in 15.0 s instead
-              // of 19.6): edge row i is row i before innerBegin, else
-              // innerEnd + (i - innerBegin).
-              int64_t edgeRows = conv.outHeight - (innerEnd - innerBegin);
-              if (edgeRows > 0)
-                out = e.loop(edgeRows, 1, out, [&](Value i, ValueRange a2) {
-                  Value row = i;
-                  if (innerBegin == 0)
-                    row = e.add(i, innerEnd);
-                  else if (innerEnd < conv.outHeight)
-                    row = arith::SelectOp::create(
-                        b, loc,
-                        arith::CmpIOp::create(b, loc,
-                                              arith::CmpIPredicate::ult, i,
-                                              e.idx(innerBegin)),
-                        i, e.add(i, innerEnd - innerBegin));
-                  return SmallVector<Value>{rowAt(row, a2[0], std::nullopt)};
-                })[0];
-              return SmallVector<Value>{out};
+              if (k.channelChunk == conv.channelsPerGroup)
+                return SmallVector<Value>{tiles(a1[0])};
+              return SmallVector<Value>{emitChannelChunks(
+                  e, k, start, a1[0],
+                  [&](const ChannelChunkPass &chunk, Value out) {
+                    pass = &chunk;
+                    return tiles(out);
+                  })};
       });
   return results[0];
 }

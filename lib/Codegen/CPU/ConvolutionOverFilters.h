@@ -104,16 +104,18 @@ struct FilterKernel {
 };
 
 /// The channels per pass of a kernel that runs in channel chunks, or the
-/// group's channels. A pointwise convolution over filters (NCHW, planes
-/// that whole vectors do not divide: 14 x 14, 7 x 7) broadcasts each
-/// position's input from a line of its channel's plane, which the next
-/// tiles of positions read again; over all of a group's channels, those
-/// lines and the filter block's weights outgrow the L1, and every tile
-/// reads both from the L2 again. In chunks of channels that fit the L1
-/// together, every tile of positions accumulates one chunk, into a
-/// scratch buffer of partial sums between chunks (emitChannelChunks).
+/// group's channels. Every tile of positions reads its block of filters'
+/// weights at every channel and tap, and broadcasts its inputs from one or
+/// two lines of each channel's plane per tap row, which the next tiles read
+/// again; over all of a group's channels, both outgrow the L1 and every
+/// tile reads them from the L2 again. In chunks of channels whose weights
+/// and lines fit the L1 together, every tile accumulates one chunk at a
+/// time into a scratch buffer of partial sums (emitChannelChunks). Only
+/// NCHW kernels whose accumulators start from the bias or 0 (`fresh`), with
+/// several blocks of filters (one block splits its positions among
+/// threads) and several tiles of positions.
 int64_t planChannelChunk(const Conv2D &conv, const FilterTile &tile,
-                         int64_t block);
+                         int64_t block, bool fresh);
 
 /// Plans the kernel of `conv` (the geometry of `op`) for `tile`; builds no
 /// IR (`packed` and `shifts` are left null).
@@ -171,15 +173,32 @@ Value storeFilterTile(ConvLoopEmitter &e, const FilterKernel &k,
                       const FilterTileSite &site, ArrayRef<Value> summed,
                       Value out);
 
-/// The positions' tiles of one image and block of filters, in a kernel run
-/// in channel chunks: the first chunk starts the accumulators from `start`
-/// (as accumulateFilterTile does) and the others from the partial sums,
-/// which each chunk but the last keeps in a scratch buffer [positions,
-/// filter vectors, lanes]; the last runs the epilogue and stores into
-/// `out`. `base` gives the image, the filters and the group's channels.
-Value emitChannelChunks(ConvLoopEmitter &e, const FilterKernel &k,
-                        const FilterTileSite &base, ArrayRef<Value> start,
-                        Value out);
+/// One pass of a kernel run in channel chunks over its tiles of positions:
+/// the chunk's first channel in the group and, in the last pass, the
+/// partial sums of the chunks before it.
+struct ChannelChunkPass {
+  Value chunkBegin;
+  bool last = false;
+  Value partials;
+};
+
+/// One tile of a kernel run in channel chunks: accumulates the chunk of
+/// `pass` from the partial sums (the scratch buffer `target`, or in the
+/// last pass `pass.partials`) and writes them into `target`, or in the last
+/// pass runs the epilogue and stores into the output `target`.
+Value emitChunkTile(ConvLoopEmitter &e, const FilterKernel &k,
+                    FilterTileSite site, const ChannelChunkPass &pass,
+                    Value target);
+
+/// The chunks of channels of one image and block of filters, the tiles of
+/// positions of each emitted by `tiles(pass, carried)`: a scratch buffer of
+/// partial sums [positions, filter vectors, lanes] starts from `start` (one
+/// vector per filter vector: the bias or 0), every chunk but the last (one
+/// loop) adds its channels to it, and the last adds its own and stores into
+/// `out` through the epilogue. Returns the updated `out`.
+Value emitChannelChunks(
+    ConvLoopEmitter &e, const FilterKernel &k, ArrayRef<Value> start, Value out,
+    function_ref<Value(const ChannelChunkPass &, Value)> tiles);
 
 } // namespace mlir::tessel::cpu
 

@@ -199,7 +199,8 @@ FilterKernel mlir::tessel::cpu::planFilterKernel(
       transposable && (tile.rowSegment || conv.outWidth % tile.positions == 0);
   k.planeStores =
       transposable && !k.rowStores && (k.prologue.bias || k.prologue.zero);
-  k.channelChunk = planChannelChunk(conv, tile, k.block);
+  k.channelChunk =
+      planChannelChunk(conv, tile, k.block, k.prologue.bias || k.prologue.zero);
 
   return k;
 }

@@ -2,40 +2,39 @@
 // RUN: tessel-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tessel-convert-tessel-to-linalg),canonicalize,func.func(tessel-vectorize-convolutions{vector-width=16 accumulators=24}))" | FileCheck %s --enable-var-scope --check-prefixes=CHECK,AVX512
 
 // A 1x1 convolution over 512 channels on a 7x7 map (over filters: 49
-// positions fill no whole vector). A block of 16 filters (AVX2) takes
-// 32 KiB of weights, more than the L1 beside the input lines its tiles
-// broadcast from, so each tile of positions accumulates 128 channels at a
-// time (24 KiB / (16 x 4 + 128) bytes per channel): the first chunk from
-// the bias into a scratch buffer [49, 2, 8], the middle two in a loop
-// that reads and writes it, the last from it through the epilogue into
-// the output. The tiles of 6 positions cover 48; the 49th is a tile of
-// its own (an overlapping tile would add a chunk twice to the positions
-// it shares). With AVX-512, blocks of 32 filters: chunks of 64, tiles of
-// 10 positions and one of 9.
+// positions fill no whole vector). A tile of 2 vectors of filters x 6
+// positions would read a line of 16 weights and one or two input lines
+// from the L2 per channel, for 12 multiply-adds: about 27 bytes a cycle.
+// Each tile accumulates 128 channels at a time instead (24 KiB / (16 x 4 +
+// 128) bytes per channel), into a scratch buffer [49, 2, 8] filled with the
+// bias: every chunk but the last (one loop) reads and writes it, the last
+// reads it and stores through the epilogue into the output. The tiles of 6
+// positions cover 48; the 49th is a tile of its own (an overlapping tile
+// would add a chunk twice to the positions it shares). With AVX-512,
+// blocks of 32 filters: chunks of 64, tiles of 10 positions and one of 9.
 // CHECK-LABEL: func.func @chunks_7x7
-// CHECK:           scf.for %{{.+}} = %c0 to %c64 step %[[BLOCK:c16|c32]]
+// CHECK:           scf.for %{{.+}} = %c0 to %c64 step %{{c16|c32}}
 // AVX2:              %[[SCRATCH:.+]] = tensor.empty() : tensor<49x2x8xf32>
-// AVX2:              %[[FIRST:.+]] = scf.for %{{.+}} = %c0 to %c48 step %c6 iter_args(%{{.+}} = %[[SCRATCH]])
-// AVX2:                scf.for %{{.+}} = %c0 to %c128 step %c1
-// AVX2:                vector.transfer_write {{.+}} : vector<6x2x8xf32>, tensor<49x2x8xf32>
-// AVX2:              scf.for %{{.+}} = %c0 to %c128 step %c1 iter_args({{[^)]+}}) -> (vector<8xf32>, vector<8xf32>) {
-// AVX2:              %[[LEFT:.+]] = vector.transfer_write %{{.+}}, %[[FIRST]][%c48, %c0, %c0] {{.+}} : vector<1x2x8xf32>, tensor<49x2x8xf32>
-// AVX2:              %[[MIDDLE:.+]] = scf.for %[[C0:.+]] = %c128 to %c384 step %c128 iter_args(%{{.+}} = %[[LEFT]])
-// AVX2:                scf.for %[[P:.+]] = %c0 to %c48 step %c6 iter_args(%[[PART:.+]] = %{{.+}})
-// AVX2:                  vector.transfer_read %[[PART]][%[[P]], %c0, %c0]{{.+}} : tensor<49x2x8xf32>, vector<6x2x8xf32>
+// AVX2:              %[[FILLED:.+]] = scf.for %{{.+}} = %c0 to %c49 step %c1 iter_args(%{{.+}} = %[[SCRATCH]])
+// AVX2:                vector.transfer_write {{.+}} : vector<1x2x8xf32>, tensor<49x2x8xf32>
+// AVX2:              %[[SUMS:.+]] = scf.for %[[C0:.+]] = %c0 to %c384 step %c128 iter_args(%{{.+}} = %[[FILLED]])
+// AVX2:                scf.for %{{.+}} = %c0 to %c48 step %c6 iter_args(%[[PART:.+]] = %{{.+}})
+// AVX2:                  vector.transfer_read %[[PART]]{{.+}} : tensor<49x2x8xf32>, vector<6x2x8xf32>
 // AVX2:                  scf.for %{{.+}} = %[[C0]] to %{{.+}} step %c1
-// AVX2:              scf.for %[[P:.+]] = %c0 to %c48 step %c6
-// AVX2:                vector.transfer_read %[[MIDDLE]][%[[P]], %c0, %c0]{{.+}} : tensor<49x2x8xf32>, vector<6x2x8xf32>
+// AVX2:                  vector.transfer_write {{.+}} : vector<6x2x8xf32>, tensor<49x2x8xf32>
+// AVX2:                scf.for %{{.+}} = %[[C0]] to %{{.+}} step %c1 iter_args({{[^)]+}}) -> (vector<8xf32>, vector<8xf32>) {
+// AVX2:                vector.transfer_write {{.+}} : vector<1x2x8xf32>, tensor<49x2x8xf32>
+// AVX2:              scf.for %{{.+}} = %c0 to %c48 step %c6
+// AVX2:                vector.transfer_read %[[SUMS]]{{.+}} : tensor<49x2x8xf32>, vector<6x2x8xf32>
 // AVX2:                scf.for %{{.+}} = %c384 to %c512 step %c1
 // AVX2:                vector.transfer_write {{.+}} : vector<16x6xf32>, tensor<1x64x49xf32>
-// AVX2:              vector.transfer_read %[[MIDDLE]][%c48, %c0, %c0]{{.+}} : tensor<49x2x8xf32>, vector<1x2x8xf32>
+// AVX2:              vector.transfer_read %[[SUMS]]{{.+}} : tensor<49x2x8xf32>, vector<1x2x8xf32>
 // AVX2:              scf.for %{{.+}} = %c384 to %c512 step %c1
 // AVX2:              vector.transfer_write {{.+}} : vector<16x1xf32>, tensor<1x64x49xf32>
 // AVX512:            tensor.empty() : tensor<49x2x16xf32>
-// AVX512:            scf.for %{{.+}} = %c0 to %c40 step %c10
-// AVX512:              scf.for %{{.+}} = %c0 to %c64 step %c1
-// AVX512:            vector.transfer_write {{.+}} : vector<9x2x16xf32>, tensor<49x2x16xf32>
-// AVX512:            scf.for %{{.+}} = %c64 to %c448 step %c64
+// AVX512:            scf.for %{{.+}} = %c0 to %c448 step %c64
+// AVX512:              scf.for %{{.+}} = %c0 to %c40 step %c10
+// AVX512:              vector.transfer_write {{.+}} : vector<9x2x16xf32>, tensor<49x2x16xf32>
 // AVX512:            vector.transfer_write {{.+}} : vector<32x10xf32>, tensor<1x64x49xf32>
 // AVX512:            vector.transfer_write {{.+}} : vector<32x9xf32>, tensor<1x64x49xf32>
 func.func @chunks_7x7(%x: tensor<1x512x7x7xf32>) -> tensor<1x64x7x7xf32> {
@@ -47,8 +46,32 @@ func.func @chunks_7x7(%x: tensor<1x512x7x7xf32>) -> tensor<1x64x7x7xf32> {
 
 // -----
 
-// 96 channels fit the L1 with their block's weights: one pass over all of
-// them, with no scratch buffer, and the last tile overlaps.
+// A padded 3x3 convolution, 128 channels, 32 filters on 26-wide rows: tiles
+// of 2 vectors x 4 columns (9 lines of 16 weights and 3 x 1.5 input lines
+// per channel for 72 multiply-adds: 24 bytes a cycle) in chunks of 16
+// channels (24 KiB / (9 x 64 + 3 x 128) bytes). Every row runs 6 whole
+// tiles and one of the 2 columns left (instead of one that overlaps).
+// CHECK-LABEL: func.func @chunks_3x3_rows
+// AVX2:          tensor.empty() : tensor<676x2x8xf32>
+// AVX2:          scf.for %{{.+}} = %c0 to %c112 step %c16
+// AVX2:            vector.transfer_write {{.+}} : vector<4x2x8xf32>, tensor<676x2x8xf32>
+// AVX2:            vector.transfer_write {{.+}} : vector<2x2x8xf32>, tensor<676x2x8xf32>
+// AVX2:          scf.for %{{.+}} = %c112 to %c128 step %c1
+// AVX2:          vector.transfer_write {{.+}} : vector<16x4xf32>, tensor<1x32x26x26xf32>
+// AVX2:          vector.transfer_write {{.+}}, %c24] {{.+}} : vector<16x2xf32>, tensor<1x32x26x26xf32>
+// AVX2:          return
+func.func @chunks_3x3_rows(%x: tensor<1x128x26x26xf32>) -> tensor<1x32x26x26xf32> {
+  %w = tessel.constant dense<0.5> : tensor<32x128x3x3xf32>
+  %b = tessel.constant dense<1.0> : tensor<32xf32>
+  %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x128x26x26xf32>, tensor<32x128x3x3xf32>, tensor<32xf32>) -> tensor<1x32x26x26xf32>
+  return %0 : tensor<1x32x26x26xf32>
+}
+
+// -----
+
+// 96 channels fit the L1 with their block's weights and input lines: one
+// pass over all of them, with no scratch buffer, and the last tile
+// overlaps.
 // CHECK-LABEL: func.func @few_channels
 // CHECK-NOT:     tensor.empty() : tensor<49x
 // AVX2:          scf.for %{{.+}} = %c0 to %c96 step %c1

@@ -386,10 +386,11 @@ def TesselVectorizeConvolutionsPass
     pointwise ones (1x1, stride 1, unpadded) become products for
     `tessel-vectorize-contractions`; strided 1x1 ones first copy the
     positions they read and run at stride 1 on the copy. A zero-padded input is read unpadded.
-    Pointwise ones over filters whose block of filters' weights and input
-    lines outgrow the L1 (many channels on a 14x14 or 7x7 map) run each
-    tile of positions once per chunk of channels, with the partial sums in
-    a scratch buffer between chunks.
+    Kernels over filters whose tiles would read their weights and input
+    lines from the L2 at every tile (many channels: ResNet-50's late 1x1
+    layers, 3x3 layers at 28x28) run every tile of positions once per chunk
+    of channels that fits the L1, with the partial sums in a scratch
+    buffer between chunks.
     Each rewrite is reported as one kernel (a `kernel` remark).
 
     Runs on tensors before bufferization, the first CPU code generator.
