@@ -107,6 +107,20 @@ CASES = [
     ("maxpool_pad_asymmetric", "MaxPool",
      dict(kernel_shape=[3, 2], pads=[2, 0, 1, 1]), 12, (2, 3, 9, 40), {},
      ["x"]),
+    # Output widths that no whole or half vector divides, output only
+    # written (a fill's -inf or 0): vectors of 8 (or 4) columns, the last
+    # overlapping the one before it. SqueezeNet's 3x3 stride-2 ceil-mode
+    # pools, 27 -> 13 (its segments inside the row) and 54 -> 27 (the last
+    # window past the row's end, read clamped), and a 2x2 average to 7.
+    ("maxpool_ceil_13", "MaxPool",
+     dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1), 12,
+     (1, 3, 27, 27), {}, ["x"]),
+    ("maxpool_ceil_27", "MaxPool",
+     dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1), 12,
+     (1, 2, 54, 54), {}, ["x"]),
+    ("averagepool_7", "AveragePool",
+     dict(kernel_shape=[2, 2], strides=[2, 2]), 19, (1, 3, 14, 14), {},
+     ["x"]),
     ("averagepool_3d_dilated", "AveragePool",
      dict(kernel_shape=[2, 3, 2], strides=[1, 2, 2], dilations=[2, 1, 2],
           pads=[1, 1, 0, 0, 1, 1], count_include_pad=1), 19, (1, 2, 5, 6, 7),

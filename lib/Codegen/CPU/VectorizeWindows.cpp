@@ -214,12 +214,27 @@ struct Tile {
   Value pad;                 // the input transfers' padding value
   Value accPad;              // the output's
   Value start;               // the accumulators' start, or null: read it
+  bool overlapsLast = false; // the last tile starts `width` before the end
 };
 
 Tile planTile(linalg::GenericOp op, const Window2D &w, const Source &source,
-              int64_t lanes) {
+              int64_t lanes, bool fresh) {
   Tile t;
   t.width = pickDivisor(w.outWidth, {lanes, lanes / 2}, lanes);
+  // Widths that no whole or half vector divides (13, 27, 7 columns) would
+  // take a tile as wide as a divisor: 1 column for 13 (SqueezeNet's last
+  // 512-channel max pool ran 26x onnxruntime's time), odd widths that LLVM
+  // splits into pieces. When the output is only written (the accumulators
+  // start from the fill's constant), whole or half vectors are taken and
+  // the last tile overlaps the one before it: the columns computed twice
+  // are written twice alike.
+  if (fresh && t.width != lanes && t.width != lanes / 2)
+    for (int64_t width : {lanes, lanes / 2})
+      if (width > 1 && width <= w.outWidth) {
+        t.width = width;
+        t.overlapsLast = w.outWidth % width != 0;
+        break;
+      }
   // The segment under a tile: (width - 1) * stride + 1 elements, rounded up
   // to width * stride (a whole number of registers, not an odd length LLVM
   // would split into pieces) where the last tile's segment still ends
@@ -475,13 +490,13 @@ struct VectorizeWindowsPass
     OpBuilder b(op);
     Location loc = op.getLoc();
     Source source = sourceOf(op, w);
-    Tile tile = planTile(op, w, source, lanes);
-    tile.pad = zeroOf(b, loc, tile.segmentType.getElementType());
-    tile.accPad = zeroOf(b, loc, tile.accType.getElementType());
     // An output filled with a constant (max pooling's -inf) is not read:
     // the accumulators start from the constant, and the fill goes dead.
     Value init = op.getDpsInits()[0];
     auto fill = init.getDefiningOp<linalg::FillOp>();
+    Tile tile = planTile(op, w, source, lanes, /*fresh=*/bool(fill));
+    tile.pad = zeroOf(b, loc, tile.segmentType.getElementType());
+    tile.accPad = zeroOf(b, loc, tile.accType.getElementType());
     if (fill) {
       tile.start =
           vector::BroadcastOp::create(b, loc, tile.accType, fill.value());
@@ -509,7 +524,7 @@ struct VectorizeWindowsPass
     };
     SmallVector<int64_t> before, after;
     int64_t first = 0, last = 0;
-    for (int64_t ow = 0; ow < w.outWidth; ow += tile.width) {
+    for (int64_t ow = 0; ow + tile.width <= w.outWidth; ow += tile.width) {
       if (inside(ow)) {
         if (first == last)
           first = ow;
@@ -518,6 +533,11 @@ struct VectorizeWindowsPass
         (first == last ? before : after).push_back(ow);
       }
     }
+    // The overlapping last tile: an edge tile where a clamped source's
+    // segments leave the row.
+    int64_t lastTile = w.outWidth - tile.width;
+    if (tile.overlapsLast && !inside(lastTile))
+      after.push_back(lastTile);
     int64_t work = w.work();
     Value result =
         loop(b, w.batch, 1, init, [&](OpBuilder &bn, Value n, Value outN) {
@@ -543,6 +563,11 @@ struct VectorizeWindowsPass
                                     });
                               for (int64_t ow : after)
                                 outH = edge(ow, outH);
+                              if (tile.overlapsLast && inside(lastTile))
+                                outH = emitTile(
+                                    bh, loc, op, w, tile, source,
+                                    {n, c, oh, index(bh, loc, lastTile)},
+                                    std::nullopt, outH);
                               return outH;
                             });
               },

@@ -120,7 +120,9 @@ def TesselVectorizeWindowsPass
     and combining each element into the accumulator with an elementwise
     body. NCHW becomes loops over tiles of output columns: per window tap
     the row segment under the tile is read whole and every stride-th lane
-    kept by a `vector.shuffle`. Channels last (`#tessel.layout<nhwc>`) reads
+    kept by a `vector.shuffle`; where the output is only written, widths
+    that no vector divides end with a tile that overlaps the one before it.
+    Channels last (`#tessel.layout<nhwc>`) reads
     a vector of channels per tap. A max (min) of a `tensor.pad` by -inf
     (+inf) reads the unpadded input. Each rewrite is one kernel.
 
