@@ -83,21 +83,21 @@ Value mlir::tessel::cpu::emitChunkTile(ConvLoopEmitter &e,
                                    site.ow[0]);
   SmallVector<Value> at = {p0, e.idx(0), e.idx(0)};
   Value block = vector::TransferReadOp::create(
-      b, loc, partialsType(k, count), pass.last ? pass.partials : target, at,
+      b, loc, partialsType(k, count), pass.store ? pass.partials : target, at,
       e.pad(), inBounds);
-  SmallVector<Value> from;
+  SmallVector<Value> sums;
   for (int64_t j = 0; j < count; ++j)
     for (int64_t v = 0; v < fv; ++v)
-      from.push_back(
+      sums.push_back(
           vector::ExtractOp::create(b, loc, block, ArrayRef<int64_t>{j, v}));
+  if (pass.store)
+    return storeFilterTile(e, k, site, sums, target);
   site.chunkBegin = pass.chunkBegin;
-  SmallVector<Value> summed = accumulateFilterTile(e, k, site, from, target);
-  if (pass.last)
-    return storeFilterTile(e, k, site, summed, target);
+  sums = accumulateFilterTile(e, k, site, sums, target);
   block = e.zeroVector(partialsType(k, count));
   for (int64_t j = 0; j < count; ++j)
     for (int64_t v = 0; v < fv; ++v)
-      block = vector::InsertOp::create(b, loc, summed[j * fv + v], block,
+      block = vector::InsertOp::create(b, loc, sums[j * fv + v], block,
                                        ArrayRef<int64_t>{j, v});
   return vector::TransferWriteOp::create(b, loc, block, target, at, inBounds)
       .getResult();
@@ -125,17 +125,17 @@ Value mlir::tessel::cpu::emitChannelChunks(
             b, loc, first, a[0], ValueRange{p, e.idx(0), e.idx(0)}, inBounds)
             .getResult()};
   })[0];
-  // Every chunk but the last adds to the buffer, the last stores.
-  int64_t lastBegin = conv.channelsPerGroup - k.channelChunk;
-  scratch =
-      e.loop(lastBegin, k.channelChunk, scratch, [&](Value c0, ValueRange a) {
-        ChannelChunkPass pass;
-        pass.chunkBegin = c0;
-        return SmallVector<Value>{tiles(pass, a[0])};
-      })[0];
-  ChannelChunkPass last;
-  last.chunkBegin = e.idx(lastBegin);
-  last.last = true;
-  last.partials = scratch;
-  return tiles(last, out);
+  // Every chunk adds to the buffer, in one loop (the tiles' accumulating
+  // code emitted once: a last chunk on its own, storing, had made
+  // GoogLeNet compile 1.6x as long); then the tiles store it.
+  scratch = e.loop(conv.channelsPerGroup, k.channelChunk, scratch,
+                   [&](Value c0, ValueRange a) {
+                     ChannelChunkPass pass;
+                     pass.chunkBegin = c0;
+                     return SmallVector<Value>{tiles(pass, a[0])};
+                   })[0];
+  ChannelChunkPass store;
+  store.store = true;
+  store.partials = scratch;
+  return tiles(store, out);
 }

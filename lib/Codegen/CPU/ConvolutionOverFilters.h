@@ -174,28 +174,28 @@ Value storeFilterTile(ConvLoopEmitter &e, const FilterKernel &k,
                       Value out);
 
 /// One pass of a kernel run in channel chunks over its tiles of positions:
-/// the chunk's first channel in the group and, in the last pass, the
-/// partial sums of the chunks before it.
+/// a chunk's (from its first channel in the group), or (`store`) the pass
+/// that stores the sums of all chunks, `partials`.
 struct ChannelChunkPass {
   Value chunkBegin;
-  bool last = false;
+  bool store = false;
   Value partials;
 };
 
-/// One tile of a kernel run in channel chunks: accumulates the chunk of
-/// `pass` from the partial sums (the scratch buffer `target`, or in the
-/// last pass `pass.partials`) and writes them into `target`, or in the last
-/// pass runs the epilogue and stores into the output `target`.
+/// One tile of a kernel run in channel chunks: adds the chunk of `pass` to
+/// the tile's partial sums in the scratch buffer `target`, or (`store`)
+/// runs the epilogue on the sums in `pass.partials` and stores them into
+/// the output `target`.
 Value emitChunkTile(ConvLoopEmitter &e, const FilterKernel &k,
                     FilterTileSite site, const ChannelChunkPass &pass,
                     Value target);
 
 /// The chunks of channels of one image and block of filters, the tiles of
-/// positions of each emitted by `tiles(pass, carried)`: a scratch buffer of
-/// partial sums [positions, filter vectors, lanes] starts from `start` (one
-/// vector per filter vector: the bias or 0), every chunk but the last (one
-/// loop) adds its channels to it, and the last adds its own and stores into
-/// `out` through the epilogue. Returns the updated `out`.
+/// positions of each pass emitted by `tiles(pass, carried)`: a scratch
+/// buffer of partial sums [positions, filter vectors, lanes] starts from
+/// `start` (one vector per filter vector: the bias or 0), every chunk adds
+/// its channels to it (one loop), and a last pass stores it into `out`
+/// through the epilogue. Returns the updated `out`.
 Value emitChannelChunks(
     ConvLoopEmitter &e, const FilterKernel &k, ArrayRef<Value> start, Value out,
     function_ref<Value(const ChannelChunkPass &, Value)> tiles);
