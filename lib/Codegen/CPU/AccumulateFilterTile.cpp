@@ -16,7 +16,6 @@
 #include "tessel/Codegen/CPU/MicroKernel.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -84,12 +83,8 @@ SmallVector<Value> mlir::tessel::cpu::accumulateFilterTile(
   // variable became an `or`, which hid the inputs' stride from LLVM's
   // loop strength reduction when it unrolled the loop).
   Value channelsBegin = site.chunkBegin ? site.chunkBegin : e.idx(0);
-  Value channelsEnd = e.idx(conv.channelsPerGroup);
-  if (site.chunkBegin) {
-    std::optional<int64_t> begin = getConstantIntValue(site.chunkBegin);
-    channelsEnd = begin ? e.idx(*begin + k.channelChunk)
-                        : e.add(site.chunkBegin, k.channelChunk);
-  }
+  Value channelsEnd = site.chunkBegin ? e.add(site.chunkBegin, k.channelChunk)
+                                      : e.idx(conv.channelsPerGroup);
   return e.loopOver(
       channelsBegin, channelsEnd, 1, accs, [&](Value c, ValueRange acc) {
         Value ic = arith::AddIOp::create(b, loc, site.channelBase, c);

@@ -137,10 +137,11 @@ mlir::tessel::cpu::planFilterTile(const Conv2D &conv, int64_t lanes,
     // once): a tile whose accumulators, weight vectors and those values
     // outnumber the registers spills on every tap. AVX2, GoogLeNet's 3x3
     // 64 -> 192 on 56 x 56: 3 vectors x 4 positions (18 live) 12.9 ms,
-    // 2 x 6 (19) 9.8, 2 x 4 (13) 7.9, 1 x 8 (16) 7.6 (Zen 3). (Looped tap
-    // columns need two; a depthwise tile channels last reads vectors.)
+    // 2 x 6 (19) 9.8, 2 x 4 (13) 7.9, 1 x 8 (16) 7.6 (Zen 3). (A wide
+    // window that would not fit loops over its tap columns, needing two; a
+    // depthwise tile channels last reads vectors.)
     auto fits = [&](int64_t positions) {
-      return depthwiseLast || loops(fv, positions) ||
+      return depthwiseLast || conv.kernelWidth >= kMinLoopedTapColumns ||
              fv * positions + fv +
                      liveBroadcastsByTap(conv, positions, padded) <=
                  registers;
