@@ -96,6 +96,20 @@ func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x1xf32>, %c: tensor<2x2xf32>)
 
 // -----
 
+// More than 16 inputs become one tensor.concat: a chain of insert_slices
+// that long costs bufferization's analysis time cubic in its length.
+// CHECK-LABEL: func.func @concat_many
+// CHECK-NOT: tensor.insert_slice
+// CHECK: %[[R:.+]] = tensor.concat dim(0) %arg0, %arg1, %arg2, {{.*}}, %arg15, %arg16 : ({{.*}}) -> tensor<17x4xf32>
+// CHECK-NOT: tensor.insert_slice
+// CHECK: return %[[R]]
+func.func @concat_many(%a0: tensor<1x4xf32>, %a1: tensor<1x4xf32>, %a2: tensor<1x4xf32>, %a3: tensor<1x4xf32>, %a4: tensor<1x4xf32>, %a5: tensor<1x4xf32>, %a6: tensor<1x4xf32>, %a7: tensor<1x4xf32>, %a8: tensor<1x4xf32>, %a9: tensor<1x4xf32>, %a10: tensor<1x4xf32>, %a11: tensor<1x4xf32>, %a12: tensor<1x4xf32>, %a13: tensor<1x4xf32>, %a14: tensor<1x4xf32>, %a15: tensor<1x4xf32>, %a16: tensor<1x4xf32>) -> tensor<17x4xf32> {
+  %0 = tessel.concat %a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7, %a8, %a9, %a10, %a11, %a12, %a13, %a14, %a15, %a16 {axis = 0 : i64} : (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<17x4xf32>
+  return %0 : tensor<17x4xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @constant
 // CHECK: %[[CST:.+]] = arith.constant dense<[3, 4]> : tensor<2xi64>
 // CHECK: return %[[CST]]
