@@ -106,6 +106,9 @@ llvm::ArrayRef<Optimization> mlir::tessel::getOptimizations() {
       {"fuse-attention", "codegen", "tessel-fuse-attention",
        "run an attention block (scores product, softmax, value product and "
        "the head transposes) as one loop over its heads"},
+      {"outline-kernels", "codegen", "tessel-outline-kernels",
+       "compile each kernel's loop nest as a function of its own, one per "
+       "distinct kernel (identical layers or recurrent steps share one)"},
       {"prefetch-weights", "codegen", "tessel-prefetch-weights",
        "prefetch the next panel of a convolution's or product's packed "
        "weights while the tiles of this one run"},
@@ -381,6 +384,7 @@ void mlir::tessel::buildCodegenPipeline(OpPassManager &pm,
 void mlir::tessel::buildLoweringPipeline(OpPassManager &pm,
                                          const PipelineOptions &options) {
   pm.addPass(createTesselEntryABIPass());
+  pm.addNestedPass<func::FuncOp>(createTesselSplitEmptyTensorsPass());
   // Bufferize: results are written straight into the caller's buffers where
   // the analysis allows.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
@@ -399,6 +403,8 @@ void mlir::tessel::buildLoweringPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createTesselPrefetchStoresPass());
     if (options.enabled("prefetch-weights"))
       pm.addNestedPass<func::FuncOp>(createTesselPrefetchWeightsPass());
+    if (options.enabled("outline-kernels"))
+      pm.addPass(createTesselOutlineKernelsPass());
     pm.addPass(createTesselParallelizeLoopsPass());
   }
   // Vectors down to 1-D vector ops, loops, then the LLVM dialect.

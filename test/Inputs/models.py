@@ -896,6 +896,42 @@ def lstm_wide(rng):
     return graph, [rng.standard_normal((steps, batch, size)).astype(np.float32)]
 
 
+def lstm_long(rng):
+    """A 2-layer stack of LSTMs over 40 steps (hidden 16): unrolled, each
+    layer's steps are identical kernels, which tessel-outline-kernels
+    compiles once, and each Y is a concat of 40 steps (one tensor.concat,
+    not a chain of 40 inserts)."""
+    steps, batch, size, hidden = 40, 1, 8, 16
+    inits = []
+    nodes = []
+    x = "x"
+    for layer, inputs in enumerate([size, hidden]):
+        inits += [
+            _init(f"w{layer}",
+                  rng.standard_normal((1, 4 * hidden, inputs)) * 0.3),
+            _init(f"r{layer}",
+                  rng.standard_normal((1, 4 * hidden, hidden)) * 0.3),
+            _init(f"b{layer}", rng.standard_normal((1, 8 * hidden)) * 0.3),
+        ]
+        nodes.append(helper.make_node(
+            "LSTM", [x, f"w{layer}", f"r{layer}", f"b{layer}"],
+            [f"y{layer}"], name=f"lstm{layer}", hidden_size=hidden))
+        if layer == 0:
+            nodes.append(helper.make_node("Squeeze", ["y0", "axis1"], ["x1"],
+                                          name="squeeze"))
+            inits.append(numpy_helper.from_array(np.array([1], np.int64),
+                                                 "axis1"))
+            x = "x1"
+    graph = helper.make_graph(
+        nodes, "lstm_long",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       [steps, batch, size])],
+        [helper.make_tensor_value_info("y1", TensorProto.FLOAT,
+                                       [steps, 1, batch, hidden])],
+        inits)
+    return graph, [rng.standard_normal((steps, batch, size)).astype(np.float32)]
+
+
 def half_cnn(rng):
     """A model that arrives in float16 (inputs, weights, every op):
     _small_cnn with 16 and 32 filters, 16 classes, 32 x 32."""
@@ -930,6 +966,7 @@ MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "qdq_cnn": qdq_cnn,
           "gru_linear_before_reset": gru_linear_before_reset,
           "gru_reset_first": gru_reset_first, "lstm_wide": lstm_wide,
+          "lstm_long": lstm_long,
           "half_cnn": half_cnn, "half_batched_matmul": half_batched_matmul,
           "batched_cnn": batched_cnn, "dynamic_cnn": dynamic_cnn,
           "padded_encoder": padded_encoder}

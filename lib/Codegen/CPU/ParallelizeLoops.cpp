@@ -9,6 +9,7 @@
 #include "tessel/Codegen/CPU/Passes.h"
 #include "tessel/Conversion/EntryABI.h"
 
+#include "NodeNames.h"
 #include "ParallelMarks.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -58,43 +59,6 @@ Type travelType(Type type) {
   return nullptr;
 }
 
-/// The model nodes (NameLocs) that the ops of `loop` come from, in the
-/// order they first appear, joined by '+' and made safe for a symbol: bytes
-/// outside printable ASCII become '_'; cut after `kMaxNodeNamesChars` with
-/// "+...". Empty when no op names a node.
-constexpr size_t kMaxNodeNamesChars = 160;
-std::string nodeNamesOf(Operation *loop) {
-  llvm::SetVector<StringRef> names;
-  auto collect = [&](Operation *op) {
-    op->getLoc()->walk([&](Location inner) {
-      if (auto named = dyn_cast<NameLoc>(inner))
-        if (!named.getName().getValue().empty())
-          names.insert(named.getName().getValue());
-      return WalkResult::advance();
-    });
-  };
-  // The body's ops first: a fused loop takes its consumer's location.
-  for (Region &region : loop->getRegions())
-    region.walk<WalkOrder::PreOrder>(collect);
-  collect(loop);
-  std::string joined;
-  for (StringRef name : names) {
-    if (!joined.empty() &&
-        joined.size() + 1 + name.size() > kMaxNodeNamesChars) {
-      joined += "+...";
-      break;
-    }
-    if (!joined.empty())
-      joined += '+';
-    joined += name.take_front(kMaxNodeNamesChars).str();
-  }
-  for (char &c : joined)
-    if (static_cast<unsigned char>(c) < 0x21 ||
-        static_cast<unsigned char>(c) > 0x7e || c == '"' || c == '\\')
-      c = '_';
-  return joined;
-}
-
 /// Whether `op` can be cloned into the outlined body instead of travelling.
 bool isClonable(Operation *op) {
   return op && op->getNumOperands() == 0 && op->getNumRegions() == 0 &&
@@ -111,9 +75,12 @@ struct ParallelizeLoopsPass
     module.walk([&](scf::ForOp loop) {
       if (!loop->hasAttr(cpu::kParallelAttr))
         return;
-      // Only the outermost marked loops of the entry run in parallel; a
-      // marked loop inside one runs on the thread that runs its iteration.
-      if (entry && loop->getParentOfType<func::FuncOp>() == entry &&
+      // Only the outermost marked loops of the entry and of its kernels
+      // run in parallel; a marked loop inside one runs on the thread that
+      // runs its iteration.
+      auto function = loop->getParentOfType<func::FuncOp>();
+      if (((entry && function == entry) ||
+           function->hasAttr(cpu::kKernelAttr)) &&
           !hasMarkedAncestor(loop))
         loops.push_back(loop);
       else
@@ -187,7 +154,7 @@ struct ParallelizeLoopsPass
     // The body: void name(ptr ctx, i64 begin, i64 end), named after the
     // model nodes it computes when its ops' locations name them (profilers
     // and debuggers show the name).
-    std::string node = nodeNamesOf(loop);
+    std::string node = cpu::nodeNamesOf(loop);
     auto bodyName = [&] {
       std::string name = ("tessel_parallel_body_" + Twine(counter++)).str();
       return node.empty() ? name : name + ":" + node;

@@ -13,6 +13,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/abi.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -246,6 +247,13 @@ FailureOr<TranslatedModel> translateModel(ModuleOp module,
   for (StringRef name :
        {kSignatureAttrName, kModelNameAttrName, kWorkspaceSizeAttrName})
     module->removeAttr(name);
+  // A kernel (tessel-outline-kernels) stays a function of its own: inlined
+  // into the entry, LLVM would again optimise one function as large as the
+  // model.
+  module.walk([](LLVM::LLVMFuncOp function) {
+    if (function->removeAttr("tessel.kernel"))
+      function.setNoInline(true);
+  });
   out.module = translateModuleToLLVMIR(module, llvmContext, out.signature.name);
   if (!out.module) {
     module.emitError() << "translation to LLVM IR failed";

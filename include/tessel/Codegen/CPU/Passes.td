@@ -588,6 +588,50 @@ def TesselPrefetchWeightsPass
                            "::mlir::memref::MemRefDialect"];
 }
 
+def TesselOutlineKernelsPass
+    : Pass<"tessel-outline-kernels", "ModuleOp"> {
+  let summary = "Moves each kernel's loop nest into a function of its own, "
+                "one function per distinct kernel";
+  let description = [{
+    After bufferization and memory planning, before
+    `tessel-parallelize-loops`. Every top-level `scf.for` of the entry
+    function (`tessel_model_main`) without results, that is one kernel's
+    loop nest, becomes a private function `tessel_kernel_N` (or
+    `tessel_kernel_N:NODES`, named after the model nodes its ops come from
+    as the parallel bodies are) marked `tessel.kernel`, and
+    the loop becomes a call of it. Constants and `ub.poison` are cloned into
+    the function; every other value the nest uses (memrefs with their
+    types, weights read through `memref.get_global`, indices) is an
+    argument, so that nests that differ only in the buffers they touch are
+    the same function. (A view's static offset is part of its type: nests
+    on views of one shape at different offsets stay apart. They cannot take
+    a dynamic offset instead: the entry's calls pass bare pointers,
+    `use-bare-ptr-memref-call-conv`.)
+
+    Kernels that come out identical (the same ops, types and attributes,
+    locations aside) share one function: an unrolled recurrent network's
+    steps, a transformer's layers or a ResNet's repeated blocks are compiled
+    once each. LLVM then optimises and selects machine code for many small
+    functions instead of one function as large as the model, whose register
+    allocation grew faster than its size. The function a kernel shares is
+    named after the first node that has it.
+
+    The LLVM translation marks the kernels `noinline`: inlined back into
+    the entry, LLVM would again optimise one function as large as the
+    model.
+
+    ```mlir
+    scf.for %i = %c0 to %c4 step %c1 { ... %w ... %v ... }
+    // After:
+    func.call @"tessel_kernel_0:/rnn/LSTM"(%w, %v) : (...) -> ()
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def TesselParallelizeLoopsPass
     : Pass<"tessel-parallelize-loops", "ModuleOp"> {
   let summary = "Runs the marked parallel loops on the runtime's parallel_for";
@@ -597,7 +641,8 @@ def TesselParallelizeLoopsPass
     convolution's filter blocks, a product's column or row blocks, the
     outermost parallel tile loop of an elementwise op or reduction, a
     pooling's channels). For each outermost marked `scf.for` of the entry
-    function with constant bounds and more than one iteration, the body
+    function or of a kernel function (`tessel.kernel`, from
+    `tessel-outline-kernels`) with constant bounds and more than one iteration, the body
     becomes a function `void tessel_parallel_body_N(ptr ctx, i64 begin,
     i64 end)` that runs iterations [begin, end), named
     `tessel_parallel_body_N:NODES` when its ops' locations name model nodes

@@ -54,7 +54,7 @@ static LogicalResult verifyTesselAttribute(Operation *op, NamedAttribute attr,
   };
   if (where == "on an operation") {
     if (name == kEntryAttrName || name == "tessel.in_kernel" ||
-        name == "tessel.parallel")
+        name == "tessel.parallel" || name == "tessel.kernel")
       return expect(isa<UnitAttr>(value), "a unit attribute");
     if (name == kModelNameAttrName)
       return expect(isa<StringAttr>(value), "a string");
