@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -396,7 +397,7 @@ void mlir::tessel::buildLoweringPipeline(OpPassManager &pm,
     pm.addPass(createTesselPlanMemoryPass());
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
-  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
 
   // Marked loops on the runtime's parallel_for.
   if (options.optLevel > 0) {
@@ -416,38 +417,42 @@ void mlir::tessel::buildLoweringPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createTesselLowerStridedCopiesPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
+  // From here on, the conversions that need no module-level symbols run on
+  // each function on its own: MLIR runs them on the functions in parallel
+  // (the kernels, after tessel-outline-kernels).
+  pm.addNestedPass<func::FuncOp>(memref::createExpandStridedMetadataPass());
+  pm.addNestedPass<func::FuncOp>(createLowerAffinePass());
+  pm.addNestedPass<func::FuncOp>(createSCFToControlFlowPass());
   // AMX tiles cross the loops' branches: converted together.
   pm.addPass(createTesselLowerAmxPass());
-  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createConvertMathToLLVMPass());
+  pm.addNestedPass<func::FuncOp>(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   // libm calls on vectors are made per lane: the vector extracts and
   // from_elements that gathers the results are lowered here.
-  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToLLVMPass());
   // bf16 arithmetic in f32, and bf16 conversions as integer code: LLVM
   // would call __truncsfbf2, which the libgcc an artifact links against may
   // lack.
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = {"bf16"};
   emulate.targetTypeStr = "f32";
-  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  pm.addNestedPass<func::FuncOp>(
+      arith::createArithEmulateUnsupportedFloats(emulate));
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expand));
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass(expand));
+  pm.addNestedPass<func::FuncOp>(createArithToLLVMConversionPass());
+  pm.addNestedPass<func::FuncOp>(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   ConvertFuncToLLVMPassOptions funcToLLVM;
   funcToLLVM.useBarePtrCallConv = true;
   pm.addPass(createConvertFuncToLLVMPass(funcToLLVM));
-  pm.addPass(createUBToLLVMConversionPass());
+  pm.addNestedPass<LLVM::LLVMFuncOp>(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createTesselBf16MemoryAsIntegersPass());
-  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<LLVM::LLVMFuncOp>(createCanonicalizerPass());
 }
 
 void mlir::tessel::buildPipeline(OpPassManager &pm, Phase from, Phase to,
