@@ -1,5 +1,4 @@
-//===- NodeNames.h - The model nodes a loop computes -------------*- C++
-//-*-===//
+//===- NodeNames.h - The model nodes a loop computes ------*- C++ -*-===//
 //
 // Internal to lib/Codegen/CPU. The functions that the code generators
 // outline (kernels, parallel bodies) are named after the model nodes their

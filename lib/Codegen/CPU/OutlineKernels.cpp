@@ -1,5 +1,4 @@
-//===- OutlineKernels.cpp - One function per distinct kernel
-//---------------===//
+//===- OutlineKernels.cpp - One function per distinct kernel ------------===//
 //
 // Moves each top-level loop nest of the entry function into a function of
 // its own and lets identical nests share one. See the pass description in

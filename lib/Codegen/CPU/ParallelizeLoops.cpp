@@ -80,7 +80,7 @@ struct ParallelizeLoopsPass
       // runs its iteration.
       auto function = loop->getParentOfType<func::FuncOp>();
       if (((entry && function == entry) ||
-           function->hasAttr(cpu::kKernelAttr)) &&
+           (function && function->hasAttr(cpu::kKernelAttr))) &&
           !hasMarkedAncestor(loop))
         loops.push_back(loop);
       else

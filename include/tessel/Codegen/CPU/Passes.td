@@ -598,8 +598,8 @@ def TesselOutlineKernelsPass
     function (`tessel_model_main`) without results, that is one kernel's
     loop nest, becomes a private function `tessel_kernel_N` (or
     `tessel_kernel_N:NODES`, named after the model nodes its ops come from
-    as the parallel bodies are) marked `tessel.kernel`, and
-    the loop becomes a call of it. Constants and `ub.poison` are cloned into
+    as the parallel bodies are) marked `tessel.kernel`, and the loop
+    becomes a call of it. Constants and `ub.poison` are cloned into
     the function; every other value the nest uses (memrefs with their
     types, weights read through `memref.get_global`, indices) is an
     argument, so that nests that differ only in the buffers they touch are
@@ -642,9 +642,10 @@ def TesselParallelizeLoopsPass
     outermost parallel tile loop of an elementwise op or reduction, a
     pooling's channels). For each outermost marked `scf.for` of the entry
     function or of a kernel function (`tessel.kernel`, from
-    `tessel-outline-kernels`) with constant bounds and more than one iteration, the body
-    becomes a function `void tessel_parallel_body_N(ptr ctx, i64 begin,
-    i64 end)` that runs iterations [begin, end), named
+    `tessel-outline-kernels`) with constant bounds and more than one
+    iteration, the body becomes a function `void
+    tessel_parallel_body_N(ptr ctx, i64 begin, i64 end)` that runs
+    iterations [begin, end), named
     `tessel_parallel_body_N:NODES` when its ops' locations name model nodes
     (`NameLoc`s, joined by '+' in the order they first appear, the loop's
     own last; bytes outside printable ASCII, quotes and backslashes become
