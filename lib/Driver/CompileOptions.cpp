@@ -92,6 +92,13 @@ cl::opt<uint64_t> weightsFileThreshold(
              "beside the artifact, which the runtime maps read-only and "
              "shares between sessions and processes"),
     cl::cat(category));
+cl::opt<unsigned> codegenPartsOption(
+    "codegen-parts", cl::value_desc("n"), cl::init(0),
+    cl::desc("Compile a shared object's machine code in N parts, each on a "
+             "thread of its own (default 0: one part per 48 functions, at "
+             "most 4, whatever the host; the artifact does not depend on "
+             "the host's cores)"),
+    cl::cat(category));
 cl::opt<std::string> progressMode(
     "progress", cl::value_desc("auto|always|never"), cl::init("auto"),
     cl::desc("Print a line per phase on stderr once a compile has run for 2 "

@@ -32,6 +32,7 @@ extern llvm::cl::opt<std::string> compileTo;
 extern llvm::cl::opt<std::string> compileFrom;
 extern llvm::cl::opt<std::string> emitKind;
 extern llvm::cl::opt<uint64_t> weightsFileThreshold;
+extern llvm::cl::opt<unsigned> codegenPartsOption;
 extern llvm::cl::opt<std::string> progressMode;
 extern llvm::cl::opt<unsigned> progressAfterMs;
 extern llvm::cl::opt<bool> checkOnly;

@@ -123,7 +123,7 @@ FailureOr<TemporaryArtifact> mlir::tessel::buildTemporaryArtifact(
   LogicalResult built =
       emitObjectFile(*llvmModule, machine, object.str(), error);
   if (succeeded(built))
-    built = linkSharedObject(object.str(), shared.str(), error);
+    built = linkSharedObject({object.str().str()}, shared.str(), error);
   llvm::sys::fs::remove(object);
   if (failed(built))
     return fail(ErrorCode::Target, error);

@@ -716,6 +716,7 @@ int mlir::tessel::tesselCompileMain(int argc, char **argv) {
       target.optLevel,
       weightsFileThreshold,
       ArtifactInfo{version, flags}};
+  request.codegenParts = codegenPartsOption;
   DynamicBatch dynamicBatch{batchRequest.name,
                             batchRequest.min,
                             batchRequest.max,

@@ -89,24 +89,48 @@ LogicalResult mlir::tessel::writeArtifact(ModuleOp module,
     report.phases.push_back({"emit", secondsSince(start)});
     return success();
   }
-  std::string objectPath = request.path;
-  llvm::SmallString<128> tempObject;
+  // An artifact's machine code is compiled in parts on threads
+  // (emitObjectFiles) and linked; --emit=obj writes one object.
+  unsigned parts = request.emitKind != "so" ? 1
+                   : request.codegenParts > 0
+                       ? std::min(request.codegenParts, 64u)
+                       : codegenParts(*llvmModule);
+  std::vector<std::string> objectPaths;
   if (request.emitKind == "so") {
-    if (llvm::sys::fs::createTemporaryFile("tessel", "o", tempObject))
-      return fail("tessel-compile", ErrorCode::OutputFile,
-                  "cannot create a temporary file");
-    objectPath = tempObject.str().str();
+    for (unsigned i = 0; i < parts; ++i) {
+      llvm::SmallString<128> tempObject;
+      if (llvm::sys::fs::createTemporaryFile("tessel", "o", tempObject)) {
+        for (const std::string &path : objectPaths)
+          llvm::sys::fs::remove(path);
+        return fail("tessel-compile", ErrorCode::OutputFile,
+                    "cannot create a temporary file");
+      }
+      objectPaths.push_back(tempObject.str().str());
+    }
+  } else {
+    objectPaths.push_back(request.path);
   }
-  progress.begin("machine code", report.cpu);
+  auto removeObjects = [&] {
+    if (request.emitKind == "so")
+      for (const std::string &path : objectPaths)
+        llvm::sys::fs::remove(path);
+  };
+  progress.begin("machine code",
+                 report.cpu + (parts > 1 ? ", " + std::to_string(parts) +
+                                               " parts on threads"
+                                         : ""));
   std::string error;
-  if (failed(emitObjectFile(*llvmModule, machine, objectPath, error)))
+  if (failed(emitObjectFiles(std::move(llvmModule), machine, objectPaths,
+                             error))) {
+    removeObjects();
     return fail(request.inputFile, ErrorCode::Target, error);
+  }
   report.phases.push_back({"codegen", secondsSince(start)});
   if (request.emitKind == "so") {
     progress.begin("link", request.path);
     start = std::chrono::steady_clock::now();
-    LogicalResult linked = linkSharedObject(objectPath, request.path, error);
-    llvm::sys::fs::remove(objectPath);
+    LogicalResult linked = linkSharedObject(objectPaths, request.path, error);
+    removeObjects();
     if (failed(linked))
       return fail(request.inputFile, ErrorCode::Target, error);
     report.phases.push_back({"link", secondsSince(start)});

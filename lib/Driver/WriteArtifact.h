@@ -31,6 +31,9 @@ struct ArtifactRequest {
   /// A dynamic batch or a padded dimension: `module` is the first build
   /// (batch 1, the shortest length), these the others.
   const DynamicBatch *batch = nullptr;
+  /// --codegen-parts: how many parts a shared object's machine code is
+  /// compiled in, on threads; 0: codegenParts decides.
+  unsigned codegenParts = 0;
 };
 
 /// Why writeArtifact failed: print `where: error[code]: message`; an empty

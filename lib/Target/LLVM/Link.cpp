@@ -25,9 +25,9 @@ static llvm::ErrorOr<std::string> findLinker() {
   return std::make_error_code(std::errc::no_such_file_or_directory);
 }
 
-LogicalResult mlir::tessel::linkSharedObject(llvm::StringRef objectPath,
-                                             llvm::StringRef outputPath,
-                                             std::string &error) {
+LogicalResult
+mlir::tessel::linkSharedObject(llvm::ArrayRef<std::string> objectPaths,
+                               llvm::StringRef outputPath, std::string &error) {
   llvm::ErrorOr<std::string> linker = findLinker();
   if (!linker) {
     error = "no C compiler driver (cc) found on PATH to link the artifact; "
@@ -42,9 +42,10 @@ LogicalResult mlir::tessel::linkSharedObject(llvm::StringRef objectPath,
   }
   llvm::sys::Process::SafelyCloseFileDescriptor(logFd);
   // -z defs: every symbol must resolve against libc and libm, nothing else.
-  llvm::SmallVector<llvm::StringRef> args = {
-      *linker, "-shared", "-o", outputPath, objectPath, "-lm",
-      "-Wl,-z,defs", "-Wl,--gc-sections"};
+  llvm::SmallVector<llvm::StringRef> args = {*linker, "-shared", "-o",
+                                             outputPath};
+  args.append(objectPaths.begin(), objectPaths.end());
+  args.append({"-lm", "-Wl,-z,defs", "-Wl,--gc-sections"});
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath.str(),
                                                 logPath.str()};
   std::string execError;

@@ -158,9 +158,23 @@ LogicalResult emitObjectFile(llvm::Module &module,
                              llvm::TargetMachine &machine,
                              llvm::StringRef path, std::string &error);
 
-/// Links one object into a shared library depending only on libc and libm,
+/// How many parts `emitObjectFiles` splits an optimised module into: one
+/// per 48 defined functions, 1 to 4. It depends on the module only, so an
+/// artifact is the same whatever machine compiles it.
+unsigned codegenParts(const llvm::Module &module);
+
+/// Writes `module` as `paths.size()` object files: its functions dealt to
+/// that many parts in turn, its data in the first (local symbols become
+/// hidden ones), each part compiled on a thread of its own. One path:
+/// emitObjectFile.
+LogicalResult emitObjectFiles(std::unique_ptr<llvm::Module> module,
+                              llvm::TargetMachine &machine,
+                              llvm::ArrayRef<std::string> paths,
+                              std::string &error);
+
+/// Links objects into a shared library depending only on libc and libm,
 /// then seals it (sealArtifact).
-LogicalResult linkSharedObject(llvm::StringRef objectPath,
+LogicalResult linkSharedObject(llvm::ArrayRef<std::string> objectPaths,
                                llvm::StringRef outputPath, std::string &error);
 
 /// Appends to the shared object at `path` the seal the runtime checks before
