@@ -25,6 +25,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
+#include <algorithm>
 #include <thread>
 
 using namespace mlir;
@@ -57,6 +58,9 @@ LogicalResult mlir::tessel::emitObjectFiles(
   // ones (direct calls and PC-relative addresses, as before).
   for (llvm::GlobalValue &value : module->global_values())
     if (value.hasLocalLinkage()) {
+      // An external symbol needs a name (LLVM makes it unique).
+      if (!value.hasName())
+        value.setName("tessel_part_local");
       value.setLinkage(llvm::GlobalValue::ExternalLinkage);
       value.setVisibility(llvm::GlobalValue::HiddenVisibility);
     }
