@@ -96,12 +96,16 @@ LogicalResult mlir::tessel::writeArtifact(ModuleOp module,
                        ? std::min(request.codegenParts, 64u)
                        : codegenParts(*llvmModule);
   std::vector<std::string> objectPaths;
+  auto removeObjects = [&] {
+    if (request.emitKind == "so")
+      for (const std::string &path : objectPaths)
+        llvm::sys::fs::remove(path);
+  };
   if (request.emitKind == "so") {
     for (unsigned i = 0; i < parts; ++i) {
       llvm::SmallString<128> tempObject;
       if (llvm::sys::fs::createTemporaryFile("tessel", "o", tempObject)) {
-        for (const std::string &path : objectPaths)
-          llvm::sys::fs::remove(path);
+        removeObjects();
         return fail("tessel-compile", ErrorCode::OutputFile,
                     "cannot create a temporary file");
       }
@@ -110,11 +114,6 @@ LogicalResult mlir::tessel::writeArtifact(ModuleOp module,
   } else {
     objectPaths.push_back(request.path);
   }
-  auto removeObjects = [&] {
-    if (request.emitKind == "so")
-      for (const std::string &path : objectPaths)
-        llvm::sys::fs::remove(path);
-  };
   progress.begin("machine code",
                  report.cpu + (parts > 1 ? ", " + std::to_string(parts) +
                                                " parts on threads"

@@ -21,6 +21,11 @@ inline constexpr llvm::StringLiteral kEntryFunctionName = "tessel_model_main";
 /// point stores it before calling the entry function.
 inline constexpr llvm::StringLiteral kServicesSlotName = "tessel_services";
 
+/// Marks the functions `tessel-outline-kernels` makes of the entry's loop
+/// nests: `tessel-parallelize-loops` runs their marked loops in parallel as
+/// the entry's, and the LLVM translation keeps them out of line.
+inline constexpr llvm::StringLiteral kKernelAttrName = "tessel.kernel";
+
 } // namespace mlir::tessel
 
 #endif // TESSEL_CONVERSION_ENTRYABI_H

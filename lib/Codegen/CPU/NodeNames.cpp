@@ -42,3 +42,18 @@ std::string mlir::tessel::cpu::nodeNamesOf(Operation *op) {
       c = '_';
   return joined;
 }
+
+std::string mlir::tessel::cpu::outlinedFunctionName(ModuleOp module,
+                                                    StringRef prefix,
+                                                    Operation *op,
+                                                    unsigned &counter) {
+  std::string node = nodeNamesOf(op);
+  auto next = [&] {
+    std::string name = (prefix + "_" + Twine(counter++)).str();
+    return node.empty() ? name : name + ":" + node;
+  };
+  std::string name = next();
+  while (module.lookupSymbol(name))
+    name = next();
+  return name;
+}

@@ -9,6 +9,7 @@
 #ifndef TESSEL_LIB_CODEGEN_CPU_NODENAMES_H
 #define TESSEL_LIB_CODEGEN_CPU_NODENAMES_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Operation.h"
 
 #include <string>
@@ -21,6 +22,12 @@ namespace mlir::tessel::cpu {
 /// backslashes become '_'; cut at 160 characters with "+...". Empty when no
 /// op names a node.
 std::string nodeNamesOf(Operation *op);
+
+/// A symbol name not yet in `module` for a function outlined from `op`:
+/// `PREFIX_N`, or `PREFIX_N:NODES` when `op`'s ops name model nodes
+/// (nodeNamesOf), N the next value of `counter` that gives a free name.
+std::string outlinedFunctionName(ModuleOp module, StringRef prefix,
+                                 Operation *op, unsigned &counter);
 
 } // namespace mlir::tessel::cpu
 

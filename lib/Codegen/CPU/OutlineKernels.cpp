@@ -91,7 +91,7 @@ struct OutlineKernelsPass
     auto kernel = func::FuncOp::create(mb, loc, "tessel_kernel",
                                        mb.getFunctionType(types, TypeRange()));
     kernel.setPrivate();
-    kernel->setAttr(cpu::kKernelAttr, UnitAttr::get(ctx));
+    kernel->setAttr(kKernelAttrName, UnitAttr::get(ctx));
     Block *block = kernel.addEntryBlock();
     OpBuilder b = OpBuilder::atBlockBegin(block);
     IRMapping map;
@@ -109,15 +109,8 @@ struct OutlineKernelsPass
       kernel.erase();
       kernel = it->second;
     } else {
-      std::string node = cpu::nodeNamesOf(nest);
-      auto kernelName = [&] {
-        std::string name = ("tessel_kernel_" + Twine(counter++)).str();
-        return node.empty() ? name : name + ":" + node;
-      };
-      std::string name = kernelName();
-      while (module.lookupSymbol(name))
-        name = kernelName();
-      kernel.setSymName(name);
+      kernel.setSymName(
+          cpu::outlinedFunctionName(module, "tessel_kernel", nest, counter));
     }
 
     OpBuilder cb(nest);

@@ -17,10 +17,6 @@ namespace mlir::tessel::cpu {
 
 inline constexpr llvm::StringLiteral kParallelAttr = "tessel.parallel";
 
-/// Marks the functions `tessel-outline-kernels` makes of the entry's loop
-/// nests: their marked loops run in parallel as the entry's do.
-inline constexpr llvm::StringLiteral kKernelAttr = "tessel.kernel";
-
 /// Ops with fewer iterations (multiply-adds, elements) than this stay on
 /// one thread: a parallel_for costs the pool's hand-off. How 2^17 was
 /// chosen: bench/notes/parallel-threshold.md.

@@ -80,7 +80,7 @@ struct ParallelizeLoopsPass
       // runs its iteration.
       auto function = loop->getParentOfType<func::FuncOp>();
       if (((entry && function == entry) ||
-           (function && function->hasAttr(cpu::kKernelAttr))) &&
+           (function && function->hasAttr(kKernelAttrName))) &&
           !hasMarkedAncestor(loop))
         loops.push_back(loop);
       else
@@ -154,14 +154,8 @@ struct ParallelizeLoopsPass
     // The body: void name(ptr ctx, i64 begin, i64 end), named after the
     // model nodes it computes when its ops' locations name them (profilers
     // and debuggers show the name).
-    std::string node = cpu::nodeNamesOf(loop);
-    auto bodyName = [&] {
-      std::string name = ("tessel_parallel_body_" + Twine(counter++)).str();
-      return node.empty() ? name : name + ":" + node;
-    };
-    std::string name = bodyName();
-    while (module.lookupSymbol(name))
-      name = bodyName();
+    std::string name = cpu::outlinedFunctionName(module, "tessel_parallel_body",
+                                                 loop, counter);
     OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
     auto bodyType = mb.getFunctionType({ptr, i64, i64}, {});
     auto body = func::FuncOp::create(mb, loc, name, bodyType);

@@ -125,10 +125,11 @@ struct TransposeLowering : OpRewritePattern<TransposeOp> {
 /// Concatenations of more inputs than this become one `tensor.concat`: the
 /// chain of `tensor.insert_slice`s costs One-Shot Bufferize's analysis
 /// (and empty-tensor elimination's) time that grows with the cube of its
-/// length (100 inserts of a 2-layer GRU's outputs: 10 s, 200: 4 minutes),
-/// where `tensor.concat` costs time linear in its inputs. Both copy an
-/// input that bufferization cannot write in place (a recurrent step's
-/// state, read again by the next step, always is copied).
+/// length (mlir-opt on a chain of 50 inserts: 1 s, 100: 12 s, 200: 221 s;
+/// a 2-layer GRU's 100-step outputs are such a chain), where
+/// `tensor.concat` costs time linear in its inputs (0.04 s for 100). Both copy
+/// an input that bufferization cannot write in place (a recurrent step's state,
+/// read again by the next step, always is copied).
 constexpr size_t kMaxInsertChain = 16;
 
 /// Inserts each input at its offset along `axis` into an empty tensor.

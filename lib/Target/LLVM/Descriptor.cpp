@@ -251,7 +251,7 @@ FailureOr<TranslatedModel> translateModel(ModuleOp module,
   // into the entry, LLVM would again optimise one function as large as the
   // model.
   module.walk([](LLVM::LLVMFuncOp function) {
-    if (function->removeAttr("tessel.kernel"))
+    if (function->removeAttr(kKernelAttrName))
       function.setNoInline(true);
   });
   out.module = translateModuleToLLVMIR(module, llvmContext, out.signature.name);

@@ -39,10 +39,10 @@ def TesselSplitEmptyTensorsPass
     into one, so the loops of every kernel that writes a result of that type
     start from the same value: One-Shot Bufferize's analysis then checks each
     of those writes against all the others (a 2-layer GRU unrolled over 100
-    steps: 200 kernels per shape, 8 s of analysis). A `tensor.empty` with
-    several uses is cloned right before each user, so each kernel's result
-    starts from its own value and the analysis (and
-    `eliminate-empty-tensors`) sees independent writes. An empty tensor
+    steps: 200 kernels per shape, 7.5 s of analysis and empty-tensor
+    elimination). A `tensor.empty` with several uses is cloned right
+    before each user, so each kernel's result starts from its own value and
+    the analysis (and `eliminate-empty-tensors`) sees independent writes. An empty tensor
     defines no contents: nothing else changes.
 
     ```mlir
