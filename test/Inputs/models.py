@@ -897,11 +897,11 @@ def lstm_wide(rng):
 
 
 def lstm_long(rng):
-    """A 2-layer stack of LSTMs over 40 steps (hidden 16): unrolled, each
+    """A 2-layer stack of LSTMs over 20 steps (hidden 16): unrolled, each
     layer's steps are identical kernels, which tessel-outline-kernels
-    compiles once, and each Y is a concat of 40 steps (one tensor.concat,
-    not a chain of 40 inserts)."""
-    steps, batch, size, hidden = 40, 1, 8, 16
+    compiles once, and each Y is a concat of 20 steps (one tensor.concat,
+    not a chain of 20 inserts)."""
+    steps, batch, size, hidden = 20, 1, 8, 16
     inits = []
     nodes = []
     x = "x"
