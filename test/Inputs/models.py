@@ -463,6 +463,35 @@ def channel_chunks(rng):
     return graph, inputs
 
 
+def overlapping_rows(rng):
+    """Products whose rows 6 does not divide, each starting from its bias:
+    a 1x1 convolution 16 -> 26 on 8 x 8 with a residual Add and Relu (26
+    filters x 64 positions), and a Gemm [62, 64] x [64, 32] + bias (62
+    rows). Their register tiles take 6 rows, the last one overlapping the
+    one before it (tessel/Codegen/CPU/Transforms.h, overlappingRows)."""
+    w = rng.standard_normal((26, 16, 1, 1)) / 4
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv"),
+        helper.make_node("Add", ["c", "r"], ["s"], name="residual"),
+        helper.make_node("Relu", ["s"], ["y"], name="relu"),
+        helper.make_node("Gemm", ["a", "g", "gb"], ["z"], name="gemm"),
+    ]
+    graph = helper.make_graph(
+        nodes, "overlapping_rows",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 8, 8]),
+         helper.make_tensor_value_info("r", TensorProto.FLOAT, [1, 26, 8, 8]),
+         helper.make_tensor_value_info("a", TensorProto.FLOAT, [62, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 26, 8, 8]),
+         helper.make_tensor_value_info("z", TensorProto.FLOAT, [62, 32])],
+        [_init("w", w), _init("b", rng.standard_normal(26) * 0.1),
+         _init("g", rng.standard_normal((64, 32)) / 8),
+         _init("gb", rng.standard_normal(32) * 0.1)])
+    inputs = [rng.standard_normal((1, 16, 8, 8)).astype(np.float32),
+              rng.standard_normal((1, 26, 8, 8)).astype(np.float32),
+              rng.standard_normal((62, 64)).astype(np.float32)]
+    return graph, inputs
+
+
 def activation_clips(rng):
     """Conv, Relu, Clip(0, 6) (a ReLU6 after a ReLU), Conv 1x1, Clip(-1, 2),
     Relu: the pairs tessel-fold-activation-clips merges."""
@@ -967,6 +996,7 @@ MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "gru_linear_before_reset": gru_linear_before_reset,
           "gru_reset_first": gru_reset_first, "lstm_wide": lstm_wide,
           "lstm_long": lstm_long,
+          "overlapping_rows": overlapping_rows,
           "half_cnn": half_cnn, "half_batched_matmul": half_batched_matmul,
           "batched_cnn": batched_cnn, "dynamic_cnn": dynamic_cnn,
           "padded_encoder": padded_encoder}

@@ -120,6 +120,41 @@ TEST(PlanProductTiles, Avx2TakesSixRowsOfTwoVectors) {
   expectBlocks(plan, 96, 16, 1024);
 }
 
+// Rows that 6 does not divide (a layer's 256 filters): 4 rows of 8
+// accumulators, unless the tiles may overlap (their accumulators start
+// from their own fill or bias): then 6 rows, the last tile at row 250.
+// Not with one column tile (the row loop would be the one split across
+// threads) nor with blocks of the reduction (they accumulate into the
+// output).
+TEST(PlanProductTiles, OverlappingRowsTakeSixRows) {
+  ProductShape conv = shape(256, 3136, 64);
+  EXPECT_EQ(planProductTiles(conv, 8, 12, 4).rows, 4);
+  conv.overlappingRows = true;
+  ProductTilePlan plan = planProductTiles(conv, 8, 12, 4);
+  EXPECT_EQ(plan.rows, 6);
+  EXPECT_EQ(plan.columns, 16);
+  EXPECT_FALSE(plan.cacheBlocks);
+
+  ProductShape oneColumnTile = shape(256, 16, 64);
+  oneColumnTile.overlappingRows = true;
+  EXPECT_EQ(planProductTiles(oneColumnTile, 8, 12, 4).rows, 4);
+
+  ProductShape blocked = shape(256, 3136, 2048);
+  blocked.overlappingRows = true;
+  plan = planProductTiles(blocked, 8, 12, 4);
+  ASSERT_TRUE(plan.cacheBlocks.has_value());
+  EXPECT_LT(plan.cacheBlocks->reduction, 2048);
+  EXPECT_EQ(plan.rows, 4);
+  EXPECT_EQ(plan.cacheBlocks->rows % plan.rows, 0);
+
+  // Blocks of columns over the whole reduction: one block of all rows.
+  ProductShape columnBlocks = shape(256, 784, 512);
+  columnBlocks.overlappingRows = true;
+  plan = planProductTiles(columnBlocks, 8, 12, 4);
+  EXPECT_EQ(plan.rows, 6);
+  expectBlocks(plan, 256, 16, 512);
+}
+
 // Operands of at most 2 MiB run unblocked: 128x64 * 64x256 (96 KiB), and
 // 512^3 at exactly 2 MiB.
 TEST(PlanProductTiles, SmallProductsHaveNoBlocks) {
@@ -164,19 +199,21 @@ CpuTargetInfo core(double fmas, double loads) {
 } // namespace
 
 // The cost model's step: bound by the FMA units, the load ports, or the
-// FMA's latency, whichever is slowest.
+// FMA's latency plus one cycle, whichever is slowest.
 TEST(TileCostModel, StepIsBoundByUnitsPortsOrLatency) {
   CpuTargetInfo twoUnits = core(2, 3);
   EXPECT_DOUBLE_EQ(estimateTileStepCycles(twoUnits, 16, 5), 8.0);
   EXPECT_DOUBLE_EQ(estimateTileStepCycles(twoUnits, 16, 30), 10.0);
-  EXPECT_DOUBLE_EQ(estimateTileStepCycles(twoUnits, 4, 5), 4.0);
-  EXPECT_DOUBLE_EQ(estimateTileStepCycles(core(1, 2), 4, 5), 4.0);
+  EXPECT_DOUBLE_EQ(estimateTileStepCycles(twoUnits, 4, 5), 5.0);
+  EXPECT_DOUBLE_EQ(estimateTileStepCycles(twoUnits, 8, 6), 5.0);
+  EXPECT_DOUBLE_EQ(estimateTileStepCycles(core(1, 2), 4, 5), 5.0);
+  EXPECT_DOUBLE_EQ(estimateTileStepCycles(core(1, 2), 8, 9), 8.0);
 }
 
 // A 28 x 28 plane's pointwise convolution as [128, 512] x [512, 784]: only
 // one-vector column tiles divide 784. Two FMA units: 4 rows (4
-// accumulators) would idle them half the time, so 16 rows; one unit: 4
-// accumulators cover its latency, and the usual 4 rows stay.
+// accumulators) would idle them half the time; one unit: 4 accumulators
+// just cover its latency and leave no cycle for the loads. 16 rows on both.
 TEST(PlanProductTiles, RowsOfOneVectorTilesFollowTheCore) {
   ProductTilePlan two = planProductTiles(shape(128, 784, 512), 16, 16, 4,
                                          core(2, 3));
@@ -184,7 +221,7 @@ TEST(PlanProductTiles, RowsOfOneVectorTilesFollowTheCore) {
   EXPECT_EQ(two.columns, 16);
   ProductTilePlan one = planProductTiles(shape(128, 784, 512), 16, 16, 4,
                                          core(1, 2));
-  EXPECT_EQ(one.rows, 4);
+  EXPECT_EQ(one.rows, 16);
   EXPECT_EQ(one.columns, 16);
 }
 

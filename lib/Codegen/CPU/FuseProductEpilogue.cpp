@@ -152,11 +152,32 @@ LogicalResult mlir::tessel::fuseProductNeighbours(
   Operation *product = op.getOperation(), *init = kernel.prologue;
   int64_t work = tessel::cpu::workOf(opRanges);
 
+  // Tiles that do not divide their loop need tiles that only write.
+  SmallVector<int64_t> rootRanges =
+      cast<linalg::LinalgOp>(root).getStaticLoopRanges();
+  bool overlapping = llvm::any_of(interchange, [&](int64_t d) {
+    return sizes[d] != 0 && rootRanges[d] % sizes[d] != 0;
+  });
+  if (overlapping && (!init || blocked))
+    return failure();
   FailureOr<scf::SCFTileAndFuseResult> fused =
       tessel::tileWithProduct(rewriter, root, sizes, interchange, product,
                               init);
   if (failed(fused))
     return failure();
+  // A tile that does not divide its loop (the plan's overlapping rows)
+  // overlaps the one before it: the tiles start from the initialiser and
+  // only write the output. (The loops are the interchange's tiled ones.)
+  if (overlapping) {
+    unsigned at = 0;
+    for (int64_t d : interchange) {
+      if (sizes[d] == 0)
+        continue;
+      auto loop = dyn_cast<scf::ForOp>(fused->loops[at++].getOperation());
+      if (loop && rootRanges[d] % sizes[d] != 0)
+        (void)overlapLastTile(rewriter, loop);
+    }
+  }
   Value replacement = fused->replacements.lookup(root->getResult(0));
   linalg::LinalgOp productTile;
   for (Operation *tile : fused->tiledAndFusedOps)

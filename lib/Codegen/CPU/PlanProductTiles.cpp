@@ -86,18 +86,37 @@ ProductTilePlan mlir::tessel::planProductTiles(const ProductShape &shape,
   // plane, 784 columns, divides by no wider tile) has 4 accumulators,
   // too few to cover the FMA's latency on a core with two FMA units
   // ([128, 512] x [512, 784]: 4 x 16 1.68 ms, 16 x 16 1.08 ms, Xeon EMR).
-  auto rowsFor = [&](int64_t tileColumns) {
+  // With overlapping rows, the preferred 6 or 4 rows need not divide the
+  // rows (6 of a layer's 256 filters): the last tile overlaps the one
+  // before it, and the rows it recomputes count in its cost; only where
+  // the column loop, outside the row loop, runs more than once: it is
+  // then the loop split across threads, and no two threads write the
+  // rows two tiles share. The other candidates divide the rows.
+  auto rowsFor = [&](int64_t tileColumns, bool mayOverlap) {
+    int64_t total = *shape.rows;
+    bool overlap = mayOverlap && columns > tileColumns;
+    auto waste = [&](int64_t rows) {
+      return double(llvm::divideCeil(total, rows) * rows) / double(total);
+    };
     int64_t vectorsPerRow = (tileColumns + columnLanes - 1) / columnLanes;
     int64_t maxRows = std::max<int64_t>(1, accumulators / vectorsPerRow);
-    int64_t preferred = pickDivisor(
-        *shape.rows, {std::min<int64_t>(maxRows, 6), 4}, maxRows);
-    double preferredCost = cyclesPerMultiplyAdd(core, preferred, vectorsPerRow);
+    int64_t preferred =
+        pickDivisor(total, {std::min<int64_t>(maxRows, 6), 4}, maxRows);
+    if (overlap)
+      for (int64_t rows : {std::min<int64_t>(maxRows, 6), int64_t(4)})
+        if (rows < total) {
+          preferred = rows;
+          break;
+        }
+    auto costOf = [&](int64_t rows) {
+      return cyclesPerMultiplyAdd(core, rows, vectorsPerRow) * waste(rows);
+    };
     int64_t best = preferred;
-    double bestCost = preferredCost;
-    for (int64_t rows = 1; rows <= std::min(maxRows, *shape.rows); ++rows) {
-      if (*shape.rows % rows != 0)
+    double bestCost = costOf(preferred);
+    for (int64_t rows = 1; rows <= std::min(maxRows, total); ++rows) {
+      if (total % rows != 0)
         continue;
-      double cost = cyclesPerMultiplyAdd(core, rows, vectorsPerRow);
+      double cost = costOf(rows);
       if (cost < bestCost * (1 - kCostTolerance) ||
           (best != preferred && cost <= bestCost))
         best = rows, bestCost = cost;
@@ -108,17 +127,19 @@ ProductTilePlan mlir::tessel::planProductTiles(const ProductShape &shape,
     // Rows that only divide by few at the widest tile (7x7 feature maps
     // channels last: 49 rows, 1 x 4 vectors, one load per FMA) take
     // narrower columns when that fills more accumulators (7 x 2 vectors).
-    int64_t best = rowsFor(nTile) * nTile;
+    // (Weighed on tiles that divide the rows; the chosen columns' rows may
+    // then overlap.)
+    int64_t best = rowsFor(nTile, false) * nTile;
     for (int64_t tileColumns : columnTiles) {
       if (tileColumns >= nTile || columns % tileColumns != 0)
         continue;
-      int64_t filled = rowsFor(tileColumns) * tileColumns;
+      int64_t filled = rowsFor(tileColumns, false) * tileColumns;
       if (filled > best) {
         best = filled;
         nTile = tileColumns;
       }
     }
-    plan.rows = rowsFor(nTile);
+    plan.rows = rowsFor(nTile, shape.overlappingRows);
   }
   plan.columns = nTile;
 
@@ -141,6 +162,20 @@ ProductTilePlan mlir::tessel::planProductTiles(const ProductShape &shape,
         reductionBlock < *shape.reduction)
       plan.cacheBlocks =
           ProductCacheBlocks{rowBlock, columnBlock, reductionBlock};
+  }
+  // Overlapping rows under cache blocks: blocks of the reduction
+  // accumulate into the output (its tiles then divide the rows); blocks
+  // of columns over the whole reduction take all rows in one block (the
+  // register tiles run the whole reduction and walk every row per column
+  // block, which a block of 6s could not divide).
+  if (plan.cacheBlocks && *shape.rows % plan.rows != 0) {
+    if (plan.cacheBlocks->reduction < *shape.reduction) {
+      ProductShape dividing = shape;
+      dividing.overlappingRows = false;
+      return planProductTiles(dividing, lanes, accumulators, elementBytes,
+                              core);
+    }
+    plan.cacheBlocks->rows = *shape.rows;
   }
   return plan;
 }
@@ -238,6 +273,7 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
   if (mDim)
     shape.rows = ranges[*mDim];
   shape.columns = ranges[*nDim];
+  shape.overlappingRows = options.overlappingRows;
   if (dims->k.size() == 1)
     shape.reduction = ranges[dims->k.front()];
   // The kernel for this extent: the best one may not cover it (AMX takes

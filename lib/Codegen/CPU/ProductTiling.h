@@ -47,6 +47,15 @@ tileWithProduct(RewriterBase &rewriter, Operation *root,
                 ArrayRef<int64_t> sizes, ArrayRef<int64_t> interchange,
                 Operation *product, Operation *init);
 
+/// Makes every tile of `loop` (from 0 to an extent its step does not
+/// divide) whole: the tiles start at min(iv, extent - step), the last one
+/// overlapping the one before, and the sizes the tiling bounded by the
+/// extent become the step, every slice and destination in the loop static.
+/// Only for tiles that never read what the loop writes. Fails, changing
+/// nothing, for another loop or for a tensor op other than a slice or a
+/// destination-style op.
+LogicalResult overlapLastTile(RewriterBase &rewriter, scf::ForOp loop);
+
 } // namespace mlir::tessel
 
 #endif // TESSEL_LIB_CODEGEN_CPU_PRODUCTTILING_H

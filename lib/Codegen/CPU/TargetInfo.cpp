@@ -82,7 +82,7 @@ double mlir::tessel::estimateTileStepCycles(const CpuTargetInfo &target,
                                             int64_t fmas, int64_t loads) {
   double cycles = std::max(double(fmas) / target.fmasPerCycle,
                            double(loads) / target.loadsPerCycle);
-  return std::max(cycles, double(target.fmaLatency));
+  return std::max(cycles, double(target.fmaLatency + 1));
 }
 
 namespace {

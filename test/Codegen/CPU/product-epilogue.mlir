@@ -12,8 +12,9 @@
 // RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF-KERNELS
 
 // A product starting from a bias broadcast, consumed by a ReLU: the ReLU is
-// tiled by the product's 4x16 register tiles (columns outer), the bias
-// broadcast and the product fused into its loops; per tile the bias is
+// tiled by the product's 6x16 register tiles (columns outer; the last of
+// the 64 rows' tiles starts at row 58, overlapping the one before it), the
+// bias broadcast and the product fused into its loops; per tile the bias is
 // read, the reduction runs in registers, the ReLU applies and the tile is
 // stored once. One kernel with the three locations.
 
@@ -26,12 +27,13 @@
 // CHECK-KERNELS: Function=matmul_bias_relu | kind=contraction
 // CHECK-KERNELS-NOT: Function=matmul_bias_relu |
 // CHECK:         scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %c16
-// CHECK:           scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %c4
-// CHECK:             vector.transfer_read %{{.*}}[%[[J]]]{{.*}} : tensor<128xf32>, vector<4x16xf32>
+// CHECK:           scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %c6
+// CHECK:             %[[AT:.*]] = affine.min #{{.*}}(%[[I]])
+// CHECK:             vector.transfer_read %{{.*}}[%[[J]]]{{.*}} : tensor<128xf32>, vector<6x16xf32>
 // CHECK:             scf.for %{{.*}} = %{{.*}} to %c32 step %c1 iter_args
 // CHECK:               vector.contract
-// CHECK:             arith.maximumf %{{.*}} : vector<4x16xf32>
-// CHECK:             vector.transfer_write %{{.*}}[%[[I]], %[[J]]]{{.*}} : vector<4x16xf32>, tensor<64x128xf32>
+// CHECK:             arith.maximumf %{{.*}} : vector<6x16xf32>
+// CHECK:             vector.transfer_write %{{.*}}[%[[AT]], %[[J]]]{{.*}} : vector<6x16xf32>, tensor<64x128xf32>
 // CHECK-NOT:     linalg.generic
 // OFF-LABEL:   func.func @matmul_bias_relu
 // OFF-KERNELS: Function=matmul_bias_relu | kind=contraction
@@ -106,10 +108,10 @@ func.func @shared_product(%x: tensor<64x32xf32>, %w: tensor<32x128xf32>,
 // CHECK-LABEL: func.func @blocked_fill
 // CHECK-KERNELS: Function=blocked_fill | kind=contraction
 // CHECK-KERNELS-NOT: Function=blocked_fill |
-// CHECK-DAG:     %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<4x16xf32>
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<6x16xf32>
 // CHECK:         scf.for %[[J:.*]] = %{{.*}} to %c1024{{.*}} step %c16
 // CHECK:           %[[PACKED:.*]] = linalg.copy {tessel.in_kernel} ins(%{{.*}} : tensor<1024x16xf32>)
-// CHECK:           scf.for %[[I:.*]] = %{{.*}} to %c1024{{.*}} step %c4
+// CHECK:           scf.for %[[I:.*]] = %{{.*}} to %c1024{{.*}} step %c6
 // CHECK:             vector.transfer_write %[[ZERO]]
 // CHECK:             scf.for %{{.*}} = %{{.*}} to %c1024 step %c1
 // CHECK:               vector.transfer_read %[[PACKED]]
@@ -152,7 +154,8 @@ func.func @blocked_fill_split_reduction(%a: tensor<256x2048xf32>, %b: tensor<204
 
 // A product over 2 MiB whose cache blocks keep the whole reduction, with a
 // bias broadcast and a ReLU (a large Gemm's epilogue): bias, reduction and
-// ReLU all run on the 4x16 register tile, which is stored once.
+// ReLU all run on the 6x16 register tile (the last at row 506), which is
+// stored once.
 
 #biasB = affine_map<(i, j) -> (j)>
 #idB = affine_map<(i, j) -> (i, j)>
@@ -161,12 +164,13 @@ func.func @blocked_fill_split_reduction(%a: tensor<256x2048xf32>, %b: tensor<204
 // CHECK-KERNELS-NOT: Function=blocked_bias_relu |
 // CHECK:         scf.for %[[J:.*]] = %{{.*}} to %c1024{{.*}} step %c16
 // CHECK:           linalg.copy {tessel.in_kernel} ins(%{{.*}} : tensor<1024x16xf32>)
-// CHECK:           scf.for %[[I:.*]] = %{{.*}} to %c512{{.*}} step %c4
-// CHECK:             vector.transfer_read %{{.*}}[%[[J]]]{{.*}} : tensor<1024xf32>, vector<4x16xf32>
+// CHECK:           scf.for %[[I:.*]] = %{{.*}} to %c512{{.*}} step %c6
+// CHECK:             %[[AT:.*]] = affine.min #{{.*}}(%[[I]])
+// CHECK:             vector.transfer_read %{{.*}}[%[[J]]]{{.*}} : tensor<1024xf32>, vector<6x16xf32>
 // CHECK:             scf.for %{{.*}} = %{{.*}} to %c1024 step %c1
 // CHECK:               vector.contract
-// CHECK:             arith.maximumf %{{.*}} : vector<4x16xf32>
-// CHECK:             vector.transfer_write %{{.*}}[%[[I]], %[[J]]]{{.*}} : vector<4x16xf32>, tensor<512x1024xf32>
+// CHECK:             arith.maximumf %{{.*}} : vector<6x16xf32>
+// CHECK:             vector.transfer_write %{{.*}}[%[[AT]], %[[J]]]{{.*}} : vector<6x16xf32>, tensor<512x1024xf32>
 // CHECK-NOT:     linalg.generic
 func.func @blocked_bias_relu(%x: tensor<512x1024xf32>, %w: tensor<1024x1024xf32>,
                              %bias: tensor<1024xf32>) -> tensor<512x1024xf32> {
@@ -205,10 +209,10 @@ func.func @blocked_bias_relu(%x: tensor<512x1024xf32>, %w: tensor<1024x1024xf32>
 // CHECK-KERNELS: Function=unit_batch_matmul_bias | kind=contraction
 // CHECK-KERNELS-NOT: Function=unit_batch_matmul_bias |
 // CHECK:         %[[R:.*]] = scf.for %{{.*}} = %{{.*}} to %c128 step %c16
-// CHECK:           scf.for %{{.*}} = %{{.*}} to %c64 step %c4
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %c64 step %c6
 // CHECK:             vector.contract
-// CHECK:             arith.addf %{{.*}} : vector<4x16xf32>
-// CHECK:             vector.transfer_write %{{.*}} : vector<4x16xf32>, tensor<64x128xf32>
+// CHECK:             arith.addf %{{.*}} : vector<6x16xf32>
+// CHECK:             vector.transfer_write %{{.*}} : vector<6x16xf32>, tensor<64x128xf32>
 // CHECK:         %[[E:.*]] = tensor.expand_shape %[[R]] {{\[}}[0, 1], [2]] output_shape [1, 64, 128]
 // CHECK:         return %[[E]]
 // CHECK-NOT:     linalg.

@@ -160,7 +160,7 @@ func.func @bf16_widened(%a: tensor<8x32xbf16>, %b: tensor<32x32xbf16>) -> tensor
 // CHECK:         vector.fma %{{.*}} : vector<32xf16>
 // CHECK:         tensor.insert_slice %{{.*}} : tensor<4x32xf32> into tensor<1x4x32xf32>
 // WIDE-LABEL: func.func @batched
-// WIDE:         vector.contract {{.*}} : vector<4x1xf16>, vector<1x32xf16> into vector<4x32xf32>
+// WIDE:         vector.contract {{.*}} : vector<8x1xf16>, vector<1x32xf16> into vector<8x32xf32>
 func.func @batched(%a: tensor<2x8x64xf16>, %b: tensor<2x64x32xf16>) -> tensor<2x8x32xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<2x8x32xf32>

@@ -101,9 +101,13 @@ CpuTargetInfo withCoreThroughput(CpuTargetInfo target, double fmasPerCycle,
 /// reduction takes on `target` when the step issues `fmas` vector FMAs (one
 /// per accumulator) and `loads` vector loads or broadcasts: the most of
 /// what its FMAs and its loads take on the core's units, and of the FMA's
-/// latency (each accumulator's FMA waits for the one before it). A tile
-/// with fewer accumulators than the latency covers leaves the FMA units
-/// idle: 4 accumulators on 2 FMA units of latency 4 run at half their rate.
+/// latency plus one cycle (each accumulator's FMA waits for the one before
+/// it, and FMAs that just cover the latency leave no cycle for the step's
+/// loads to slip into: [64, 64] x [64, 3136] with a bias on Zen 3, 8
+/// accumulators on 2 FMA units of latency 4, ran 10% slower than with 12).
+/// A tile with fewer accumulators than the latency covers leaves the FMA
+/// units idle: 4 accumulators on 2 FMA units of latency 4 run at half
+/// their rate.
 double estimateTileStepCycles(const CpuTargetInfo &target, int64_t fmas,
                               int64_t loads);
 

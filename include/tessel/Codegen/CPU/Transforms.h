@@ -34,6 +34,12 @@ struct ProductShape {
   /// The reduction (K) when it is a single loop; none when it spans
   /// several (such a product gets no cache blocks).
   std::optional<int64_t> reduction;
+  /// Whether the last row tile may overlap the one before it instead of
+  /// dividing the rows: true when each register tile starts its
+  /// accumulators from its own prologue (a fill or bias) and never reads
+  /// the output, so the rows two tiles share are written twice with the
+  /// same values.
+  bool overlappingRows = false;
 };
 
 /// Cache blocks around the register tiles (elements): looped columns,
@@ -64,7 +70,8 @@ struct ProductTilePlan {
 /// bytes (what the cache-blocking threshold is measured in), on a core
 /// whose FMA and load throughput `core` describes (the register-tile cost
 /// model's input: estimateTileStepCycles). Tiles divide their loops
-/// exactly.
+/// exactly, except that with `shape.overlappingRows` the rows may take a
+/// tile that does not divide them (the last one then overlaps).
 ProductTilePlan planProductTiles(const ProductShape &shape, int64_t lanes,
                                  int64_t accumulators, int64_t elementBytes,
                                  const CpuTargetInfo &core = CpuTargetInfo());
@@ -77,6 +84,8 @@ struct ProductTilingOptions {
   int64_t lanes = 8;
   /// Vector registers the register tile may occupy.
   int64_t accumulators = 12;
+  /// ProductShape::overlappingRows for the products planned.
+  bool overlappingRows = false;
 };
 
 /// How one product's loops are tiled: a tile size per loop (0: not tiled)
