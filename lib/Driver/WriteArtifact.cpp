@@ -75,7 +75,15 @@ LogicalResult mlir::tessel::writeArtifact(ModuleOp module,
   if (!llvmModule)
     return fail("", ErrorCode::Target, ""); // diagnostics printed
   report.memoryRecorded = true;
-  optimizeModule(*llvmModule, machine, request.optLevel);
+  // An artifact's machine code is compiled in parts on threads
+  // (emitObjectFiles), each part optimised there; --emit=obj and
+  // --emit=llvm-ir take the whole module, optimised here.
+  unsigned parts = request.emitKind != "so" ? 1
+                   : request.codegenParts > 0
+                       ? std::min(request.codegenParts, 64u)
+                       : codegenParts(*llvmModule);
+  if (parts == 1)
+    optimizeModule(*llvmModule, machine, request.optLevel);
   report.phases.push_back({"llvm-opt", secondsSince(start)});
 
   start = std::chrono::steady_clock::now();
@@ -89,12 +97,6 @@ LogicalResult mlir::tessel::writeArtifact(ModuleOp module,
     report.phases.push_back({"emit", secondsSince(start)});
     return success();
   }
-  // An artifact's machine code is compiled in parts on threads
-  // (emitObjectFiles) and linked; --emit=obj writes one object.
-  unsigned parts = request.emitKind != "so" ? 1
-                   : request.codegenParts > 0
-                       ? std::min(request.codegenParts, 64u)
-                       : codegenParts(*llvmModule);
   std::vector<std::string> objectPaths;
   auto removeObjects = [&] {
     if (request.emitKind == "so")
@@ -115,12 +117,18 @@ LogicalResult mlir::tessel::writeArtifact(ModuleOp module,
     objectPaths.push_back(request.path);
   }
   progress.begin("machine code",
-                 report.cpu + (parts > 1 ? ", " + std::to_string(parts) +
-                                               " parts on threads"
-                                         : ""));
+                 report.cpu +
+                     (parts > 1
+                          ? ", " + std::to_string(parts) +
+                                " parts on threads (LLVM -O" +
+                                std::to_string(request.optLevel) + " in each)"
+                          : ""));
   std::string error;
+  std::optional<unsigned> partsOptLevel;
+  if (parts > 1)
+    partsOptLevel = request.optLevel;
   if (failed(emitObjectFiles(std::move(llvmModule), machine, objectPaths,
-                             error))) {
+                             partsOptLevel, error))) {
     removeObjects();
     return fail(request.inputFile, ErrorCode::Target, error);
   }

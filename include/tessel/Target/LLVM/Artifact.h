@@ -158,18 +158,21 @@ LogicalResult emitObjectFile(llvm::Module &module,
                              llvm::TargetMachine &machine,
                              llvm::StringRef path, std::string &error);
 
-/// How many parts `emitObjectFiles` splits an optimised module into: one
-/// per 48 defined functions, 1 to 4. It depends on the module only, so an
+/// How many parts `emitObjectFiles` splits a module into: one per 48
+/// defined functions, 1 to 4. It depends on the module only, so an
 /// artifact is the same whatever machine compiles it.
 unsigned codegenParts(const llvm::Module &module);
 
 /// Writes `module` as `paths.size()` object files: its functions dealt to
 /// that many parts in turn, its data in the first (local symbols become
-/// hidden ones), each part compiled on a thread of its own. One path:
-/// emitObjectFile.
+/// hidden ones), each part optimised at `optLevel` (optimizeModule; none
+/// when std::nullopt: the module arrives optimised) and compiled on a
+/// thread of its own. One path: the whole module, optimised and emitted
+/// here.
 LogicalResult emitObjectFiles(std::unique_ptr<llvm::Module> module,
                               llvm::TargetMachine &machine,
                               llvm::ArrayRef<std::string> paths,
+                              std::optional<unsigned> optLevel,
                               std::string &error);
 
 /// Links objects into a shared library depending only on libc and libm,
