@@ -55,6 +55,12 @@ static bool canRunPrologue(linalg::LinalgOp prologue) {
                        isComputeOnly(prologue)));
 }
 
+bool mlir::tessel::readsItsOutput(linalg::LinalgOp op) {
+  return op && llvm::any_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+           return op.payloadUsesValueFromOperand(&init);
+         });
+}
+
 void mlir::tessel::absorbUnitExpand(RewriterBase &rewriter,
                                     linalg::LinalgOp op) {
   Value result = op->getResult(0);
@@ -158,7 +164,8 @@ LogicalResult mlir::tessel::fuseProductNeighbours(
   bool overlapping = llvm::any_of(interchange, [&](int64_t d) {
     return sizes[d] != 0 && rootRanges[d] % sizes[d] != 0;
   });
-  if (overlapping && (!init || blocked))
+  if (overlapping && (!init || blocked || readsItsOutput(kernel.prologue) ||
+                      readsItsOutput(consumer)))
     return failure();
   FailureOr<scf::SCFTileAndFuseResult> fused =
       tessel::tileWithProduct(rewriter, root, sizes, interchange, product,

@@ -47,6 +47,10 @@ tileWithProduct(RewriterBase &rewriter, Operation *root,
                 ArrayRef<int64_t> sizes, ArrayRef<int64_t> interchange,
                 Operation *product, Operation *init);
 
+/// Whether `op` (null: no) reads the values of its outputs: a register tile
+/// that overlaps another would then read what that one wrote.
+bool readsItsOutput(linalg::LinalgOp op);
+
 /// Makes every tile of `loop` (from 0 to an extent its step does not
 /// divide) whole: the tiles start at min(iv, extent - step), the last one
 /// overlapping the one before, and the sizes the tiling bounded by the

@@ -16,6 +16,7 @@
 #include "tessel/Support/Remarks.h"
 
 #include "KernelMarks.h"
+#include "ProductTiling.h"
 #include "VectorCleanup.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -108,9 +109,13 @@ struct VectorizeContractionsPass
       // over rows they do not divide (6 of 256 filters: 12 accumulators
       // instead of the 8 of 4 rows, which leave the FMAs no slack over
       // their latency).
+      // (Not when the prologue or the epilogue reads its output: an
+      // overlapping tile would read what the one before it wrote.)
       ProductTilingOptions planOptions = options;
-      planOptions.overlappingRows =
-          fuseEpilogue && getProductKernel(op).prologue != nullptr;
+      KernelGroup planned = getProductKernel(op);
+      planOptions.overlappingRows = fuseEpilogue && planned.prologue &&
+                                    !readsItsOutput(planned.prologue) &&
+                                    !readsItsOutput(planned.epilogue);
       std::optional<ProductLoopTiles> plan =
           planProductLoopTiles(op, planOptions);
       if (!plan) {

@@ -82,3 +82,44 @@ func.func @one_column_tile(%w: tensor<26x32xf32>, %x: tensor<32x16xf32>) -> tens
       outs(%fill : tensor<26x16xf32>) -> tensor<26x16xf32>
   return %0 : tensor<26x16xf32>
 }
+
+// -----
+
+// The bias-started product of the first case, whose consumer adds into its
+// own output (an argument): a second tile over the shared rows would read
+// what the first one wrote there. The rows take a divisor (2).
+#biasA = affine_map<(i, j) -> (i)>
+#idA = affine_map<(i, j) -> (i, j)>
+#aA = affine_map<(i, j, k) -> (i, k)>
+#bA = affine_map<(i, j, k) -> (k, j)>
+#cA = affine_map<(i, j, k) -> (i, j)>
+// CHECK-LABEL: func.func @epilogue_reads_output
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c64 step %c16
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %c26 step %c2
+// CHECK-NOT:       affine.min
+// CHECK:             vector.contract {{.*}} into vector<2x16xf32>
+// CHECK-NOT:     linalg.generic
+func.func @epilogue_reads_output(%w: tensor<26x32xf32>, %x: tensor<32x64xf32>,
+                                 %bias: tensor<26xf32>,
+                                 %acc: tensor<26x64xf32>) -> tensor<26x64xf32> {
+  %e0 = tensor.empty() : tensor<26x64xf32>
+  %init = linalg.generic {indexing_maps = [#biasA, #idA], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<26xf32>) outs(%e0 : tensor<26x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<26x64xf32>
+  %p = linalg.generic {indexing_maps = [#aA, #bA, #cA], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%w, %x : tensor<26x32xf32>, tensor<32x64xf32>) outs(%init : tensor<26x64xf32>) {
+  ^bb0(%l: f32, %r: f32, %a: f32):
+    %m = arith.mulf %l, %r : f32
+    %s = arith.addf %a, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<26x64xf32>
+  %sum = linalg.generic {indexing_maps = [#idA, #idA], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<26x64xf32>) outs(%acc : tensor<26x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.addf %v, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<26x64xf32>
+  return %sum : tensor<26x64xf32>
+}
