@@ -68,12 +68,9 @@ static bool isTileSize(affine::AffineMinOp min, int64_t last, int64_t tile) {
 }
 
 /// `values` with the constant ones as attributes.
-static SmallVector<OpFoldResult> folded(ArrayRef<OpFoldResult> values) {
-  SmallVector<OpFoldResult> result;
-  for (OpFoldResult value : values)
-    result.push_back(isa<Value>(value) ? getAsOpFoldResult(cast<Value>(value))
-                                       : value);
-  return result;
+static SmallVector<OpFoldResult> folded(SmallVector<OpFoldResult> values) {
+  (void)foldDynamicIndexList(values);
+  return values;
 }
 
 LogicalResult mlir::tessel::overlapLastTile(RewriterBase &rewriter,
