@@ -453,6 +453,9 @@ void mlir::tessel::buildLoweringPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createTesselBf16MemoryAsIntegersPass());
   pm.addNestedPass<LLVM::LLVMFuncOp>(createCanonicalizerPass());
+  // The weights as flat byte arrays: one LLVM constant each, not one per
+  // row (ViT-B/32's compile, Zen 3: see the pass).
+  pm.addPass(createTesselConstantGlobalsAsBytesPass());
 }
 
 void mlir::tessel::buildPipeline(OpPassManager &pm, Phase from, Phase to,

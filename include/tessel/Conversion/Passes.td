@@ -93,6 +93,42 @@ def TesselBf16MemoryAsIntegersPass
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def TesselConstantGlobalsAsBytesPass
+    : Pass<"tessel-constant-globals-as-bytes", "ModuleOp"> {
+  let summary = "Gives each constant global of the weights (LLVM dialect) "
+                "one flat array of bytes";
+  let description = [{
+    A weight global lowered from a `memref.global` has the memref's nested
+    array type, `!llvm.array<16 x array<784 x array<32 x f32>>>`: translated,
+    it becomes one LLVM constant per innermost row (12544 there; millions
+    for a ViT-B/32's 352 MB), which LLVM hashes into its constant tables,
+    visits in its call graph at -O2, destroys one by one, and which the
+    object writer emits element by element. As one `!llvm.array<N x i8>`
+    holding the same bytes it is a single constant, written out with one
+    copy. The addresses the kernels take (`llvm.mlir.addressof`, opaque
+    pointers) and the bytes are the same; the alignment stays at least 16,
+    what LLVM gives an array of 16 bytes or more that names none.
+
+    Globals smaller than `min-bytes`, splats, and elements that are not
+    whole bytes (i1) keep their types.
+
+    ```mlir
+    llvm.mlir.global private constant @w(dense<[[1.0, 2.0]]> :
+        tensor<1x2xf32>) {addr_space = 0 : i32, alignment = 64 : i64}
+        : !llvm.array<1 x array<2 x f32>>
+    // becomes
+    llvm.mlir.global private constant @w(dense<[0, 0, -128, 63, 0, 0, 0, 64]>
+        : tensor<8xi8>) {addr_space = 0 : i32, alignment = 64 : i64}
+        : !llvm.array<8 x i8>
+    ```
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "uint64_t", /*default=*/"1024",
+           "Globals of fewer bytes keep their element types">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def TesselLowerStridedCopiesPass
     : Pass<"tessel-lower-strided-copies", "func::FuncOp"> {
   let summary = "Turns memref.copy between strided buffers into linalg.copy";
