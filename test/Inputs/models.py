@@ -492,6 +492,28 @@ def overlapping_rows(rng):
     return graph, inputs
 
 
+def overlapping_filters(rng):
+    """A 1x1 convolution 16 -> 248 on 13 x 13 with a residual Add and Relu:
+    31 vectors of 8 filters (AVX2) over 169 positions, which 2-vector
+    blocks do not divide: the last block of filters overlaps the one before
+    it (lib/Codegen/CPU/ConvolutionOverFilters.h, filtersOverlapLast)."""
+    w = rng.standard_normal((248, 16, 1, 1)) / 4
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv"),
+        helper.make_node("Add", ["c", "r"], ["s"], name="residual"),
+        helper.make_node("Relu", ["s"], ["y"], name="relu"),
+    ]
+    graph = helper.make_graph(
+        nodes, "overlapping_filters",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 13, 13]),
+         helper.make_tensor_value_info("r", TensorProto.FLOAT, [1, 248, 13, 13])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 248, 13, 13])],
+        [_init("w", w), _init("b", rng.standard_normal(248) * 0.1)])
+    inputs = [rng.standard_normal((1, 16, 13, 13)).astype(np.float32),
+              rng.standard_normal((1, 248, 13, 13)).astype(np.float32)]
+    return graph, inputs
+
+
 def activation_clips(rng):
     """Conv, Relu, Clip(0, 6) (a ReLU6 after a ReLU), Conv 1x1, Clip(-1, 2),
     Relu: the pairs tessel-fold-activation-clips merges."""
@@ -997,6 +1019,7 @@ MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "gru_reset_first": gru_reset_first, "lstm_wide": lstm_wide,
           "lstm_long": lstm_long,
           "overlapping_rows": overlapping_rows,
+          "overlapping_filters": overlapping_filters,
           "half_cnn": half_cnn, "half_batched_matmul": half_batched_matmul,
           "batched_cnn": batched_cnn, "dynamic_cnn": dynamic_cnn,
           "padded_encoder": padded_encoder}

@@ -239,10 +239,17 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
                       function_ref<SmallVector<Value>(Value, ValueRange)> in) {
       return e.loop(conv.batch, 1, args, in);
     };
+    // The whole blocks of filters in a loop; an overlapping last block
+    // after it, on the thread that runs the kernel.
     auto filterBlocks =
         [&](ValueRange args,
             function_ref<SmallVector<Value>(Value, ValueRange)> in) {
-          return e.loop(conv.filters, k.block, args, in, filterWork);
+          int64_t whole = conv.filters / k.block * k.block;
+          SmallVector<Value> results =
+              e.loop(whole, k.block, args, in, filterWork);
+          if (whole == conv.filters)
+            return results;
+          return in(e.idx(conv.filters - k.block), results);
         };
     if (imagesInside)
       return filterBlocks(init, [&](Value f0, ValueRange a) {
@@ -261,7 +268,14 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
               Value group = arith::DivUIOp::create(b, loc, f0,
                                                    e.idx(conv.filtersPerGroup));
               Value channelBase = e.mul(group, conv.channelsPerGroup);
-              Value fBlock = arith::DivUIOp::create(b, loc, f0, e.idx(k.block));
+              // (The overlapping last block, from F - block, is the last
+              // packed block: ceil((F - block) / block).)
+              Value fBlock =
+                  tile.filtersOverlapLast
+                      ? arith::CeilDivUIOp::create(b, loc, f0, e.idx(k.block))
+                            .getResult()
+                      : arith::DivUIOp::create(b, loc, f0, e.idx(k.block))
+                            .getResult();
               // The accumulators' start along the filters: the bias, 0, or
               // (no prologue) the output's values.
               SmallVector<Value> start;

@@ -36,6 +36,14 @@ struct FilterTile {
   /// starts `positions` before their end, overlapping the one before it
   /// (the positions it computes twice are written twice alike).
   bool overlapsLast = false;
+  /// `filterVectors` does not divide the filters' vectors (a classifier's
+  /// 1000 filters are 125 vectors of 8): the last block of filters starts
+  /// a block before their end, overlapping the one before it, its weights
+  /// packed as one more block. It runs after the loop over the whole
+  /// blocks, which may be split across threads: no two threads write the
+  /// same filters. Only where the accumulators start from the bias or 0 and
+  /// the filters are one group.
+  bool filtersOverlapLast = false;
   /// The tiles whose taps all read inside the input run each tap row's
   /// columns in a loop kept as a loop, instead of unrolled: unrolled, an
   /// input value that several taps read (a stride smaller than the
@@ -55,7 +63,10 @@ struct FilterTile {
 /// divide the output's (or its rows', with `padded`) overlap their last
 /// tile, only when the accumulators start from the bias or 0 (`fresh`)
 /// and they fit the registers with a broadcast per position (two for a
-/// 1x1 window, whose positions share no input).
+/// 1x1 window, whose positions share no input). With `fresh` and one group,
+/// blocks of filter vectors that do not divide the filters' may overlap
+/// their last block too (`filtersOverlapLast`), the filters computed twice
+/// counted against them the same way.
 /// Among equals, one that divides, then the most accumulators, then (NCHW)
 /// a whole vector of positions, then the fewest loads per FMA. Windows at
 /// least kMinLoopedTapColumns wide whose unrolled taps would keep as many
@@ -124,8 +135,10 @@ FilterKernel planFilterKernel(linalg::GenericOp op, const Conv2D &conv,
                               std::optional<ConvPadding> padding,
                               bool fuseEpilogue);
 
-/// The weights [F][Cg][KH][KW] packed as [F / B][Cg][KH][KW][B], B =
-/// `block` filters: each tap's B weights are one contiguous vector.
+/// The weights [F][Cg][KH][KW] packed as [ceil(F / B)][Cg][KH][KW][B], B =
+/// `block` filters: each tap's B weights are one contiguous vector. Where B
+/// does not divide F, the last block holds the last B filters (it overlaps
+/// the one before it: FilterTile::filtersOverlapLast).
 DenseElementsAttr packWeights(DenseElementsAttr weights, int64_t block);
 
 /// Where one tile of the kernel sits: image `n`, filters from `f0` (their

@@ -8,6 +8,10 @@
 
 #include "ConvolutionOverFilters.h"
 
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
 using namespace mlir;
 
 DenseElementsAttr mlir::tessel::cpu::packWeights(DenseElementsAttr weights,
@@ -15,13 +19,17 @@ DenseElementsAttr mlir::tessel::cpu::packWeights(DenseElementsAttr weights,
   auto type = cast<RankedTensorType>(weights.getType());
   int64_t filters = type.getDimSize(0);
   int64_t inner = type.getNumElements() / filters; // Cg * KH * KW
+  int64_t blocks = llvm::divideCeil(filters, block);
   SmallVector<float> source(weights.getValues<float>());
-  SmallVector<float> packed(source.size());
-  for (int64_t f = 0; f < filters; ++f)
-    for (int64_t i = 0; i < inner; ++i)
-      packed[((f / block) * inner + i) * block + f % block] =
-          source[f * inner + i];
-  SmallVector<int64_t> shape = {filters / block};
+  SmallVector<float> packed(blocks * inner * block);
+  for (int64_t fb = 0; fb < blocks; ++fb) {
+    // The last block holds the last `block` filters.
+    int64_t first = std::min(fb * block, filters - block);
+    for (int64_t l = 0; l < block; ++l)
+      for (int64_t i = 0; i < inner; ++i)
+        packed[(fb * inner + i) * block + l] = source[(first + l) * inner + i];
+  }
+  SmallVector<int64_t> shape = {blocks};
   shape.append(type.getShape().begin() + 1, type.getShape().end());
   shape.push_back(block);
   return DenseElementsAttr::get(

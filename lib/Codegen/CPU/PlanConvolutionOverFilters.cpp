@@ -93,14 +93,19 @@ mlir::tessel::cpu::planFilterTile(const Conv2D &conv, int64_t lanes,
   // denominator): accumulators, counted up to kSaturatingAccumulators, x
   // span / computed span.
   int64_t saturation = std::min(budget, kSaturatingAccumulators);
+  // The filter vectors, and those an overlapping last block computes.
+  int64_t vectors = tiled / lanes;
   auto usefulWork = [&](const FilterTile &t) {
     int64_t computed = llvm::divideCeil(span, t.positions) * t.positions;
-    return std::make_pair(
-        std::min(t.filterVectors * t.positions, saturation) * span,
-        saturation * computed);
+    int64_t computedVectors =
+        llvm::divideCeil(vectors, t.filterVectors) * t.filterVectors;
+    return std::make_pair(std::min(t.filterVectors * t.positions, saturation) *
+                              span * vectors,
+                          saturation * computed * computedVectors);
   };
   auto score = [&](const FilterTile &t) {
-    return std::make_tuple(!t.overlapsLast, t.filterVectors * t.positions,
+    return std::make_tuple(!t.filtersOverlapLast, !t.overlapsLast,
+                           t.filterVectors * t.positions,
                            !conv.channelsLast && t.positions == lanes,
                            -(t.filterVectors + t.positions));
   };
@@ -129,8 +134,13 @@ mlir::tessel::cpu::planFilterTile(const Conv2D &conv, int64_t lanes,
            fv * positions + fv + liveBroadcastsByTap(conv, positions, padded) >=
                registers;
   };
+  // Blocks of filters that do not divide them overlap their last block
+  // (one group only: a block never straddles two).
+  bool blocksMayOverlap =
+      fresh && !depthwiseLast && conv.filtersPerGroup == conv.filters;
   for (int64_t fv = 1; fv <= 3; ++fv) {
-    if (tiled % (fv * lanes) != 0 || fv > budget)
+    bool overlapsFilters = tiled % (fv * lanes) != 0;
+    if (fv > budget || fv > vectors || (overlapsFilters && !blocksMayOverlap))
       continue;
     int64_t limit = budget / fv;
     // Unrolled taps keep the input values they share live (each is read
@@ -148,8 +158,18 @@ mlir::tessel::cpu::planFilterTile(const Conv2D &conv, int64_t lanes,
     };
     while (limit > 1 && !fits(limit))
       --limit;
+    auto tileOf = [&](int64_t positions, bool overlapsLast, bool looped) {
+      FilterTile t;
+      t.filterVectors = fv;
+      t.positions = positions;
+      t.rowSegment = padded;
+      t.overlapsLast = overlapsLast;
+      t.filtersOverlapLast = overlapsFilters;
+      t.tapColumnLoop = looped;
+      return t;
+    };
     int64_t dividing = pickDivisor(span, {}, limit);
-    consider({fv, dividing, padded, false, loops(fv, dividing)});
+    consider(tileOf(dividing, false, loops(fv, dividing)));
     // Overlapping tiles only where the accumulators, one broadcast per
     // position and the weight vectors fit the registers together: LLVM
     // keeps each position's broadcast live for every filter vector, and
@@ -169,7 +189,7 @@ mlir::tessel::cpu::planFilterTile(const Conv2D &conv, int64_t lanes,
         bool looped = loops(fv, positions);
         int64_t broadcasts = looped || pointwise ? 2 : positions;
         if (fv * positions + broadcasts + fv <= registers)
-          consider({fv, positions, padded, /*overlapsLast=*/true, looped});
+          consider(tileOf(positions, /*overlapsLast=*/true, looped));
       }
   }
   return best;
