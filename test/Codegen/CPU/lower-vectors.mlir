@@ -48,3 +48,24 @@ func.func @row_max(%v: vector<1x32xf32>, %acc: vector<1xf32>) -> vector<1xf32> {
   %r = vector.multi_reduction <maxnumf>, %v, %acc [1] : vector<1x32xf32> to vector<1xf32>
   return %r : vector<1xf32>
 }
+
+// -----
+
+// A per-channel scale read across 40 columns (a squeeze-excitation's
+// scale): the broadcast dimension is read at size 1 and the value
+// broadcast, not transposed into place element by element.
+// CHECK-LABEL: func.func @scale_row
+// CHECK:         %[[S:.+]] = vector.transfer_read %{{.+}} : memref<1x32x1x1xf32>, vector<1x1x1x1xf32>
+// CHECK:         %[[E:.+]] = vector.extract %[[S]][0, 0, 0, 0] : f32 from vector<1x1x1x1xf32>
+// CHECK:         vector.broadcast %[[E]] : f32 to vector<40xf32>
+// CHECK-NOT:     vector.transpose
+// CHECK:         arith.mulf %{{.+}} : vector<1x1x1x40xf32>
+func.func @scale_row(%scale: memref<1x32x1x1xf32>, %x: memref<1x32x120x120xf32>, %y: memref<1x32x120x120xf32>, %c: index, %r: index, %col: index) {
+  %c0 = arith.constant 0 : index
+  %pad = ub.poison : f32
+  %s = vector.transfer_read %scale[%c0, %c, %c0, %c0], %pad {in_bounds = [true, true, true, true], permutation_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>} : memref<1x32x1x1xf32>, vector<1x1x1x40xf32>
+  %v = vector.transfer_read %x[%c0, %c, %r, %col], %pad {in_bounds = [true, true, true, true]} : memref<1x32x120x120xf32>, vector<1x1x1x40xf32>
+  %p = arith.mulf %s, %v : vector<1x1x1x40xf32>
+  vector.transfer_write %p, %y[%c0, %c, %r, %col] {in_bounds = [true, true, true, true]} : vector<1x1x1x40xf32>, memref<1x32x120x120xf32>
+  return
+}

@@ -681,7 +681,10 @@ def TesselLowerVectorsPass : Pass<"tessel-lower-vectors", "func::FuncOp"> {
     that `convert-vector-to-llvm` maps onto LLVM vectors. Multi-reductions
     become `vector.reduction`s along the innermost dimension; float sums
     and products among them are marked `reassoc`, so LLVM adds the lanes in
-    a tree of vector operations rather than one after another.
+    a tree of vector operations rather than one after another. A transfer
+    read that broadcasts along some of its dimensions (a constant 0 in its
+    permutation map) reads them at size 1 and broadcasts the value, instead
+    of upstream's transpose of the broadcast dimensions, element by element.
     Run `convert-vector-to-scf{full-unroll=true}` after it: it unrolls the
     n-D transfers into 1-D ones (without the full unroll it would put a
     stack buffer inside the loops).
