@@ -246,17 +246,20 @@ LogicalResult mlir::tessel::fuseProductNeighbours(
     packRhsBlock(rewriter, productTile, fused->loops.back());
   if (failed(tileProduct(rewriter, productTile, *tilePlan)))
     return failure();
-  // One parallel loop: the outermost fused loop, when it has the work.
+  // One parallel loop: the outermost fused loop that runs more than once,
+  // when it has the work; where every fused loop runs once, the product
+  // tile's own (a row-block loop inside blocks of the reduction).
   if (!fused->loops.empty()) {
-    Operation *outer = fused->loops.front().getOperation();
-    outer->walk(
-        [](scf::ForOp loop) { loop->removeAttr(tessel::cpu::kParallelAttr); });
     if (std::optional<unsigned> at = firstParallelLoop(
             interchange, sizes,
             cast<linalg::LinalgOp>(root).getStaticLoopRanges(),
             [&](int64_t d) { return consumer || tileOf(d) != 0; });
-        at && *at < fused->loops.size())
+        at && *at < fused->loops.size()) {
+      fused->loops.front()->walk([](scf::ForOp loop) {
+        loop->removeAttr(tessel::cpu::kParallelAttr);
+      });
       tessel::cpu::markParallel(fused->loops[*at].getOperation(), work);
+    }
   }
   for (Operation *tile : others) {
     // A block's tiles (whole rows x a block of columns) would be one huge

@@ -27,16 +27,36 @@ using namespace mlir::tessel;
 
 /// Marks the first loop of `tiling` that runs more than once when every
 /// loop up to it is over a row, column or batch dimension of `op` (their
-/// iterations write disjoint tiles of the output).
+/// iterations write disjoint tiles of the output). With `insideReduction`,
+/// loops over blocks of the reduction may come first: they run in sequence
+/// around the marked loop, whose iterations each add their block into
+/// their own tiles (the cache blocks of a product whose reduction they
+/// split: ConvNeXt's [196, 1536] x [1536, 384] ran on one thread).
 static void markParallelLoop(scf::SCFTilingResult &tiling,
                              ArrayRef<int64_t> interchange,
-                             ArrayRef<int64_t> tileSizes, linalg::LinalgOp op) {
+                             ArrayRef<int64_t> tileSizes, linalg::LinalgOp op,
+                             bool insideReduction = false) {
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  auto isParallel = [&](int64_t d) {
+    return iterators[d] == utils::IteratorType::parallel;
+  };
   std::optional<unsigned> at =
-      firstParallelLoop(interchange, tileSizes, ranges, [&](int64_t d) {
-        return iterators[d] == utils::IteratorType::parallel;
-      });
+      firstParallelLoop(interchange, tileSizes, ranges, isParallel);
+  if (!at && insideReduction) {
+    // The first loop over a parallel dimension that runs more than once,
+    // past the reduction's.
+    unsigned position = 0;
+    for (int64_t d : interchange) {
+      if (tileSizes[d] == 0)
+        continue;
+      if (isParallel(d) && ranges[d] > tileSizes[d]) {
+        at = position;
+        break;
+      }
+      ++position;
+    }
+  }
   if (at && *at < tiling.loops.size())
     tessel::cpu::markParallel(tiling.loops[*at].getOperation(),
                               tessel::cpu::workOf(ranges));
@@ -109,7 +129,8 @@ LogicalResult mlir::tessel::tileProduct(RewriterBase &rewriter,
         scf::tileUsingSCF(rewriter, cast<TilingInterface>(target), blocks);
     if (failed(blocked) || blocked->tiledOps.size() != 1)
       return failure();
-    markParallelLoop(*blocked, plan.cacheInterchange, plan.cacheTileSizes, op);
+    markParallelLoop(*blocked, plan.cacheInterchange, plan.cacheTileSizes, op,
+                     /*insideReduction=*/true);
     parallelMarked = isMarked(*blocked);
     rewriter.replaceOp(target, blocked->replacements);
     target = blocked->tiledOps.front();
