@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Conversion/ConstantData.h"
 #include "tessel/Conversion/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -34,16 +35,10 @@ constexpr uint64_t kMinAlignment = 16;
 
 /// The data `global` is flattened with, or null when it keeps its type.
 DenseElementsAttr flattenable(LLVM::GlobalOp global, uint64_t minBytes) {
-  if (!global.getConstant())
+  DenseElementsAttr data = tessel::getConstantBytes(global);
+  if (!data || (data.getElementType().isInteger(8) &&
+                data.getType().getRank() == 1)) // already bytes
     return nullptr;
-  auto data = dyn_cast_or_null<DenseElementsAttr>(global.getValueOrNull());
-  if (!data || data.isSplat())
-    return nullptr;
-  Type element = data.getElementType();
-  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
-    return nullptr;
-  if (element.isInteger(8) && data.getType().getRank() == 1)
-    return nullptr; // already bytes
   if (data.getRawData().size() < std::max<uint64_t>(minBytes, kMinAlignment))
     return nullptr;
   return data;

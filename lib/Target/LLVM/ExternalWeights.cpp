@@ -16,6 +16,7 @@
 
 #include "tessel/Target/LLVM/Artifact.h"
 
+#include "tessel/Conversion/ConstantData.h"
 #include "tessel/seal.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -35,15 +36,8 @@ constexpr uint64_t kAlignment = 64;
 
 /// The constant data a global moves out with, or null when it stays.
 DenseElementsAttr movableData(LLVM::GlobalOp global, uint64_t minBytes) {
-  if (!global.getConstant())
-    return nullptr;
-  auto data = dyn_cast_or_null<DenseElementsAttr>(global.getValueOrNull());
-  if (!data || data.isSplat())
-    return nullptr;
-  Type element = data.getElementType();
-  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
-    return nullptr;
-  return data.getRawData().size() >= minBytes ? data : nullptr;
+  DenseElementsAttr data = getConstantBytes(global);
+  return data && data.getRawData().size() >= minBytes ? data : nullptr;
 }
 
 } // namespace
