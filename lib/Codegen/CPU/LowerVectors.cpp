@@ -29,8 +29,8 @@ namespace {
 /// permutation lowering moves broadcast dimensions to the front and
 /// transposes them back element by element: a scale broadcast along 40
 /// columns became 40 scalar inserts through the stack in every iteration
-/// (EfficientNet-B1's squeeze-excitation scales ran at a tenth of the
-/// memory's speed).
+/// (EfficientNet-B1's first squeeze-excitation scale: 0.67 ms, where
+/// onnxruntime's multiply takes 0.084).
 struct ReadBroadcastDimsOnce : OpRewritePattern<vector::TransferReadOp> {
   ReadBroadcastDimsOnce(MLIRContext *ctx)
       : OpRewritePattern<vector::TransferReadOp>(ctx, /*benefit=*/2) {}

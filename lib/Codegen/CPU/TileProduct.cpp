@@ -38,25 +38,10 @@ static void markParallelLoop(scf::SCFTilingResult &tiling,
                              bool insideReduction = false) {
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  auto isParallel = [&](int64_t d) {
-    return iterators[d] == utils::IteratorType::parallel;
-  };
-  std::optional<unsigned> at =
-      firstParallelLoop(interchange, tileSizes, ranges, isParallel);
-  if (!at && insideReduction) {
-    // The first loop over a parallel dimension that runs more than once,
-    // past the reduction's.
-    unsigned position = 0;
-    for (int64_t d : interchange) {
-      if (tileSizes[d] == 0)
-        continue;
-      if (isParallel(d) && ranges[d] > tileSizes[d]) {
-        at = position;
-        break;
-      }
-      ++position;
-    }
-  }
+  std::optional<unsigned> at = firstParallelLoop(
+      interchange, tileSizes, ranges,
+      [&](int64_t d) { return iterators[d] == utils::IteratorType::parallel; },
+      /*pastSequential=*/insideReduction);
   if (at && *at < tiling.loops.size())
     tessel::cpu::markParallel(tiling.loops[*at].getOperation(),
                               tessel::cpu::workOf(ranges));

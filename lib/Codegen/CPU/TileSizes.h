@@ -34,19 +34,26 @@ inline int64_t pickDivisor(int64_t size, llvm::ArrayRef<int64_t> preferred,
 
 /// The position, among tiled loops built in `order` (loop dimensions) for
 /// `tileSizes` (0: no loop) over `ranges`, of the first loop that runs more
-/// than once, provided every loop up to it is over a dimension
-/// `isParallel` accepts; std::nullopt when there is none.
+/// than once over a dimension `isParallel` accepts, provided every loop up
+/// to it is over such a dimension too, or (`pastSequential`) may be over
+/// any (the loops before it then run in sequence around it: blocks of a
+/// reduction); std::nullopt when there is none.
 template <typename IsParallel>
 std::optional<unsigned> firstParallelLoop(llvm::ArrayRef<int64_t> order,
                                           llvm::ArrayRef<int64_t> tileSizes,
                                           llvm::ArrayRef<int64_t> ranges,
-                                          IsParallel isParallel) {
+                                          IsParallel isParallel,
+                                          bool pastSequential = false) {
   unsigned position = 0;
   for (int64_t dim : order) {
     if (tileSizes[dim] == 0)
       continue;
-    if (!isParallel(dim))
-      return std::nullopt;
+    if (!isParallel(dim)) {
+      if (!pastSequential)
+        return std::nullopt;
+      ++position;
+      continue;
+    }
     if ((ranges[dim] + tileSizes[dim] - 1) / tileSizes[dim] > 1)
       return position;
     ++position;
