@@ -58,27 +58,55 @@ struct PrefetchStoresPass
   /// 1-D vector) by C columns into a row-major buffer at [..., i, j], j a
   /// loop's induction variable of step S: prefetches for writing the lines
   /// of [i .. i+R, j+S .. j+S+C), what the same rows of the loop's next
-  /// iteration store.
+  /// iteration store. Each read of the same block before the store, of
+  /// another buffer, at the same indices and of the same vector type (an
+  /// operand of the tile's epilogue: a residual added to a product's tile)
+  /// gets the same prefetches, for reading, before it.
   static void prefetchNext(vector::TransferWriteOp write) {
-    auto memref = dyn_cast<MemRefType>(write.getBase().getType());
     VectorType vector = write.getVectorType();
-    if (!memref || !memref.getLayout().isIdentity() ||
-        !memref.getElementType().isF32() || vector.getRank() > 2 ||
-        memref.getRank() < 2 || !write.getPermutationMap().isMinorIdentity() ||
-        write.getMask() ||
-        !llvm::all_of(write.getInBoundsValues(), [](bool b) { return b; }))
-      return;
-    int64_t rows = vector.getRank() == 2 ? vector.getDimSize(0) : 1;
-    int64_t columns = vector.getShape().back();
-    int64_t perLine = kLineBytes / 4;
-    if (columns % perLine != 0 || rows > 8)
+    if (!isWholeLineTile(write))
       return;
     ValueRange indices = write.getIndices();
     int64_t step = 0, last = 0;
     if (!loopOf(indices.back(), step, last))
       return;
-    OpBuilder b(write);
-    Location loc = write.getLoc();
+    for (Operation *op = write->getPrevNode(); op; op = op->getPrevNode()) {
+      auto read = dyn_cast<vector::TransferReadOp>(op);
+      if (read && read.getBase() != write.getBase() &&
+          read.getVectorType() == vector && isWholeLineTile(read) &&
+          llvm::equal(read.getIndices(), indices))
+        prefetchLines(read, read.getBase(), indices, vector, step, last,
+                      /*isWrite=*/false);
+    }
+    prefetchLines(write, write.getBase(), indices, vector, step, last,
+                  /*isWrite=*/true);
+  }
+
+  /// Whether `op` moves an f32 vector tile of at most 8 rows of whole 64-byte
+  /// lines, unmasked and in bounds, to or from a row-major buffer.
+  static bool isWholeLineTile(VectorTransferOpInterface op) {
+    auto memref = dyn_cast<MemRefType>(op.getBase().getType());
+    VectorType vector = op.getVectorType();
+    if (!memref || !memref.getLayout().isIdentity() ||
+        !memref.getElementType().isF32() || vector.getRank() > 2 ||
+        memref.getRank() < 2 || !op.getPermutationMap().isMinorIdentity() ||
+        op.getMask() ||
+        !llvm::all_of(op.getInBoundsValues(), [](bool b) { return b; }))
+      return false;
+    int64_t rows = vector.getRank() == 2 ? vector.getDimSize(0) : 1;
+    return vector.getShape().back() % (kLineBytes / 4) == 0 && rows <= 8;
+  }
+
+  /// Before `before`: one prefetch per line of the rows of `vector` at
+  /// `indices` in `base`, the last index moved to `min(j + step, last)`.
+  static void prefetchLines(Operation *before, Value base, ValueRange indices,
+                            VectorType vector, int64_t step, int64_t last,
+                            bool isWrite) {
+    int64_t rows = vector.getRank() == 2 ? vector.getDimSize(0) : 1;
+    int64_t columns = vector.getShape().back();
+    int64_t perLine = kLineBytes / 4;
+    OpBuilder b(before);
+    Location loc = before->getLoc();
     auto idx = [&](int64_t v) {
       return arith::ConstantIndexOp::create(b, loc, v).getResult();
     };
@@ -103,8 +131,8 @@ struct PrefetchStoresPass
         } else {
           at.back() = next;
         }
-        memref::PrefetchOp::create(b, loc, write.getBase(), at,
-                                   /*isWrite=*/true, /*localityHint=*/3,
+        memref::PrefetchOp::create(b, loc, base, at, isWrite,
+                                   /*localityHint=*/3,
                                    /*isDataCache=*/true);
       }
     }

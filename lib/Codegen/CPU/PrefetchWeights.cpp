@@ -12,6 +12,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 
 #include "llvm/ADT/MapVector.h"
 
@@ -87,6 +88,10 @@ struct PrefetchWeightsPass
     vector::TransferReadOp read;
     scf::ForOp reuse;
     int64_t elements;
+    /// For a read of an activation's columns (findColumnRead): the step of
+    /// the loop over column blocks, and the start of its last iteration;
+    /// 0 for a constant's panels.
+    int64_t columnStep = 0, lastColumn = 0;
   };
 
   /// Runs `holder` (an op of the reuse loop's body) in two versions: with
@@ -104,7 +109,7 @@ struct PrefetchWeightsPass
     holder->walk([&](Operation *) { ++size; });
     if (size > kMaxVersionedOps) {
       for (PanelRead &panelRead : panelReads)
-        emitPrefetches(panelRead.read, panelRead.elements);
+        emitPrefetches(panelRead, panelRead.read);
       return;
     }
     scf::ForOp reuse = panelReads.front().reuse;
@@ -133,9 +138,8 @@ struct PrefetchWeightsPass
     });
     holder->moveBefore(yield);
     for (PanelRead &panelRead : panelReads)
-      emitPrefetches(cast<vector::TransferReadOp>(
-                         mapping.lookup(panelRead.read.getOperation())),
-                     panelRead.elements);
+      emitPrefetches(panelRead, cast<vector::TransferReadOp>(mapping.lookup(
+                                    panelRead.read.getOperation())));
   }
 
   /// The elements `read` reads: a run along the memref's innermost
@@ -171,8 +175,10 @@ struct PrefetchWeightsPass
   /// iteration starts.
   static std::optional<PanelRead> findPanelRead(vector::TransferReadOp read) {
     auto global = read.getBase().getDefiningOp<memref::GetGlobalOp>();
+    if (!global)
+      return findColumnRead(read);
     auto memref = dyn_cast<MemRefType>(read.getBase().getType());
-    if (!global || !memref || !memref.getLayout().isIdentity() ||
+    if (!memref || !memref.getLayout().isIdentity() ||
         !memref.hasStaticShape() || !memref.getElementType().isF32() ||
         memref.getRank() < 2 || memref.getDimSize(0) < 2 || read.getMask() ||
         !llvm::all_of(read.getInBoundsValues(), [](bool b) { return b; }))
@@ -202,11 +208,63 @@ struct PrefetchWeightsPass
     return PanelRead{read, reuse, *elements};
   }
 
-  /// Prefetches, before `read`, the same `elements` of the next panel.
-  static void emitPrefetches(vector::TransferReadOp read, int64_t elements) {
+  /// An f32 read of a run of an activation (any buffer but a constant)
+  /// at `[..., j]`, `j` the induction variable of a loop J over column
+  /// blocks (constant bounds, step S, two iterations or more), inside a
+  /// loop `R` inside J that repeats and in which no index varies: a
+  /// product's right operand read in place (`[C, H*W]`, a 1x1
+  /// convolution's input), reread by every row tile R runs over the same
+  /// column block. Only R's first iteration finds the block out of the
+  /// caches, its rows a page or more apart, which the hardware prefetchers
+  /// do not follow. Prefetches the same rows of the next column block,
+  /// `[..., min(j + S, last)]`, `last` the start of J's last iteration.
+  static std::optional<PanelRead> findColumnRead(vector::TransferReadOp read) {
+    auto memref = dyn_cast<MemRefType>(read.getBase().getType());
+    if (!memref || !memref.getLayout().isIdentity() ||
+        !memref.hasStaticShape() || !memref.getElementType().isF32() ||
+        memref.getRank() < 2 || read.getMask() ||
+        !llvm::all_of(read.getInBoundsValues(), [](bool b) { return b; }))
+      return std::nullopt;
+    std::optional<int64_t> elements = contiguousElements(read);
+    ValueRange indices = read.getIndices();
+    auto column = dyn_cast<BlockArgument>(indices.back());
+    auto columns = column
+                       ? dyn_cast<scf::ForOp>(column.getOwner()->getParentOp())
+                       : scf::ForOp();
+    if (!elements || !columns || columns.getInductionVar() != column ||
+        !repeats(columns))
+      return std::nullopt;
+    APInt lower, upper, step;
+    if (!matchPattern(columns.getLowerBound(), m_ConstantInt(&lower)) ||
+        !matchPattern(columns.getUpperBound(), m_ConstantInt(&upper)) ||
+        !matchPattern(columns.getStep(), m_ConstantInt(&step)))
+      return std::nullopt;
+    int64_t lb = lower.getSExtValue(), ub = upper.getSExtValue(),
+            columnStep = step.getSExtValue();
+    scf::ForOp reuse;
+    for (auto loop = read->getParentOfType<scf::ForOp>();
+         loop && loop != columns; loop = loop->getParentOfType<scf::ForOp>()) {
+      if (repeats(loop) && llvm::none_of(indices, [&](Value index) {
+            return variesIn(index, loop);
+          })) {
+        reuse = loop;
+        break;
+      }
+    }
+    if (!reuse)
+      return std::nullopt;
+    return PanelRead{read, reuse, *elements, columnStep,
+                     lb + (ub - lb - 1) / columnStep * columnStep};
+  }
+
+  /// Prefetches, before `read`, the same `elements` of the next panel (or
+  /// of the next column block).
+  static void emitPrefetches(const PanelRead &panelRead,
+                             vector::TransferReadOp read) {
     auto memref = cast<MemRefType>(read.getBase().getType());
     ValueRange indices = read.getIndices();
-    Value panel = indices.front();
+    bool alongColumns = panelRead.columnStep != 0;
+    Value current = alongColumns ? indices.back() : indices.front();
 
     OpBuilder b(read);
     Location loc = read.getLoc();
@@ -215,13 +273,15 @@ struct PrefetchWeightsPass
     };
     // (One op per statement: the order of a call's arguments is the
     // compiler's, and the printed IR would differ between compilers.)
-    Value one = idx(1), lastPanel = idx(memref.getDimSize(0) - 1);
-    Value stepped = arith::AddIOp::create(b, loc, panel, one);
-    Value next = arith::MinSIOp::create(b, loc, stepped, lastPanel);
+    Value step = idx(alongColumns ? panelRead.columnStep : 1);
+    Value last =
+        idx(alongColumns ? panelRead.lastColumn : memref.getDimSize(0) - 1);
+    Value stepped = arith::AddIOp::create(b, loc, current, step);
+    Value next = arith::MinSIOp::create(b, loc, stepped, last);
     int64_t perLine = kLineBytes / 4;
-    for (int64_t c = 0; c < elements; c += perLine) {
+    for (int64_t c = 0; c < panelRead.elements; c += perLine) {
       SmallVector<Value> at(indices.begin(), indices.end());
-      at.front() = next;
+      (alongColumns ? at.back() : at.front()) = next;
       if (c) {
         Value offset = idx(c);
         at.back() = arith::AddIOp::create(b, loc, at.back(), offset);

@@ -32,6 +32,53 @@ func.func @tile_rows(%buf: memref<8x112xf32>, %v: vector<4x16xf32>) {
 
 // -----
 
+// A product's 6x16 tile with a residual added before the store: the read of
+// the residual at the tile's indices (same vector type, another buffer)
+// gets read prefetches of the same lines before it; the reads of the
+// reduction loop and of the bias (other indices) get none.
+// CHECK-LABEL: func.func @epilogue_operand
+// CHECK: scf.for %[[J:.+]] = %c0 to %c3136 step %c16
+// CHECK: scf.for %[[I:.+]] = %c0 to %c256 step %c6
+// CHECK-NOT: memref.prefetch
+// CHECK: scf.yield
+// CHECK: %[[STEP:.+]] = arith.addi %[[J]], %c16
+// CHECK-NEXT: %[[NEXT:.+]] = arith.minsi %[[STEP]], %c3120
+// CHECK-NEXT: memref.prefetch %[[RES:.+]][%[[ROW:.+]], %[[NEXT]]], read, locality<3>, data : memref<256x3136xf32>
+// CHECK: %[[ROW5:.+]] = arith.addi %[[ROW]], %c5
+// CHECK-NEXT: memref.prefetch %[[RES]][%[[ROW5]], %[[NEXT]]], read, locality<3>, data
+// CHECK-NEXT: %[[R:.+]] = vector.transfer_read %[[RES]][%[[ROW]], %[[J]]]
+// CHECK: memref.prefetch %[[OUT:.+]][%[[ROW]], %{{.+}}], write, locality<3>, data
+// CHECK: vector.transfer_write %{{.+}}, %[[OUT]][%[[ROW]], %[[J]]]
+// CHECK-NOT: memref.prefetch
+func.func @epilogue_operand(%x: memref<64x3136xf32>, %w: memref<256x64xf32>, %bias: memref<256xf32>, %res: memref<256x3136xf32>, %out: memref<256x3136xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  %c3136 = arith.constant 3136 : index
+  %cst = arith.constant 0.0 : f32
+  scf.for %j = %c0 to %c3136 step %c16 {
+    scf.for %i = %c0 to %c256 step %c6 {
+      %row = affine.min affine_map<(d0) -> (250, d0)>(%i)
+      %init = vector.transfer_read %bias[%row], %cst {in_bounds = [true, true], permutation_map = affine_map<(d0) -> (d0, 0)>} : memref<256xf32>, vector<6x16xf32>
+      %acc = scf.for %k = %c0 to %c64 step %c1 iter_args(%a = %init) -> vector<6x16xf32> {
+        %l = vector.transfer_read %w[%row, %k], %cst {in_bounds = [true, true]} : memref<256x64xf32>, vector<6x1xf32>
+        %b = vector.transfer_read %x[%k, %j], %cst {in_bounds = [true, true]} : memref<64x3136xf32>, vector<1x16xf32>
+        %c = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %l, %b, %a : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
+        scf.yield %c : vector<6x16xf32>
+      }
+      %r = vector.transfer_read %res[%row, %j], %cst {in_bounds = [true, true]} : memref<256x3136xf32>, vector<6x16xf32>
+      %sum = arith.addf %acc, %r : vector<6x16xf32>
+      vector.transfer_write %sum, %out[%row, %j] {in_bounds = [true, true]} : vector<6x16xf32>, memref<256x3136xf32>
+    }
+  }
+  return
+}
+
+// -----
+
 // A 1-D store of two lines into a 4-D buffer: two prefetches, one per line.
 // CHECK-LABEL: func.func @one_row_two_lines
 // CHECK: %[[STEP:.+]] = arith.addi %[[J:.+]], %c32

@@ -144,8 +144,8 @@ func.func @product_tile_rows(%x: memref<50x768xf32>, %out: memref<50x96x32xf32>)
 // Left alone: a matrix-vector product's weights (every loop's induction
 // variable is an index: each line is read once), a panel index that changes
 // inside the only repeating loop, a loop of one iteration around the
-// reads, a read of an argument rather than a constant, a read of two rows
-// (not one run of the innermost dimension) and a masked read.
+// reads, a read of an argument at columns no loop steps through, a read of
+// two rows (not one run of the innermost dimension) and a masked read.
 // CHECK-LABEL: func.func @not_prefetched
 // CHECK-NOT: memref.prefetch
 memref.global "private" constant @__constant_8x784x64xf32 : memref<8x784x64xf32> = dense<1.0>
@@ -311,6 +311,85 @@ func.func @large_holder_unversioned(%out: memref<4x16xf32>) {
         scf.yield %e69 : vector<16xf32>
       }
       vector.transfer_write %acc, %out[%p, %c0] {in_bounds = [true]} : vector<16xf32>, memref<4x16xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// A 1x1 convolution's product [256, 64] x [64, 3136] with its input read in
+// place: column blocks of 16 outside, row tiles of 6 inside them, each row
+// tile reading the block's 64 rows again. In the first row tile, the
+// reduction loop prefetches the same row of the next column block, clamped
+// to the last block's start (3136 - 16 = 3120); the weights (their row
+// index varies with the row tile) are not prefetched.
+// CHECK-LABEL: func.func @columns_of_an_activation
+// CHECK: scf.for %[[J:.+]] = %c0 to %c3136 step %c16
+// CHECK: scf.for %[[R:.+]] = %c0 to %c256 step %c6
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[R]], %c0
+// CHECK-NEXT: scf.if %[[FIRST]]
+// CHECK-NEXT: scf.for %[[K:.+]] = %c0 to %c64 step %c1
+// CHECK-NOT: memref.prefetch
+// CHECK: %[[STEP:.+]] = arith.addi %[[J]], %c16
+// CHECK-NEXT: %[[NEXT:.+]] = arith.minsi %[[STEP]], %c3120
+// CHECK-NEXT: memref.prefetch %[[X:.+]][%[[K]], %[[NEXT]]], read, locality<2>, data : memref<64x3136xf32>
+// CHECK-NEXT: vector.transfer_read %[[X]][%[[K]], %[[J]]]
+// CHECK: } else {
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+memref.global "private" constant @__constant_256x64xf32 : memref<256x64xf32> = dense<1.0>
+func.func @columns_of_an_activation(%x: memref<64x3136xf32>, %out: memref<256x3136xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  %c3136 = arith.constant 3136 : index
+  %cst = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<6x16xf32>
+  %w = memref.get_global @__constant_256x64xf32 : memref<256x64xf32>
+  scf.for %j = %c0 to %c3136 step %c16 {
+    scf.for %r = %c0 to %c256 step %c6 {
+      %row = affine.min affine_map<(d0) -> (250, d0)>(%r)
+      %acc = scf.for %k = %c0 to %c64 step %c1 iter_args(%a = %zero) -> vector<6x16xf32> {
+        %l = vector.transfer_read %w[%row, %k], %cst {in_bounds = [true, true]} : memref<256x64xf32>, vector<6x1xf32>
+        %b = vector.transfer_read %x[%k, %j], %cst {in_bounds = [true, true]} : memref<64x3136xf32>, vector<1x16xf32>
+        %c = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %l, %b, %a : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
+        scf.yield %c : vector<6x16xf32>
+      }
+      vector.transfer_write %acc, %out[%row, %j] {in_bounds = [true, true]} : vector<6x16xf32>, memref<256x3136xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// Left alone: columns read once per column block (no loop inside the
+// column loop rereads them), and a column loop inside the loop that
+// repeats the read (its next block is the next iteration's own read).
+// CHECK-LABEL: func.func @columns_not_reread
+// CHECK-NOT: memref.prefetch
+func.func @columns_not_reread(%x: memref<64x256xf32>, %out: memref<64x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  %cst = arith.constant 0.0 : f32
+  scf.for %j = %c0 to %c256 step %c16 {
+    scf.for %k = %c0 to %c64 step %c1 {
+      %v = vector.transfer_read %x[%k, %j], %cst {in_bounds = [true]} : memref<64x256xf32>, vector<16xf32>
+      vector.transfer_write %v, %out[%k, %j] {in_bounds = [true]} : vector<16xf32>, memref<64x256xf32>
+    }
+  }
+  scf.for %t = %c0 to %c4 step %c1 {
+    scf.for %j = %c0 to %c256 step %c16 {
+      %v = vector.transfer_read %x[%c0, %j], %cst {in_bounds = [true]} : memref<64x256xf32>, vector<16xf32>
+      vector.transfer_write %v, %out[%t, %j] {in_bounds = [true]} : vector<16xf32>, memref<64x256xf32>
     }
   }
   return

@@ -548,7 +548,12 @@ def TesselPrefetchStoresPass
     product `[F, H*W]`) starts out of the caches inside a model, and each of
     a tile's rows is a stream of its own (16 filters, 16 rows 50 KB apart):
     the stores' read-for-ownership misses waited on memory one by one
-    (measurements in bench/notes/prefetch-stores.md).
+    (measurements in bench/notes/prefetch-stores.md). Each read of the same
+    block before the store, of another buffer, at the same indices and of
+    the same vector type (an operand of the tile's epilogue: the residual a
+    ResNet block adds to its last 1x1 convolution) gets the same lines
+    prefetched for reading (`locality<3>`) before it: its rows are as far
+    apart, and the adds waited on them.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect"];
@@ -583,6 +588,16 @@ def TesselPrefetchWeightsPass
     copies made ResNet-50 compile in 23 s instead of 18) prefetches in
     every iteration instead. A read outside such a loop (a matrix-vector product's weights, each read
     once) is left to the hardware prefetcher.
+
+    The same holds for an activation read in place by a product's row
+    tiles: an f32 read of a run of any other buffer (identity layout,
+    static, in bounds, unmasked) at `[..., j]`, `j` the induction variable
+    of a loop J over column blocks (constant bounds, step S, two iterations
+    or more), inside a loop R inside J that repeats and in which no index
+    varies (a 1x1 convolution's input `[C, H*W]`, reread by each row tile
+    of a column block, its rows a page or more apart). R's first iteration
+    prefetches the same rows of the next column block,
+    `[..., min(j + S, last)]`, `last` the start of J's last iteration.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect"];
