@@ -292,14 +292,13 @@ def blocked_matmul_split_k(rng):
     return _matmul_bias(rng, "blocked_matmul_split_k", 128, 2048, 192)
 
 
-def attention(rng):
+def attention(rng, seq=16, model=32, heads=4, name="attention"):
     """Multi-head self-attention as torch exports it: one QKV MatMul and
     bias, Slices to q, k, v, Reshapes to [seq, heads, d] and Transposes to
     [heads, seq, d] (k to [heads, d, seq]), the scores MatMul, a Div by
     sqrt(d), an additive mask shared by all heads, Softmax, the value
     MatMul, the Transpose back to [seq, heads, d], a Reshape and the output
     MatMul."""
-    seq, model, heads = 16, 32, 4
     head = model // heads
     mask = np.triu(np.full((seq, seq), -1e4), 1)
     inits = [
@@ -344,12 +343,19 @@ def attention(rng):
         helper.make_node("MatMul", ["context_2d", "w_out"], ["y"], name="out_proj"),
     ]
     graph = helper.make_graph(
-        nodes, "attention",
+        nodes, name,
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [seq, model])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [seq, model])],
         inits)
     inputs = [rng.standard_normal((seq, model)).astype(np.float32)]
     return graph, inputs
+
+
+def attention_50(rng):
+    """The attention block at ViT-B/32's sequence, 50 tokens (49 patches and
+    the class token), 2 heads of 32: no whole vector divides the scores'
+    50 columns."""
+    return attention(rng, seq=50, model=64, heads=2, name="attention_50")
 
 
 def encoder_ffn(rng):
@@ -1006,6 +1012,7 @@ def half_batched_matmul(rng):
 MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "stem_cnn": stem_cnn, "stem_cnn_normalized": stem_cnn_normalized,
           "mlp_normalized": mlp_normalized, "attention": attention,
+          "attention_50": attention_50,
           "blocked_matmul": blocked_matmul,
           "blocked_matmul_split_k": blocked_matmul_split_k, "encoder_ffn": encoder_ffn,
           "pointwise_7x7": pointwise_7x7, "channel_chunks": channel_chunks,

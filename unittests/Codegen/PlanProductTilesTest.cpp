@@ -155,6 +155,33 @@ TEST(PlanProductTiles, OverlappingRowsTakeSixRows) {
   expectBlocks(plan, 256, 16, 512);
 }
 
+// 50 columns (an attention block's keys), which no whole vector divides:
+// tiles 10 columns wide (a vector and a quarter, split by LLVM into partial
+// registers), unless the column tiles may overlap too: then whole vectors,
+// the last tile overlapping the one before. Overlapping columns need
+// overlapping rows (both need tiles that only write the output).
+TEST(PlanProductTiles, OverlappingColumnsTakeWholeVectors) {
+  ProductShape scores = shape(50, 50, 64);
+  scores.overlappingRows = true;
+  EXPECT_EQ(planProductTiles(scores, 8, 12, 4).columns, 10);
+  scores.overlappingColumns = true;
+  ProductTilePlan plan = planProductTiles(scores, 8, 12, 4);
+  EXPECT_EQ(plan.columnLanes, 8);
+  EXPECT_EQ(plan.columns % 8, 0);
+  EXPECT_LE(plan.rows * (plan.columns / 8), 12);
+  EXPECT_FALSE(plan.cacheBlocks);
+
+  ProductShape rowsDivide = shape(50, 50, 64);
+  rowsDivide.overlappingColumns = true;
+  EXPECT_EQ(planProductTiles(rowsDivide, 8, 12, 4).columns, 10);
+
+  // Columns that whole vectors divide keep dividing tiles.
+  ProductShape divided = shape(50, 64, 64);
+  divided.overlappingRows = true;
+  divided.overlappingColumns = true;
+  EXPECT_EQ(planProductTiles(divided, 8, 12, 4).columns, 16);
+}
+
 // Operands of at most 2 MiB run unblocked: 128x64 * 64x256 (96 KiB), and
 // 512^3 at exactly 2 MiB.
 TEST(PlanProductTiles, SmallProductsHaveNoBlocks) {

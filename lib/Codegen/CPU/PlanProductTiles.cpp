@@ -123,7 +123,34 @@ ProductTilePlan mlir::tessel::planProductTiles(const ProductShape &shape,
     }
     return best;
   };
-  if (shape.rows) {
+  // Columns that no whole vector divides may take whole-vector tiles whose
+  // last one overlaps the one before (50 attention keys: 16 + 16 + 16 +
+  // 16 over [34, 50), 14 columns computed twice), where that is allowed:
+  // a width such as 10 is split into partial registers reshuffled every
+  // step. The tile, and its rows, with the lowest cost per useful
+  // multiply-add.
+  bool overlappingColumns = shape.overlappingColumns && shape.overlappingRows &&
+                            columns % columnLanes != 0 && columns > columnLanes;
+  if (overlappingColumns) {
+    auto waste = [](int64_t total, int64_t tile) {
+      return double(llvm::divideCeil(total, tile) * tile) / double(total);
+    };
+    double bestCost = 0;
+    for (int64_t tileColumns : columnTiles) {
+      if (tileColumns > columns)
+        continue;
+      int64_t rows = shape.rows ? rowsFor(tileColumns, /*mayOverlap=*/true) : 1;
+      double cost =
+          cyclesPerMultiplyAdd(core, rows, tileColumns / columnLanes) *
+          waste(columns, tileColumns) *
+          (shape.rows ? waste(*shape.rows, rows) : 1.0);
+      if (bestCost == 0 || cost < bestCost * (1 - kCostTolerance)) {
+        bestCost = cost;
+        nTile = tileColumns;
+        plan.rows = rows;
+      }
+    }
+  } else if (shape.rows) {
     // Rows that only divide by few at the widest tile (7x7 feature maps
     // channels last: 49 rows, 1 x 4 vectors, one load per FMA) take
     // narrower columns when that fills more accumulators (7 x 2 vectors).
@@ -155,6 +182,13 @@ ProductTilePlan mlir::tessel::planProductTiles(const ProductShape &shape,
   if (shape.rows && shape.reduction &&
       (*shape.rows + columns) * *shape.reduction * elementBytes >
           blockingBytes) {
+    // (Blocks take tiles that divide the columns.)
+    if (overlappingColumns) {
+      ProductShape dividing = shape;
+      dividing.overlappingColumns = false;
+      return planProductTiles(dividing, lanes, accumulators, elementBytes,
+                              core);
+    }
     int64_t rowBlock = pickBlock(*shape.rows, plan.rows, kRowBlock);
     int64_t columnBlock = nTile;
     int64_t reductionBlock = pickBlock(*shape.reduction, 1, kReductionBlock);
@@ -274,6 +308,7 @@ mlir::tessel::planProductLoopTiles(linalg::LinalgOp op,
     shape.rows = ranges[*mDim];
   shape.columns = ranges[*nDim];
   shape.overlappingRows = options.overlappingRows;
+  shape.overlappingColumns = options.overlappingColumns;
   if (dims->k.size() == 1)
     shape.reduction = ranges[dims->k.front()];
   // The kernel for this extent: the best one may not cover it (AMX takes

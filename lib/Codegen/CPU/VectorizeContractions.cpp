@@ -116,6 +116,9 @@ struct VectorizeContractionsPass
       planOptions.overlappingRows = fuseEpilogue && planned.prologue &&
                                     !readsItsOutput(planned.prologue) &&
                                     !readsItsOutput(planned.epilogue);
+      // And over columns no whole vector divides, inside an attention
+      // block: its loop over heads is the one split across threads.
+      planOptions.overlappingColumns = planOptions.overlappingRows && inKernel;
       std::optional<ProductLoopTiles> plan =
           planProductLoopTiles(op, planOptions);
       if (!plan) {

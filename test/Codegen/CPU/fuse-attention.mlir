@@ -292,3 +292,63 @@ func.func @value_product_root(%a: tensor<2x4x8xf32>, %b: tensor<2x8x4xf32>, %c: 
   } -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
+
+// -----
+
+#lhs = affine_map<(h, m, n, k) -> (h, m, k)>
+#rhs = affine_map<(h, m, n, k) -> (h, k, n)>
+#out = affine_map<(h, m, n, k) -> (h, m, n)>
+#id = affine_map<(h, m, n) -> (h, m, n)>
+#row = affine_map<(h, m, n) -> (h, m)>
+
+// 50 keys (ViT-B/32's 49 patches and the class token): no whole vector
+// divides the scores' 50 columns. Inside the loop over heads (the loop
+// split across threads), the scores' register tiles take whole vectors and
+// the last column tile overlaps the one before it (at column 42), instead
+// of tiles 10 columns wide that LLVM splits into a vector and a half-empty
+// one, reshuffled every step.
+// VEC-LABEL: func.func @fifty_keys
+// VEC:         scf.for %{{.*}} = %c0 to %c2 step %c1
+// VEC:           scf.for %[[J:.*]] = %c0 to %c50 step %c8
+// VEC-NEXT:        %[[AT:.*]] = affine.min #{{.*}}(%[[J]])
+// VEC:             vector.contract {{.*}} into vector<10x8xf32>
+// VEC:             vector.transfer_write %{{.*}}[%{{.*}}, %[[AT]]] {{.*}} : vector<10x8xf32>, tensor<50x50xf32>
+// VEC-NOT:       vector<{{[0-9]+}}x10xf32>
+// VEC:         return
+func.func @fifty_keys(%a: tensor<2x50x64xf32>, %b: tensor<2x64x50xf32>, %c: tensor<2x50x64xf32>) -> tensor<2x50x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x50x50xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<2x50x50xf32>) -> tensor<2x50x50xf32>
+  %s = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<2x50x64xf32>, tensor<2x64x50xf32>) outs(%f0 : tensor<2x50x50xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %z, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x50x50xf32>
+  %e1 = tensor.empty() : tensor<2x50xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x50xf32>) -> tensor<2x50xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%s : tensor<2x50x50xf32>) outs(%f1 : tensor<2x50xf32>) {
+  ^bb0(%x: f32, %z: f32):
+    %r = arith.addf %x, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x50xf32>
+  %e2 = tensor.empty() : tensor<2x50x50xf32>
+  %pr = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %sum : tensor<2x50x50xf32>, tensor<2x50xf32>) outs(%e2 : tensor<2x50x50xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %r = arith.divf %x, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<2x50x50xf32>
+  %e3 = tensor.empty() : tensor<2x50x64xf32>
+  %f3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<2x50x64xf32>) -> tensor<2x50x64xf32>
+  %o = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%pr, %c : tensor<2x50x50xf32>, tensor<2x50x64xf32>) outs(%f3 : tensor<2x50x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %z, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x50x64xf32>
+  return %o : tensor<2x50x64xf32>
+}

@@ -24,7 +24,12 @@ def TesselVectorizeContractionsPass
     i8 x i8 -> i32 with `vnni` (or AVX2), and f16 or bf16 operands summed in
     f32 (on the kernels the options name, else the widened FMA: the operands
     converted to f32 in registers); tiles divide the loops exactly (no
-    masking); other ops are left for `convert-linalg-to-loops`.
+    masking), except that a tile that starts from its fused fill or bias
+    and never reads its output may overlap the one before it: over rows
+    when the column loop outside them runs more than once, and over
+    columns that no whole vector divides inside an attention block's loop
+    over heads (`tessel.in_kernel`); other ops are left for
+    `convert-linalg-to-loops`.
     `tessel-lower-vectors` lowers its vector ops.
 
     Options:

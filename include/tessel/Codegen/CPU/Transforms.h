@@ -40,6 +40,12 @@ struct ProductShape {
   /// the output, so the rows two tiles share are written twice with the
   /// same values.
   bool overlappingRows = false;
+  /// Whether, with `overlappingRows`, the last column tile may overlap the
+  /// one before it too, where no whole vector divides the columns (50
+  /// attention keys): only where the column loop is not the one split
+  /// across threads (a product inside an attention block's loop over
+  /// heads), so that no two threads write the columns two tiles share.
+  bool overlappingColumns = false;
 };
 
 /// Cache blocks around the register tiles (elements): looped columns,
@@ -71,7 +77,9 @@ struct ProductTilePlan {
 /// whose FMA and load throughput `core` describes (the register-tile cost
 /// model's input: estimateTileStepCycles). Tiles divide their loops
 /// exactly, except that with `shape.overlappingRows` the rows may take a
-/// tile that does not divide them (the last one then overlaps).
+/// tile that does not divide them (the last one then overlaps), and with
+/// `shape.overlappingColumns` the columns too, when no whole vector
+/// divides them.
 ProductTilePlan planProductTiles(const ProductShape &shape, int64_t lanes,
                                  int64_t accumulators, int64_t elementBytes,
                                  const CpuTargetInfo &core = CpuTargetInfo());
@@ -86,6 +94,8 @@ struct ProductTilingOptions {
   int64_t accumulators = 12;
   /// ProductShape::overlappingRows for the products planned.
   bool overlappingRows = false;
+  /// ProductShape::overlappingColumns for the products planned.
+  bool overlappingColumns = false;
 };
 
 /// How one product's loops are tiled: a tile size per loop (0: not tiled)
