@@ -231,6 +231,10 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
   // images; ResNet-18's 512 filters at 7 x 7, batch 8: 0.84-0.88x the time).
   bool imagesInside =
       imagesInsideFilterBlocks(conv, k.block, k.inHeight, k.inWidth);
+  // The multiply-adds that mark the position tiles' loop parallel: the
+  // kernel's when the filters are one block, the last block's when it
+  // overlaps the one before (it runs after the loop over whole blocks).
+  int64_t tilesWork = positionWork;
   // The loops over images (n) and blocks of filters (f0) in that order,
   // around `body(n, f0, carried)`.
   using Body = function_ref<SmallVector<Value>(Value, Value, ValueRange)>;
@@ -240,7 +244,9 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
       return e.loop(conv.batch, 1, args, in);
     };
     // The whole blocks of filters in a loop; an overlapping last block
-    // after it, on the thread that runs the kernel.
+    // after it, its positions split across the threads instead (run on
+    // the calling thread alone, SqueezeNet's 64 filters in blocks of 24
+    // left a third of each such layer on one core at 2 threads).
     auto filterBlocks =
         [&](ValueRange args,
             function_ref<SmallVector<Value>(Value, ValueRange)> in) {
@@ -249,7 +255,10 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
               e.loop(whole, k.block, args, in, filterWork);
           if (whole == conv.filters)
             return results;
-          return in(e.idx(conv.filters - k.block), results);
+          tilesWork = filterWork / conv.filters * k.block;
+          results = in(e.idx(conv.filters - k.block), results);
+          tilesWork = positionWork;
+          return results;
         };
     if (imagesInside)
       return filterBlocks(init, [&](Value f0, ValueRange a) {
@@ -303,7 +312,7 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
                 return storeFilterTile(e, k, site, summed, out);
               };
               auto tiles = [&](Value out) {
-                return emitPositionTiles(e, k, positionWork, emitTile, out);
+                return emitPositionTiles(e, k, tilesWork, emitTile, out);
               };
               if (k.channelChunk == conv.channelsPerGroup)
                 return SmallVector<Value>{tiles(a1[0])};

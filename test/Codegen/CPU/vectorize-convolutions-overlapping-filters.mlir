@@ -48,3 +48,23 @@ func.func @grouped(%x: tensor<1x32x13x13xf32>) -> tensor<1x496x13x13xf32> {
   %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x32x13x13xf32>, tensor<496x16x1x1xf32>, tensor<496xf32>) -> tensor<1x496x13x13xf32>
   return %0 : tensor<1x496x13x13xf32>
 }
+
+// -----
+
+// 64 filters in blocks of 3 vectors (24) on a padded 27x27 map: the two
+// whole blocks are split across threads; the last block (from filter 40,
+// packed block ceil(40 / 24) = 2) runs after them with its inner rows
+// split across threads instead of on the calling thread alone.
+// CHECK-LABEL: func.func @last_block_rows_parallel
+// CHECK:         scf.for %{{.+}} = %c0 to %c48 step %c24
+// CHECK:         } {tessel.parallel}
+// CHECK:         arith.ceildivui %c40, %c24
+// CHECK:         scf.for %{{.+}} = %c1 to %c26 step %c1
+// CHECK:         } {tessel.parallel}
+// CHECK-NEXT:    scf.for %{{.+}} = %c0 to %c2 step %c1
+func.func @last_block_rows_parallel(%x: tensor<1x16x27x27xf32>) -> tensor<1x64x27x27xf32> {
+  %w = tessel.constant dense<0.5> : tensor<64x16x3x3xf32>
+  %b = tessel.constant dense<1.0> : tensor<64xf32>
+  %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x27x27xf32>, tensor<64x16x3x3xf32>, tensor<64xf32>) -> tensor<1x64x27x27xf32>
+  return %0 : tensor<1x64x27x27xf32>
+}
