@@ -27,7 +27,7 @@
 // 16 filters: 10 accumulators, 1 weight vector, 18 broadcasts, 29 live
 // vectors): no loop.
 // WIDE-LABEL:    func.func @stem_avx2
-// WIDE-NOT:      loop_annotation
+// WIDE-NOT:      {loop_annotation
 func.func @stem_avx2(%x: tensor<1x3x40x40xf32>) -> tensor<1x16x20x20xf32> {
   %w = tessel.constant dense<0.5> : tensor<16x3x7x7xf32>
   %b = tessel.constant dense<1.0> : tensor<16xf32>
@@ -40,10 +40,35 @@ func.func @stem_avx2(%x: tensor<1x3x40x40xf32>) -> tensor<1x16x20x20xf32> {
 // A 3x3 window unrolls its taps whatever they keep live: a loop of 3 tap
 // columns ran slower.
 // CHECK-LABEL:   func.func @narrow_window
-// CHECK-NOT:       loop_annotation
+// CHECK-NOT:       {loop_annotation
 func.func @narrow_window(%x: tensor<1x16x20x20xf32>) -> tensor<1x16x20x20xf32> {
   %w = tessel.constant dense<0.5> : tensor<16x16x3x3xf32>
   %b = tessel.constant dense<1.0> : tensor<16xf32>
   %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x20x20xf32>, tensor<16x16x3x3xf32>, tensor<16xf32>) -> tensor<1x16x20x20xf32>
   return %0 : tensor<1x16x20x20xf32>
+}
+
+// -----
+
+// A patch embedding (16x16 windows, stride 16: no two windows share an
+// input) loops over its tap columns whatever the registers: unrolled, the
+// planner counts one live broadcast per position and would keep tiles of
+// 3 positions; looped, each broadcast is used as it is read, and the tiles
+// take 2 vectors x 6 positions (12 accumulators; the last of 16 positions'
+// tiles overlaps the one before it).
+// CHECK-LABEL:   func.func @patch_embedding
+// CHECK:           scf.for %{{.*}} = %c0 to %c32 step %c16
+// CHECK:             scf.for %{{.*}} = %c0 to %c12 step %c6
+// CHECK:               scf.for %{{.*}} = %c0 to %c3 step %c1 iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK:                 scf.for %{{.*}} = %c0 to %c16 step %c1
+// CHECK:                   scf.for %{{.*}} = %c0 to %c16 step %c1
+// CHECK:                   } {loop_annotation = #[[$KEEP]]}
+// With AVX-512's 32 registers too.
+// WIDE-LABEL:    func.func @patch_embedding
+// WIDE:          {loop_annotation =
+func.func @patch_embedding(%x: tensor<1x3x64x64xf32>) -> tensor<1x32x4x4xf32> {
+  %w = tessel.constant dense<0.5> : tensor<32x3x16x16xf32>
+  %b = tessel.constant dense<1.0> : tensor<32xf32>
+  %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 16, 16>} : (tensor<1x3x64x64xf32>, tensor<32x3x16x16xf32>, tensor<32xf32>) -> tensor<1x32x4x4xf32>
+  return %0 : tensor<1x32x4x4xf32>
 }
