@@ -188,24 +188,30 @@ struct PrefetchWeightsPass
       return std::nullopt;
     ValueRange indices = read.getIndices();
     Value panel = indices.front();
-    // The innermost enclosing loop that repeats the read of the same
-    // addresses, inside the scope that computes the panel index.
-    scf::ForOp reuse;
-    for (auto loop = read->getParentOfType<scf::ForOp>(); loop;
-         loop = loop->getParentOfType<scf::ForOp>()) {
-      if (loop->isAncestor(panel.getParentBlock()->getParentOp()) ||
-          (panel.getDefiningOp() && loop->isAncestor(panel.getDefiningOp())))
-        break;
-      if (repeats(loop) && llvm::none_of(indices, [&](Value index) {
-            return variesIn(index, loop);
-          })) {
-        reuse = loop;
-        break;
-      }
-    }
+    // Inside the scope that computes the panel index.
+    scf::ForOp reuse = findReuseLoop(read, [&](scf::ForOp loop) {
+      return loop->isAncestor(panel.getParentBlock()->getParentOp()) ||
+             (panel.getDefiningOp() && loop->isAncestor(panel.getDefiningOp()));
+    });
     if (!reuse)
       return std::nullopt;
     return PanelRead{read, reuse, *elements};
+  }
+
+  /// The innermost loop around `read` that repeats the read of the same
+  /// addresses (it runs twice or more, and none of the read's indices
+  /// varies in it), searched outwards up to the first loop `outside`
+  /// accepts (excluded); null if none.
+  static scf::ForOp findReuseLoop(vector::TransferReadOp read,
+                                  function_ref<bool(scf::ForOp)> outside) {
+    ValueRange indices = read.getIndices();
+    for (auto loop = read->getParentOfType<scf::ForOp>();
+         loop && !outside(loop); loop = loop->getParentOfType<scf::ForOp>())
+      if (repeats(loop) && llvm::none_of(indices, [&](Value index) {
+            return variesIn(index, loop);
+          }))
+        return loop;
+    return {};
   }
 
   /// An f32 read of a run of an activation (any buffer but a constant)
@@ -241,16 +247,8 @@ struct PrefetchWeightsPass
       return std::nullopt;
     int64_t lb = lower.getSExtValue(), ub = upper.getSExtValue(),
             columnStep = step.getSExtValue();
-    scf::ForOp reuse;
-    for (auto loop = read->getParentOfType<scf::ForOp>();
-         loop && loop != columns; loop = loop->getParentOfType<scf::ForOp>()) {
-      if (repeats(loop) && llvm::none_of(indices, [&](Value index) {
-            return variesIn(index, loop);
-          })) {
-        reuse = loop;
-        break;
-      }
-    }
+    scf::ForOp reuse =
+        findReuseLoop(read, [&](scf::ForOp loop) { return loop == columns; });
     if (!reuse)
       return std::nullopt;
     return PanelRead{read, reuse, *elements, columnStep,
