@@ -160,6 +160,42 @@ TEST_F(ParallelForTest, CoversTheRangeInChunksOfAtLeastTheGrain) {
   }
 }
 
+// The chunks are as many as the threads and the grain allow and of
+// near-equal length, so that the threads' shares differ by one iteration at
+// most where the chunks can: 42 iterations on 2 threads are 8 chunks of 5
+// or 6 (fixed chunks of 6 were 7, one thread running 4 of them), 10 are 8
+// of 1 or 2, 17 with a grain of 4 are 4 of 4 or 5.
+TEST_F(ParallelForTest, ChunksAreOfNearEqualLength) {
+  struct Case {
+    int64_t begin, end, grain;
+    int32_t threads;
+    int64_t chunks;
+  };
+  const Case cases[] = {
+      {0, 42, 1, 2, 8}, {0, 10, 1, 2, 8},   {5, 54, 1, 2, 8},
+      {0, 17, 4, 2, 4}, {0, 1000, 7, 2, 8}, {0, 3, 1, 2, 3},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE("[" + std::to_string(c.begin) + ", " + std::to_string(c.end) +
+                 ") grain " + std::to_string(c.grain) + ", " +
+                 std::to_string(c.threads) + " threads");
+    Session s = session(c.threads);
+    if (s.numThreads() < c.threads)
+      GTEST_SKIP() << "the pool has fewer threads";
+    Probe probe(c.begin, c.end, c.grain);
+    run(s, probe);
+    ASSERT_TRUE(coversOnce(probe));
+    EXPECT_EQ(probe.info[kNumChunks], c.chunks);
+    int64_t shortest = c.end - c.begin, longest = 0;
+    for (int64_t i = 0; i < probe.info[kNumChunks]; ++i) {
+      int64_t length = probe.chunks[2 * i + 1] - probe.chunks[2 * i];
+      shortest = std::min(shortest, length);
+      longest = std::max(longest, length);
+    }
+    EXPECT_LE(longest - shortest, 1);
+  }
+}
+
 TEST_F(ParallelForTest, ComputedCodeIsToldTheSessionsBudget) {
   int32_t poolSize = tessel_runtime_num_threads();
   ASSERT_GE(poolSize, 1);
