@@ -6,11 +6,12 @@
 
 #include "tessel/Codegen/CPU/Passes.h"
 
+#include "SteppedLoops.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/Matchers.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELPREFETCHSTORESPASS
@@ -18,31 +19,11 @@ namespace mlir::tessel {
 } // namespace mlir::tessel
 
 using namespace mlir;
+using mlir::tessel::cpu::loopOf;
 
 namespace {
 
 constexpr int64_t kLineBytes = 64;
-
-/// The scf.for with constant bounds whose induction variable `index` is,
-/// with its step and the start of its last iteration, or null.
-scf::ForOp loopOf(Value index, int64_t &step, int64_t &last) {
-  auto arg = dyn_cast<BlockArgument>(index);
-  auto loop =
-      arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
-  if (!loop || loop.getInductionVar() != index)
-    return {};
-  APInt lower, upper, stepValue;
-  if (!matchPattern(loop.getLowerBound(), m_ConstantInt(&lower)) ||
-      !matchPattern(loop.getUpperBound(), m_ConstantInt(&upper)) ||
-      !matchPattern(loop.getStep(), m_ConstantInt(&stepValue)))
-    return {};
-  int64_t lb = lower.getSExtValue(), ub = upper.getSExtValue();
-  step = stepValue.getSExtValue();
-  if (step <= 0 || ub - lb <= step) // fewer than two iterations
-    return {};
-  last = lb + (ub - lb - 1) / step * step;
-  return loop;
-}
 
 struct PrefetchStoresPass
     : tessel::impl::TesselPrefetchStoresPassBase<PrefetchStoresPass> {

@@ -6,13 +6,14 @@
 
 #include "tessel/Codegen/CPU/Passes.h"
 
+#include "SteppedLoops.h"
+
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 
 #include "llvm/ADT/MapVector.h"
 
@@ -232,27 +233,16 @@ struct PrefetchWeightsPass
         !llvm::all_of(read.getInBoundsValues(), [](bool b) { return b; }))
       return std::nullopt;
     std::optional<int64_t> elements = contiguousElements(read);
-    ValueRange indices = read.getIndices();
-    auto column = dyn_cast<BlockArgument>(indices.back());
-    auto columns = column
-                       ? dyn_cast<scf::ForOp>(column.getOwner()->getParentOp())
-                       : scf::ForOp();
-    if (!elements || !columns || columns.getInductionVar() != column ||
-        !repeats(columns))
+    int64_t columnStep = 0, lastColumn = 0;
+    scf::ForOp columns =
+        tessel::cpu::loopOf(read.getIndices().back(), columnStep, lastColumn);
+    if (!elements || !columns)
       return std::nullopt;
-    APInt lower, upper, step;
-    if (!matchPattern(columns.getLowerBound(), m_ConstantInt(&lower)) ||
-        !matchPattern(columns.getUpperBound(), m_ConstantInt(&upper)) ||
-        !matchPattern(columns.getStep(), m_ConstantInt(&step)))
-      return std::nullopt;
-    int64_t lb = lower.getSExtValue(), ub = upper.getSExtValue(),
-            columnStep = step.getSExtValue();
     scf::ForOp reuse =
         findReuseLoop(read, [&](scf::ForOp loop) { return loop == columns; });
     if (!reuse)
       return std::nullopt;
-    return PanelRead{read, reuse, *elements, columnStep,
-                     lb + (ub - lb - 1) / columnStep * columnStep};
+    return PanelRead{read, reuse, *elements, columnStep, lastColumn};
   }
 
   /// Prefetches, before `read`, the same `elements` of the next panel (or
