@@ -469,6 +469,29 @@ def channel_chunks(rng):
     return graph, inputs
 
 
+def position_groups(rng):
+    """Convolutions whose few blocks of filters are split into groups of
+    positions for the threads (AVX2): a padded 3x3 128 -> 64 on 14 x 14 in
+    channel chunks (2 whole blocks of 24 filters in 4 groups of rows each,
+    and the overlapping last block, from filter 40, in 8 groups), a padded
+    3x3 128 -> 40 on 20 x 20 (2 whole blocks of 16 in 4 groups; rows past
+    14 loop, the edge rows in the last group), and a 1x1 384 -> 56 on
+    14 x 14 in chunks (7 blocks of 8 in 2 groups of tiles of positions
+    each)."""
+    specs = [("a", 128, 64, 14, 3), ("b", 128, 40, 20, 3), ("c", 384, 56, 14, 1)]
+    nodes, inputs_info, outputs_info, inits, inputs = [], [], [], [], []
+    for n, cin, cout, hw, k in specs:
+        inits += [_init("w" + n, rng.standard_normal((cout, cin, k, k)) / np.sqrt(cin * k * k)),
+                  _init("b" + n, rng.standard_normal(cout) * 0.1)]
+        nodes.append(helper.make_node("Conv", ["x" + n, "w" + n, "b" + n], ["y" + n],
+                                      name="conv_" + n, pads=[k // 2] * 4))
+        inputs_info.append(helper.make_tensor_value_info("x" + n, TensorProto.FLOAT, [1, cin, hw, hw]))
+        outputs_info.append(helper.make_tensor_value_info("y" + n, TensorProto.FLOAT, [1, cout, hw, hw]))
+        inputs.append(rng.standard_normal((1, cin, hw, hw)).astype(np.float32))
+    graph = helper.make_graph(nodes, "position_groups", inputs_info, outputs_info, inits)
+    return graph, inputs
+
+
 def overlapping_rows(rng):
     """Products whose rows 6 does not divide, each starting from its bias:
     a 1x1 convolution 16 -> 26 on 8 x 8 with a residual Add and Relu (26
@@ -1027,6 +1050,7 @@ MODELS = {"mlp": mlp, "cnn": cnn, "cnn_bn": cnn_bn, "parallel": parallel,
           "lstm_long": lstm_long,
           "overlapping_rows": overlapping_rows,
           "overlapping_filters": overlapping_filters,
+          "position_groups": position_groups,
           "half_cnn": half_cnn, "half_batched_matmul": half_batched_matmul,
           "batched_cnn": batched_cnn, "dynamic_cnn": dynamic_cnn,
           "padded_encoder": padded_encoder}

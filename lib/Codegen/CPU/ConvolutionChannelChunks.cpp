@@ -82,19 +82,39 @@ Value mlir::tessel::cpu::emitChunkTile(ConvLoopEmitter &e,
   Value p0 = arith::AddIOp::create(b, loc, e.mul(site.oh[0], k.conv.outWidth),
                                    site.ow[0]);
   SmallVector<Value> at = {p0, e.idx(0), e.idx(0)};
-  Value block = vector::TransferReadOp::create(
-      b, loc, partialsType(k, count), pass.store ? pass.partials : target, at,
-      e.pad(), inBounds);
-  SmallVector<Value> sums;
-  for (int64_t j = 0; j < count; ++j)
-    for (int64_t v = 0; v < fv; ++v)
-      sums.push_back(
-          vector::ExtractOp::create(b, loc, block, ArrayRef<int64_t>{j, v}));
+  auto readSums = [&](Value partials) {
+    Value block = vector::TransferReadOp::create(
+        b, loc, partialsType(k, count), partials, at, e.pad(), inBounds);
+    SmallVector<Value> sums;
+    for (int64_t j = 0; j < count; ++j)
+      for (int64_t v = 0; v < fv; ++v)
+        sums.push_back(
+            vector::ExtractOp::create(b, loc, block, ArrayRef<int64_t>{j, v}));
+    return sums;
+  };
   if (pass.store)
-    return storeFilterTile(e, k, site, sums, target);
+    return storeFilterTile(e, k, site, readSums(pass.partials), target);
+  // The first chunk starts from `start`, the others from the buffer (no
+  // pass over the buffer before the chunks: a group of positions fills
+  // only its own).
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      pass.chunkBegin, e.idx(0));
+  SmallVector<Type> sumTypes(count * fv, k.vecType);
+  auto ifOp = scf::IfOp::create(b, loc, sumTypes, first, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    SmallVector<Value> starts;
+    for (int64_t j = 0; j < count; ++j)
+      llvm::append_range(starts, pass.start);
+    scf::YieldOp::create(b, loc, starts);
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    scf::YieldOp::create(b, loc, readSums(target));
+  }
+  SmallVector<Value> sums(ifOp.getResults());
   site.chunkBegin = pass.chunkBegin;
   sums = accumulateFilterTile(e, k, site, sums, target);
-  block = e.zeroVector(partialsType(k, count));
+  Value block = e.zeroVector(partialsType(k, count));
   for (int64_t j = 0; j < count; ++j)
     for (int64_t v = 0; v < fv; ++v)
       block = vector::InsertOp::create(b, loc, sums[j * fv + v], block,
@@ -111,20 +131,8 @@ Value mlir::tessel::cpu::emitChannelChunks(
   const Conv2D &conv = k.conv;
   int64_t positions = conv.outHeight * conv.outWidth;
   int64_t fv = k.tile.filterVectors;
-  SmallVector<bool> inBounds(3, true);
   Value scratch = tensor::EmptyOp::create(b, loc, {positions, fv, k.lanes},
                                           k.vecType.getElementType());
-  // Every position starts from `start`.
-  Value first = e.zeroVector(partialsType(k, 1));
-  for (int64_t v = 0; v < fv; ++v)
-    first = vector::InsertOp::create(b, loc, start[v], first,
-                                     ArrayRef<int64_t>{0, v});
-  scratch = e.loop(positions, 1, scratch, [&](Value p, ValueRange a) {
-    return SmallVector<Value>{
-        vector::TransferWriteOp::create(
-            b, loc, first, a[0], ValueRange{p, e.idx(0), e.idx(0)}, inBounds)
-            .getResult()};
-  })[0];
   // Every chunk adds to the buffer, in one loop (the tiles' accumulating
   // code emitted once: a last chunk on its own, storing, had made
   // GoogLeNet compile 1.6x as long); then the tiles store it.
@@ -132,6 +140,7 @@ Value mlir::tessel::cpu::emitChannelChunks(
                    [&](Value c0, ValueRange a) {
                      ChannelChunkPass pass;
                      pass.chunkBegin = c0;
+                     pass.start = start;
                      return SmallVector<Value>{tiles(pass, a[0])};
                    })[0];
   ChannelChunkPass store;

@@ -24,6 +24,11 @@ using namespace mlir::tessel::cpu;
 /// range of tap rows.
 static constexpr int64_t kStaticRows = 14;
 
+/// The most groups of positions one block of filters is split into for the
+/// threads (each reads all the block's weights): two per thread up to 4
+/// threads.
+static constexpr int64_t kPositionGroups = 8;
+
 /// The range [first, last) of the `size` taps at `pos` + tap * `dilation`
 /// - `offset` that fall inside [0, `inSize`) (first == last: none).
 static std::pair<int64_t, int64_t> insideRange(int64_t size, int64_t pos,
@@ -40,6 +45,75 @@ static std::pair<int64_t, int64_t> insideRange(int64_t size, int64_t pos,
   return {std::min(first, last), last};
 }
 
+/// `body(value)` in the first (or `last`) of the groups only, `value` in
+/// the others; without groups, `body(value)`.
+static Value inEndGroup(ConvLoopEmitter &e, const PositionGroup *group,
+                        bool last, Value value,
+                        function_ref<Value(Value)> body) {
+  if (!group)
+    return body(value);
+  OpBuilder &b = e.b;
+  Value here =
+      arith::CmpIOp::create(b, e.loc, arith::CmpIPredicate::eq, group->index,
+                            e.idx(last ? group->count - 1 : 0));
+  auto ifOp = scf::IfOp::create(b, e.loc, TypeRange{value.getType()}, here,
+                                /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  scf::YieldOp::create(b, e.loc, body(value));
+  b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  scf::YieldOp::create(b, e.loc, value);
+  return ifOp.getResult(0);
+}
+
+/// The loop over [`begin`, `end`) step `step` carrying `value`, or in a
+/// `group`, the part of it in the group's share of [0, `size`): as many
+/// steps as the other groups' shares, give or take one (the tiles before
+/// and after the loop, which the first and last groups emit, count too:
+/// 14 rows in 8 groups, the edge rows not counted, left one group 3 rows,
+/// and 2 threads ran 8 rows' time against 7).
+static Value loopInGroup(ConvLoopEmitter &e, const PositionGroup *group,
+                         int64_t begin, int64_t end, int64_t size, int64_t step,
+                         Value value, function_ref<Value(Value, Value)> loop,
+                         int64_t parallelWork) {
+  Value lower = e.idx(begin), upper = e.idx(end);
+  if (group) {
+    OpBuilder &b = e.b;
+    Location loc = e.loc;
+    int64_t steps = size / step;
+    // step * floor(index * steps / count), and from index + 1, within
+    // [begin, end).
+    auto bound = [&](Value index) {
+      Value share = arith::DivUIOp::create(b, loc, e.mul(index, steps),
+                                           e.idx(group->count));
+      return e.mul(share, step);
+    };
+    Value first = bound(group->index), last = bound(e.add(group->index, 1));
+    lower = begin > 0 ? arith::MaxUIOp::create(b, loc, first, lower) : first;
+    upper =
+        end < steps * step ? arith::MinUIOp::create(b, loc, last, upper) : last;
+    parallelWork = 0;
+  }
+  return e.loopOver(
+      lower, upper, step, value,
+      [&](Value iv, ValueRange a) {
+        return SmallVector<Value>{loop(iv, a[0])};
+      },
+      parallelWork)[0];
+}
+
+/// The range [begin, end) of rows or tiles of `step` along [0, `size`)
+/// from the first to the last for which `inner(start)` holds.
+static std::pair<int64_t, int64_t>
+innerRange(int64_t size, int64_t step, function_ref<bool(int64_t)> inner) {
+  int64_t begin = 0, end = size;
+  while (begin < end && !inner(begin))
+    begin += step;
+  while (end > begin && !inner(end - step))
+    end -= step;
+  return {begin, end};
+}
+
 /// `value` carried over the tiles of `step` along [0, `size`): the tiles
 /// before the first and after the last for which `inner(start)` holds are
 /// emitted one by one (`edge(start, count, value)`, `count` = `step`), the
@@ -47,36 +121,58 @@ static std::pair<int64_t, int64_t> insideRange(int64_t size, int64_t pos,
 /// `parallelWork`). A `size` that `step` does not divide ends with one more
 /// tile emitted on its own: at `size - step`, overlapping the one before
 /// it, or (`remainder`) at the end of the whole tiles, of the `count` left.
+/// In a `group`, only its share of the loop, and the tiles before it in
+/// the first group, those after it in the last.
 static Value splitEdges(ConvLoopEmitter &e, int64_t size, int64_t step,
                         bool remainder, function_ref<bool(int64_t)> inner,
                         Value value,
                         function_ref<Value(int64_t, int64_t, Value)> edge,
                         function_ref<Value(Value, Value)> loop,
-                        int64_t parallelWork = 0) {
+                        int64_t parallelWork = 0,
+                        const PositionGroup *group = nullptr) {
   int64_t whole = size / step * step;
   if (whole != size) {
     value = splitEdges(e, whole, step, remainder, inner, value, edge, loop,
-                       parallelWork);
-    return remainder ? edge(whole, size - whole, value)
-                     : edge(size - step, step, value);
+                       parallelWork, group);
+    return inEndGroup(e, group, /*last=*/true, value, [&](Value v) {
+      return remainder ? edge(whole, size - whole, v)
+                       : edge(size - step, step, v);
+    });
   }
-  int64_t begin = 0, end = size;
-  while (begin < end && !inner(begin))
-    begin += step;
-  while (end > begin && !inner(end - step))
-    end -= step;
-  for (int64_t at = 0; at < begin; at += step)
-    value = edge(at, step, value);
+  auto [begin, end] = innerRange(size, step, inner);
+  if (begin > 0)
+    value = inEndGroup(e, group, /*last=*/false, value, [&](Value v) {
+      for (int64_t at = 0; at < begin; at += step)
+        v = edge(at, step, v);
+      return v;
+    });
   if (begin < end)
-    value = e.loopOver(
-        e.idx(begin), e.idx(end), step, value,
-        [&](Value iv, ValueRange a) {
-          return SmallVector<Value>{loop(iv, a[0])};
-        },
-        parallelWork)[0];
-  for (int64_t at = end; at < size; at += step)
-    value = edge(at, step, value);
+    value = loopInGroup(e, group, begin, end, size, step, value, loop,
+                        parallelWork);
+  if (end < size)
+    value = inEndGroup(e, group, /*last=*/true, value, [&](Value v) {
+      for (int64_t at = end; at < size; at += step)
+        v = edge(at, step, v);
+      return v;
+    });
   return value;
+}
+
+/// Whether output row `row`'s taps read no padding.
+static bool rowInside(const FilterKernel &k, int64_t row) {
+  const Conv2D &conv = k.conv;
+  return insideRange(conv.kernelHeight, row * conv.strideH, conv.dilationH,
+                     k.top, k.inHeight) ==
+         std::make_pair(int64_t(0), conv.kernelHeight);
+}
+
+/// What emitPositionTiles shares among groups: the whole tiles of
+/// positions, or the rows.
+static int64_t groupedSteps(const FilterKernel &k) {
+  const Conv2D &conv = k.conv;
+  if (!k.tile.rowSegment)
+    return conv.outHeight * conv.outWidth / k.tile.positions;
+  return conv.outHeight;
 }
 
 /// The tiles of positions of one image and block of filters, each emitted
@@ -85,9 +181,12 @@ static Value splitEdges(ConvLoopEmitter &e, int64_t size, int64_t step,
 /// padding on their own. Positions that whole tiles do not cover are one
 /// more tile, which overlaps the one before it, or (a kernel run in channel
 /// chunks, which adds each chunk to what the tiles wrote) covers only them.
-static Value emitPositionTiles(
-    ConvLoopEmitter &e, const FilterKernel &k, int64_t positionWork,
-    function_ref<Value(FilterTileSite, Value)> emitTile, Value out0) {
+/// With a `group`, only the group's share of them.
+static Value
+emitPositionTiles(ConvLoopEmitter &e, const FilterKernel &k,
+                  int64_t positionWork,
+                  function_ref<Value(FilterTileSite, Value)> emitTile,
+                  Value out0, const PositionGroup *group) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   const Conv2D &conv = k.conv;
@@ -111,18 +210,18 @@ static Value emitPositionTiles(
       return emitTile(site, out);
     };
     int64_t whole = positions / tile.positions * tile.positions;
-    Value out = e.loop(
-        whole, tile.positions, out0,
-        [&](Value p0, ValueRange a) {
-          return SmallVector<Value>{tileFrom(p0, tile.positions, a[0])};
-        },
+    Value out = loopInGroup(
+        e, group, 0, whole, whole, tile.positions, out0,
+        [&](Value p0, Value a) { return tileFrom(p0, tile.positions, a); },
         // One block of filters: the positions are split instead.
-        positionWork)[0];
+        positionWork);
     if (whole == positions)
       return out;
-    if (remainders)
-      return tileFrom(e.idx(whole), positions - whole, out);
-    return tileFrom(e.idx(positions - tile.positions), tile.positions, out);
+    return inEndGroup(e, group, /*last=*/true, out, [&](Value v) {
+      if (remainders)
+        return tileFrom(e.idx(whole), positions - whole, v);
+      return tileFrom(e.idx(positions - tile.positions), tile.positions, v);
+    });
   }
   // The column tiles of a row whose taps read the padding are emitted on
   // their own, without those taps, and its inner tiles in a loop; the inner
@@ -130,10 +229,7 @@ static Value emitPositionTiles(
   // the padding in one more loop over their range of tap rows
   // (bench/notes/vectorize-convolutions.md).
   auto full = std::make_pair(int64_t(0), conv.kernelHeight);
-  auto rowInside = [&](int64_t row) {
-    return insideRange(conv.kernelHeight, row * conv.strideH, conv.dilationH,
-                       k.top, k.inHeight) == full;
-  };
+  auto inside = [&](int64_t row) { return rowInside(k, row); };
   auto colsInside = [&](int64_t col0) {
     for (int64_t j = 0; j < tile.positions; ++j)
       if (insideRange(conv.kernelWidth, (col0 + j) * conv.strideW,
@@ -172,44 +268,41 @@ static Value emitPositionTiles(
   // range measured 1.3x slower there).
   if (conv.outHeight <= kStaticRows)
     return splitEdges(
-        e, conv.outHeight, 1, /*remainder=*/false, rowInside, out0,
+        e, conv.outHeight, 1, /*remainder=*/false, inside, out0,
         [&](int64_t row, int64_t, Value out) {
           return rowAt(e.idx(row), out,
                        insideRange(conv.kernelHeight, row * conv.strideH,
                                    conv.dilationH, k.top, k.inHeight));
         },
         [&](Value oh0, Value out) { return rowAt(oh0, out, full); },
-        positionWork);
-  int64_t innerBegin = 0, innerEnd = conv.outHeight;
-  while (innerBegin < innerEnd && !rowInside(innerBegin))
-    ++innerBegin;
-  while (innerEnd > innerBegin && !rowInside(innerEnd - 1))
-    --innerEnd;
+        positionWork, group);
+  auto [innerBegin, innerEnd] = innerRange(conv.outHeight, 1, inside);
   Value out = out0;
   if (innerBegin < innerEnd)
-    out = e.loopOver(
-        e.idx(innerBegin), e.idx(innerEnd), 1, out,
-        [&](Value oh0, ValueRange a2) {
-          return SmallVector<Value>{rowAt(oh0, a2[0], full)};
-        },
-        positionWork)[0];
+    out = loopInGroup(
+        e, group, innerBegin, innerEnd, conv.outHeight, 1, out,
+        [&](Value oh0, Value a2) { return rowAt(oh0, a2, full); },
+        positionWork);
   // Else in one loop (2% slower on ResNet-18's 3x3 layers at 28x28 and
   // 56x56, but the model compiles in 15.0 s instead of 19.6): edge row i is
-  // row i before innerBegin, else innerEnd + (i - innerBegin).
+  // row i before innerBegin, else innerEnd + (i - innerBegin). In the last
+  // group, with groups.
   int64_t edgeRows = conv.outHeight - (innerEnd - innerBegin);
   if (edgeRows > 0)
-    out = e.loop(edgeRows, 1, out, [&](Value i, ValueRange a2) {
-      Value row = i;
-      if (innerBegin == 0)
-        row = e.add(i, innerEnd);
-      else if (innerEnd < conv.outHeight)
-        row = arith::SelectOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i,
-                                  e.idx(innerBegin)),
-            i, e.add(i, innerEnd - innerBegin));
-      return SmallVector<Value>{rowAt(row, a2[0], std::nullopt)};
-    })[0];
+    out = inEndGroup(e, group, /*last=*/true, out, [&](Value v) {
+      return e.loop(edgeRows, 1, v, [&](Value i, ValueRange a2) {
+        Value row = i;
+        if (innerBegin == 0)
+          row = e.add(i, innerEnd);
+        else if (innerEnd < conv.outHeight)
+          row = arith::SelectOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i,
+                                    e.idx(innerBegin)),
+              i, e.add(i, innerEnd - innerBegin));
+        return SmallVector<Value>{rowAt(row, a2[0], std::nullopt)};
+      })[0];
+    });
   return out;
 }
 
@@ -235,6 +328,9 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
   // kernel's when the filters are one block, the last block's when it
   // overlaps the one before (it runs after the loop over whole blocks).
   int64_t tilesWork = positionWork;
+  // The share of the tiles the current iteration emits, in a loop over
+  // groups of them (or null: all).
+  const PositionGroup *tileGroup = nullptr;
   // The loops over images (n) and blocks of filters (f0) in that order,
   // around `body(n, f0, carried)`.
   using Body = function_ref<SmallVector<Value>(Value, Value, ValueRange)>;
@@ -251,14 +347,65 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
         [&](ValueRange args,
             function_ref<SmallVector<Value>(Value, ValueRange)> in) {
           int64_t whole = conv.filters / k.block * k.block;
-          SmallVector<Value> results =
-              e.loop(whole, k.block, args, in, filterWork);
+          // Too few whole blocks to share among threads evenly (five on two
+          // threads: three against two) are split into groups of positions
+          // too, the loop running over blocks x groups.
+          int64_t blocks = whole / k.block;
+          int64_t groups = 1;
+          if (filterWork && blocks > 0)
+            groups =
+                std::min({groupedSteps(k),
+                          int64_t(llvm::divideCeil(kPositionGroups, blocks)),
+                          filterWork / conv.filters * whole / blocks /
+                              kMinParallelWork});
+          SmallVector<Value> results;
+          if (groups < 2)
+            results = e.loop(whole, k.block, args, in, filterWork);
+          else
+            results = e.loop(
+                blocks * groups, 1, args,
+                [&](Value i, ValueRange a) {
+                  Value f0 =
+                      e.mul(arith::DivUIOp::create(b, loc, i, e.idx(groups)),
+                            k.block);
+                  PositionGroup share{
+                      arith::RemUIOp::create(b, loc, i, e.idx(groups)), groups};
+                  tileGroup = &share;
+                  SmallVector<Value> r = in(f0, a);
+                  tileGroup = nullptr;
+                  return r;
+                },
+                filterWork);
           if (whole == conv.filters)
             return results;
-          tilesWork = filterWork / conv.filters * k.block;
-          results = in(e.idx(conv.filters - k.block), results);
-          tilesWork = positionWork;
-          return results;
+          Value last = e.idx(conv.filters - k.block);
+          int64_t lastWork = filterWork / conv.filters * k.block;
+          if (k.channelChunk == conv.channelsPerGroup) {
+            tilesWork = lastWork;
+            results = in(last, results);
+            tilesWork = positionWork;
+            return results;
+          }
+          // In channel chunks, the tiles' loop runs once per chunk: split
+          // across threads there, each pass moved the partial sums from
+          // core to core (ResNet-50's 14x14 256 -> 256 layers at 2 threads:
+          // the last block's 32 passes 2.2x slower than on one thread,
+          // Zen 4). The loop over groups of positions is the parallel one,
+          // each group running all the chunks over its own positions.
+          groups = std::min(
+              {groupedSteps(k), kPositionGroups, lastWork / kMinParallelWork});
+          if (groups < 2)
+            return in(last, results);
+          return e.loop(
+              groups, 1, results,
+              [&](Value index, ValueRange a) {
+                PositionGroup share{index, groups};
+                tileGroup = &share;
+                SmallVector<Value> r = in(last, a);
+                tileGroup = nullptr;
+                return r;
+              },
+              lastWork);
         };
     if (imagesInside)
       return filterBlocks(init, [&](Value f0, ValueRange a) {
@@ -312,7 +459,8 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
                 return storeFilterTile(e, k, site, summed, out);
               };
               auto tiles = [&](Value out) {
-                return emitPositionTiles(e, k, tilesWork, emitTile, out);
+                return emitPositionTiles(e, k, tilesWork, emitTile, out,
+                                         tileGroup);
               };
               if (k.channelChunk == conv.channelsPerGroup)
                 return SmallVector<Value>{tiles(a1[0])};

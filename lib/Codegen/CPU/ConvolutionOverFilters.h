@@ -187,12 +187,23 @@ Value storeFilterTile(ConvLoopEmitter &e, const FilterKernel &k,
                       Value out);
 
 /// One pass of a kernel run in channel chunks over its tiles of positions:
-/// a chunk's (from its first channel in the group), or (`store`) the pass
-/// that stores the sums of all chunks, `partials`.
+/// a chunk's (from its first channel in the group; the first chunk's tiles
+/// start from `start`, the others from their partial sums), or (`store`)
+/// the pass that stores the sums of all chunks, `partials`.
 struct ChannelChunkPass {
   Value chunkBegin;
+  ArrayRef<Value> start;
   bool store = false;
   Value partials;
+};
+
+/// A share of one block of filters' tiles of positions, for the threads:
+/// group `index` of `count` takes a contiguous range of the loop over the
+/// tiles (or over the rows whose taps read no padding), the first group
+/// also the tiles before that loop, the last those after it.
+struct PositionGroup {
+  Value index;
+  int64_t count = 1;
 };
 
 /// One tile of a kernel run in channel chunks: adds the chunk of `pass` to
@@ -204,11 +215,12 @@ Value emitChunkTile(ConvLoopEmitter &e, const FilterKernel &k,
                     Value target);
 
 /// The chunks of channels of one image and block of filters, the tiles of
-/// positions of each pass emitted by `tiles(pass, carried)`: a scratch
-/// buffer of partial sums [positions, filter vectors, lanes] starts from
-/// `start` (one vector per filter vector: the bias or 0), every chunk adds
-/// its channels to it (one loop), and a last pass stores it into `out`
-/// through the epilogue. Returns the updated `out`.
+/// positions of each pass emitted by `tiles(pass, carried)`: the first
+/// chunk writes its tiles' sums from `start` (one vector per filter vector:
+/// the bias or 0) into a scratch buffer of partial sums [positions, filter
+/// vectors, lanes], every other chunk adds its channels to them (one loop
+/// over all chunks), and a last pass stores them into `out` through the
+/// epilogue. Returns the updated `out`.
 Value emitChannelChunks(
     ConvLoopEmitter &e, const FilterKernel &k, ArrayRef<Value> start, Value out,
     function_ref<Value(const ChannelChunkPass &, Value)> tiles);

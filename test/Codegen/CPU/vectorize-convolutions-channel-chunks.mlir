@@ -6,39 +6,53 @@
 // positions would read a line of 16 weights and one or two input lines
 // from the L2 per channel, for 12 multiply-adds: about 27 bytes a cycle.
 // Each tile accumulates 128 channels at a time instead (24 KiB / (16 x 4 +
-// 128) bytes per channel), into a scratch buffer [49, 2, 8] filled with the
-// bias: one loop over the chunks runs every tile, reading and writing its
-// partial sums, and a last pass over the tiles stores the sums through the
-// epilogue into the output. The tiles of 6 positions cover 48; the 49th is
-// a tile of its own (an overlapping tile would add a chunk twice to the
-// positions it shares). With AVX-512, blocks of 32 filters: chunks of 64,
-// tiles of 10 positions and one of 9.
+// 128) bytes per channel), into a scratch buffer [49, 2, 8]: one loop over
+// the chunks runs every tile, the first chunk starting from the bias and
+// the others from the tile's partial sums, and a last pass over the tiles
+// stores the sums through the epilogue into the output. The tiles of 6
+// positions cover 48; the 49th is a tile of its own (an overlapping tile
+// would add a chunk twice to the positions it shares). Four blocks of
+// filters are too few to share among threads evenly: each is split into 2
+// groups of tiles, the loop over blocks x groups (8) the parallel one; the
+// second group also runs the 49th position. With AVX-512, blocks of 32
+// filters in 4 groups: chunks of 64, tiles of 10 positions and one of 9.
 // CHECK-LABEL: func.func @chunks_7x7
-// CHECK:           scf.for %{{.+}} = %c0 to %c64 step %{{c16|c32}}
+// AVX2:            scf.for %[[I:.+]] = %c0 to %c8 step %c1
+// AVX2:              arith.divui %[[I]], %c2
+// AVX2:              %[[GROUP:.+]] = arith.remui %[[I]], %c2
 // AVX2:              %[[SCRATCH:.+]] = tensor.empty() : tensor<49x2x8xf32>
-// AVX2:              %[[FILLED:.+]] = scf.for %{{.+}} = %c0 to %c49 step %c1 iter_args(%{{.+}} = %[[SCRATCH]])
-// AVX2:                vector.transfer_write {{.+}} : vector<1x2x8xf32>, tensor<49x2x8xf32>
-// AVX2:              %[[SUMS:.+]] = scf.for %[[C0:.+]] = %c0 to %c512 step %c128 iter_args(%{{.+}} = %[[FILLED]])
-// AVX2:                scf.for %{{.+}} = %c0 to %c48 step %c6 iter_args(%[[PART:.+]] = %{{.+}})
+// AVX2:              %[[SUMS:.+]] = scf.for %[[C0:.+]] = %c0 to %c512 step %c128 iter_args(%{{.+}} = %[[SCRATCH]])
+// AVX2:                scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c6 iter_args(%[[PART:.+]] = %{{.+}})
+// AVX2:                  %[[FIRST:.+]] = arith.cmpi eq, %[[C0]], %c0
+// AVX2:                  scf.if %[[FIRST]]
 // AVX2:                  vector.transfer_read %[[PART]]{{.+}} : tensor<49x2x8xf32>, vector<6x2x8xf32>
 // AVX2:                  scf.for %{{.+}} = %[[C0]] to %{{.+}} step %c1
 // AVX2:                  vector.transfer_write {{.+}} : vector<6x2x8xf32>, tensor<49x2x8xf32>
-// AVX2:                scf.for %{{.+}} = %[[C0]] to %{{.+}} step %c1 iter_args({{[^)]+}}) -> (vector<8xf32>, vector<8xf32>) {
-// AVX2:                vector.transfer_write {{.+}} : vector<1x2x8xf32>, tensor<49x2x8xf32>
-// AVX2:              scf.for %{{.+}} = %c0 to %c48 step %c6
+// AVX2:                %[[LAST:.+]] = arith.cmpi eq, %[[GROUP]], %c1
+// AVX2:                scf.if %[[LAST]]
+// AVX2:                  scf.for %{{.+}} = %[[C0]] to %{{.+}} step %c1 iter_args({{[^)]+}}) -> (vector<8xf32>, vector<8xf32>) {
+// AVX2:                  vector.transfer_write {{.+}} : vector<1x2x8xf32>, tensor<49x2x8xf32>
+// AVX2:              scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c6
 // AVX2-NOT:            scf.for
 // AVX2:                vector.transfer_read %[[SUMS]]{{.+}} : tensor<49x2x8xf32>, vector<6x2x8xf32>
 // AVX2-NOT:            scf.for
 // AVX2:                vector.transfer_write {{.+}} : vector<16x6xf32>, tensor<1x64x49xf32>
-// AVX2:              vector.transfer_read %[[SUMS]]{{.+}} : tensor<49x2x8xf32>, vector<1x2x8xf32>
-// AVX2-NOT:          scf.for
-// AVX2:              vector.transfer_write {{.+}} : vector<16x1xf32>, tensor<1x64x49xf32>
+// AVX2:              scf.if %{{.+}}
+// AVX2:                vector.transfer_read %[[SUMS]]{{.+}} : tensor<49x2x8xf32>, vector<1x2x8xf32>
+// AVX2-NOT:            scf.for
+// AVX2:                vector.transfer_write {{.+}} : vector<16x1xf32>, tensor<1x64x49xf32>
+// AVX2:            } {tessel.parallel}
+// AVX512:          scf.for %[[I:.+]] = %c0 to %c8 step %c1
+// AVX512:            arith.remui %[[I]], %c4
 // AVX512:            tensor.empty() : tensor<49x2x16xf32>
 // AVX512:            scf.for %{{.+}} = %c0 to %c512 step %c64
-// AVX512:              scf.for %{{.+}} = %c0 to %c40 step %c10
-// AVX512:              vector.transfer_write {{.+}} : vector<9x2x16xf32>, tensor<49x2x16xf32>
+// AVX512:              scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c10
+// AVX512:              scf.if
+// AVX512:                vector.transfer_write {{.+}} : vector<9x2x16xf32>, tensor<49x2x16xf32>
 // AVX512:            vector.transfer_write {{.+}} : vector<32x10xf32>, tensor<1x64x49xf32>
-// AVX512:            vector.transfer_write {{.+}} : vector<32x9xf32>, tensor<1x64x49xf32>
+// AVX512:            scf.if
+// AVX512:              vector.transfer_write {{.+}} : vector<32x9xf32>, tensor<1x64x49xf32>
+// AVX512:          } {tessel.parallel}
 func.func @chunks_7x7(%x: tensor<1x512x7x7xf32>) -> tensor<1x64x7x7xf32> {
   %w = tessel.constant dense<0.5> : tensor<64x512x1x1xf32>
   %b = tessel.constant dense<1.0> : tensor<64xf32>
@@ -100,4 +114,40 @@ func.func @one_filter_block(%x: tensor<1x512x7x7xf32>) -> tensor<1x16x7x7xf32> {
   %b = tessel.constant dense<1.0> : tensor<16xf32>
   %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x512x7x7xf32>, tensor<16x512x1x1xf32>, tensor<16xf32>) -> tensor<1x16x7x7xf32>
   return %0 : tensor<1x16x7x7xf32>
+}
+
+// -----
+
+// ResNet-50's 3x3 layers at 14 x 14, 256 -> 256, in channel chunks, with an
+// overlapping last block of filters (from 232 with AVX2's blocks of 24,
+// from 208 with AVX-512's 48). That block runs after the whole ones, in 8
+// groups of rows, the loop over the groups the parallel one: each group
+// runs every chunk over its own rows (split inside each chunk's pass
+// instead, the partial sums moved from core to core at every chunk). With
+// AVX-512 the 5 whole blocks are split into 2 groups each too (10
+// iterations: 5 blocks on 2 threads ran 3 against 2).
+// CHECK-LABEL: func.func @last_block_groups
+// AVX2:          scf.for %{{.+}} = %c0 to %c240 step %c24
+// AVX512:        scf.for %[[I:.+]] = %c0 to %c10 step %c1
+// AVX512:          arith.remui %[[I]], %c2
+// CHECK:         } {tessel.parallel}
+// CHECK:         scf.for %[[G:.+]] = %c0 to %c8 step %c1
+// AVX2:            arith.ceildivui %c232, %c24
+// AVX512:          arith.ceildivui %c208, %c48
+// CHECK-NOT:       tessel.parallel
+// CHECK:           scf.for %[[C0:.+]] = %c0 to %c256 step
+// CHECK-NOT:         tessel.parallel
+// CHECK:             %[[TOP:.+]] = arith.cmpi eq, %[[G]], %c0
+// CHECK:             scf.if %[[TOP]]
+// CHECK-NOT:         tessel.parallel
+// CHECK:             %[[BOTTOM:.+]] = arith.cmpi eq, %[[G]], %c7
+// CHECK:             scf.if %[[BOTTOM]]
+// CHECK-NOT:       tessel.parallel
+// CHECK:         } {tessel.parallel}
+// CHECK-NEXT:    scf.yield
+func.func @last_block_groups(%x: tensor<1x256x14x14xf32>) -> tensor<1x256x14x14xf32> {
+  %w = tessel.constant dense<0.5> : tensor<256x256x3x3xf32>
+  %b = tessel.constant dense<1.0> : tensor<256xf32>
+  %0 = tessel.conv %x, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x256x14x14xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>) -> tensor<1x256x14x14xf32>
+  return %0 : tensor<1x256x14x14xf32>
 }

@@ -52,11 +52,21 @@ func.func @grouped(%x: tensor<1x32x13x13xf32>) -> tensor<1x496x13x13xf32> {
 // -----
 
 // 64 filters in blocks of 3 vectors (24) on a padded 27x27 map: the two
-// whole blocks are split across threads; the last block (from filter 40,
-// packed block ceil(40 / 24) = 2) runs after them with its inner rows
-// split across threads instead of on the calling thread alone.
+// whole blocks, too few to share among threads evenly, are split into 4
+// groups of rows each, the loop over blocks x groups (8) the parallel one
+// (group 2 of a block: rows 13 to 20, its loop over inner rows clamped to
+// [1, 26)); the last block (from filter 40, packed block ceil(40 / 24) =
+// 2) runs after them with its inner rows split across threads instead of
+// on the calling thread alone.
 // CHECK-LABEL: func.func @last_block_rows_parallel
-// CHECK:         scf.for %{{.+}} = %c0 to %c48 step %c24
+// CHECK:         scf.for %[[I:.+]] = %c0 to %c8 step %c1
+// CHECK:           arith.divui %[[I]], %c4
+// CHECK:           %[[GROUP:.+]] = arith.remui %[[I]], %c4
+// CHECK:           %[[FROM:.+]] = arith.muli %[[GROUP]], %c27
+// CHECK:           %[[FIRST:.+]] = arith.divui %[[FROM]], %c4
+// CHECK:           %[[LOWER:.+]] = arith.maxui %[[FIRST]], %c1
+// CHECK:           %[[UPPER:.+]] = arith.minui %{{.+}}, %c26
+// CHECK:           scf.for %{{.+}} = %[[LOWER]] to %[[UPPER]] step %c1
 // CHECK:         } {tessel.parallel}
 // CHECK:         arith.ceildivui %c40, %c24
 // CHECK:         scf.for %{{.+}} = %c1 to %c26 step %c1

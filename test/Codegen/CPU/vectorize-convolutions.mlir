@@ -765,11 +765,14 @@ func.func @images_inside_filter_blocks(%x: tensor<2x16x9x9xf32>, %init: tensor<2
   return %0 : tensor<2x64x7x7xf32>
 }
 
+// (Its 2 blocks of 32 filters, too few to share among threads evenly, run
+// in 4 groups of positions each: the inner loop runs over blocks x groups.)
 // WIDE-LABEL:  func.func @images_outside_filter_blocks
-// WIDE-DAG:      %[[C64:.*]] = arith.constant 64 : index
+// WIDE-DAG:      %[[C8:.*]] = arith.constant 8 : index
 // WIDE-DAG:      %[[C2:.*]] = arith.constant 2 : index
 // WIDE:          scf.for %{{.*}} = %{{.*}} to %[[C2]] step
-// WIDE-NEXT:       scf.for %{{.*}} = %{{.*}} to %[[C64]] step
+// WIDE-NEXT:       scf.for %[[I:.*]] = %{{.*}} to %[[C8]] step
+// WIDE-NEXT:         arith.divui %[[I]], %c4
 func.func @images_outside_filter_blocks(%x: tensor<2x16x30x30xf32>, %init: tensor<2x64x28x28xf32>) -> tensor<2x64x28x28xf32> {
   %w = arith.constant dense<0.5> : tensor<64x16x3x3xf32>
   %0 = linalg.generic {indexing_maps = [#inB, #wB, #outB],
