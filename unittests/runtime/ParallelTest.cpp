@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <sched.h>
@@ -229,6 +230,23 @@ TEST_F(ParallelForTest, ChunksRunInParallelWithTheCaller) {
   EXPECT_GE(probe.info[kMaxConcurrent], 2);
   EXPECT_GE(probe.info[kThreadsUsed], 2);
   EXPECT_EQ(probe.info[kCallerRan], 1) << "the calling thread participates";
+}
+
+// After the pool's workers have stopped polling and sleep, a loop still
+// wakes one to run beside the caller.
+TEST_F(ParallelForTest, WakesASleepingWorker) {
+  if (tessel_runtime_num_threads() < 2)
+    GTEST_SKIP() << "the pool has one thread";
+  Session s = session(2);
+  for (int i = 0; i < 3; ++i) {
+    // Past the workers' polling (200 us).
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    Probe probe(0, 64, 1, kModeOverlap);
+    run(s, probe);
+    EXPECT_TRUE(coversOnce(probe));
+    EXPECT_EQ(probe.info[kOverlapTimeouts], 0);
+    EXPECT_GE(probe.info[kMaxConcurrent], 2);
+  }
 }
 
 TEST_F(ParallelForTest, NeverExceedsTheSessionsBudget) {

@@ -64,7 +64,16 @@ bool ThreadPool::submit(Task task, bool urgent) noexcept {
   } catch (...) {
     return false;
   }
-  wakeUp.notify_one();
+  // A polling worker takes the task without being woken. Waking a sleeping
+  // one anyway put a thread that found nothing to do on a core the loop's
+  // threads were using, and off it again: two context switches per
+  // parallel loop (ResNet-50 at 2 threads on 2 cores, whose pool has a
+  // worker more than a session's loop helpers). No task is left unseen: a
+  // worker stops counting itself as polling before it checks the queues
+  // under the lock and sleeps, so either this load sees it gone (and wakes
+  // a worker) or its check comes after the push.
+  if (queued.load() > polling.load())
+    wakeUp.notify_one();
   return true;
 }
 
@@ -72,7 +81,9 @@ void ThreadPool::workerLoop() {
   for (;;) {
     Task task;
     // Idle: poll for the next task before sleeping on the queue.
+    polling.fetch_add(1);
     pollFor([&] { return queued.load(std::memory_order_acquire) > 0; });
+    polling.fetch_sub(1);
     {
       std::unique_lock<std::mutex> lock(mutex);
       wakeUp.wait(lock,

@@ -82,6 +82,8 @@ private:
 
   /// Tasks in the queues (read without the lock while spinning).
   std::atomic<int64_t> queued{0};
+  /// Workers polling for a task (seq_cst with `queued`: see submit()).
+  std::atomic<int64_t> polling{0};
   std::mutex mutex;
   std::condition_variable wakeUp;
   std::deque<Task> urgentTasks;
