@@ -69,3 +69,48 @@ func.func @scale_row(%scale: memref<1x32x1x1xf32>, %x: memref<1x32x120x120xf32>,
   vector.transfer_write %p, %y[%c0, %c, %r, %col] {in_bounds = [true, true, true, true]} : vector<1x1x1x40xf32>, memref<1x32x120x120xf32>
   return
 }
+
+// -----
+
+// A reduction along 112 lanes (no power of two; global average pooling's
+// 112-wide rows) reduces 16-lane chunks combined lane by lane in a tree,
+// then one 16-lane vector: LLVM expanded the 112-lane reduction into scalar
+// loads and adds.
+// CHECK-LABEL: func.func @reduce_112
+// CHECK-COUNT-7: vector.extract_strided_slice %{{.*}} {offsets = [{{[0-9]+}}], sizes = [16], strides = [1]} : vector<112xf32> to vector<16xf32>
+// CHECK-COUNT-6: arith.addf %{{.*}}, %{{.*}} fastmath<reassoc> : vector<16xf32>
+// CHECK:         %[[R:.+]] = vector.reduction <add>, %{{.*}}, %{{.*}} fastmath<reassoc> : vector<16xf32> into f32
+// CHECK-NOT:     vector<112xf32> into f32
+// CHECK:         vector.insert %[[R]]
+func.func @reduce_112(%v: vector<1x112xf32>, %acc: vector<1xf32>) -> vector<1xf32> {
+  %r = vector.multi_reduction <add>, %v, %acc [1] : vector<1x112xf32> to vector<1xf32>
+  return %r : vector<1xf32>
+}
+
+// -----
+
+// 49 lanes (a 7 x 7 map) have no power-of-two chunks of 8: their pieces of
+// 32, 16 and 1 are reduced one after another, each from the last's result.
+// CHECK-LABEL: func.func @reduce_49
+// CHECK:         %[[A:.+]] = vector.extract_strided_slice %{{.*}} {offsets = [0], sizes = [32], strides = [1]}
+// CHECK:         %[[RA:.+]] = vector.reduction <maxnumf>, %[[A]], %{{.*}} : vector<32xf32> into f32
+// CHECK:         %[[B:.+]] = vector.extract_strided_slice %{{.*}} {offsets = [32], sizes = [16], strides = [1]}
+// CHECK:         %[[RB:.+]] = vector.reduction <maxnumf>, %[[B]], %[[RA]] : vector<16xf32> into f32
+// CHECK:         %[[C:.+]] = vector.extract_strided_slice %{{.*}} {offsets = [48], sizes = [1], strides = [1]}
+// CHECK:         vector.reduction <maxnumf>, %[[C]], %[[RB]] : vector<1xf32> into f32
+func.func @reduce_49(%v: vector<1x49xf32>, %acc: vector<1xf32>) -> vector<1xf32> {
+  %r = vector.multi_reduction <maxnumf>, %v, %acc [1] : vector<1x49xf32> to vector<1xf32>
+  return %r : vector<1xf32>
+}
+
+// -----
+
+// Integer sums reorder freely: 24 lanes are 3 chunks of 8.
+// CHECK-LABEL: func.func @integer_sum_24
+// CHECK-COUNT-3: vector.extract_strided_slice %{{.*}} : vector<24xi32> to vector<8xi32>
+// CHECK-COUNT-2: arith.addi %{{.*}}, %{{.*}} : vector<8xi32>
+// CHECK:         vector.reduction <add>, %{{.*}}, %{{.*}} : vector<8xi32> into i32
+func.func @integer_sum_24(%v: vector<24xi32>, %acc: i32) -> i32 {
+  %r = vector.reduction <add>, %v, %acc : vector<24xi32> into i32
+  return %r : i32
+}

@@ -705,6 +705,11 @@ def TesselLowerVectorsPass : Pass<"tessel-lower-vectors", "func::FuncOp"> {
     read that broadcasts along some of its dimensions (a constant 0 in its
     permutation map) reads them at size 1 and broadcasts the value, instead
     of upstream's transpose of the broadcast dimensions, element by element.
+    A reduction along a length that is no power of two reduces power-of-two
+    vectors instead (its chunks of the largest power of two that divides
+    the length, 8 or more, combined lane by lane first; else its
+    power-of-two pieces in turn): LLVM expanded a 112-lane sum into scalar
+    loads and adds.
     Run `convert-vector-to-scf{full-unroll=true}` after it: it unrolls the
     n-D transfers into 1-D ones (without the full unroll it would put a
     stack buffer inside the loops).
