@@ -75,13 +75,14 @@ bool mayReorder(vector::ReductionOp op) {
 }
 
 /// A reduction along a vector whose length is no power of two reduces
-/// power-of-two vectors instead, which LLVM lowers as a
-/// tree of vector ops: its chunks of the largest power of two that divides the
-/// length (8 elements or more) combined lane by lane first, or else its
-/// power-of-two pieces one after another. LLVM expanded
-/// `llvm.vector.reduce.fadd` of a <112 x float> (a 112-wide row of global
-/// average pooling) into scalar loads and adds: 96 channels of 112 x 112 took
-/// 0.27 ms, now 0.057 (Zen 4, 1 thread).
+/// power-of-two vectors instead, which LLVM lowers as a tree of vector ops:
+/// its chunks of the largest power of two that divides the length (8
+/// elements or more) combined lane by lane first, or else its power-of-two
+/// pieces one after another. LLVM expanded `llvm.vector.reduce.fadd` of a
+/// <112 x float> (a 112-wide row of global average pooling) into scalar
+/// loads and adds: 96 channels of 112 x 112 took 0.27 ms, now 0.057; short
+/// lengths too: 1000 channels of 13 x 13, 0.038 ms, now 0.024 (Zen 4, 1
+/// thread).
 struct SplitWideReductions : OpRewritePattern<vector::ReductionOp> {
   using OpRewritePattern::OpRewritePattern;
 
