@@ -347,17 +347,27 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
         [&](ValueRange args,
             function_ref<SmallVector<Value>(Value, ValueRange)> in) {
           int64_t whole = conv.filters / k.block * k.block;
+          int64_t blocks = whole / k.block;
+          // The multiply-adds of one block of filters.
+          int64_t blockWork = filterWork / conv.filters * k.block;
+          // `in(f0, carried)` over group `index` of `groups` of positions.
+          auto inGroup = [&](Value index, int64_t groups, Value f0,
+                             ValueRange a) {
+            PositionGroup share{index, groups};
+            tileGroup = &share;
+            SmallVector<Value> r = in(f0, a);
+            tileGroup = nullptr;
+            return r;
+          };
           // Too few whole blocks to share among threads evenly (five on two
           // threads: three against two) are split into groups of positions
           // too, the loop running over blocks x groups.
-          int64_t blocks = whole / k.block;
           int64_t groups = 1;
           if (filterWork && blocks > 0)
             groups =
                 std::min({groupedSteps(k),
                           int64_t(llvm::divideCeil(kPositionGroups, blocks)),
-                          filterWork / conv.filters * whole / blocks /
-                              kMinParallelWork});
+                          blockWork / kMinParallelWork});
           SmallVector<Value> results;
           if (groups < 2)
             results = e.loop(whole, k.block, args, in, filterWork);
@@ -368,20 +378,16 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
                   Value f0 =
                       e.mul(arith::DivUIOp::create(b, loc, i, e.idx(groups)),
                             k.block);
-                  PositionGroup share{
-                      arith::RemUIOp::create(b, loc, i, e.idx(groups)), groups};
-                  tileGroup = &share;
-                  SmallVector<Value> r = in(f0, a);
-                  tileGroup = nullptr;
-                  return r;
+                  return inGroup(
+                      arith::RemUIOp::create(b, loc, i, e.idx(groups)), groups,
+                      f0, a);
                 },
                 filterWork);
           if (whole == conv.filters)
             return results;
           Value last = e.idx(conv.filters - k.block);
-          int64_t lastWork = filterWork / conv.filters * k.block;
           if (k.channelChunk == conv.channelsPerGroup) {
-            tilesWork = lastWork;
+            tilesWork = blockWork;
             results = in(last, results);
             tilesWork = positionWork;
             return results;
@@ -393,19 +399,15 @@ static Value emitFilterLoops(ConvLoopEmitter &e, const FilterKernel &k,
           // Zen 4). The loop over groups of positions is the parallel one,
           // each group running all the chunks over its own positions.
           groups = std::min(
-              {groupedSteps(k), kPositionGroups, lastWork / kMinParallelWork});
+              {groupedSteps(k), kPositionGroups, blockWork / kMinParallelWork});
           if (groups < 2)
             return in(last, results);
           return e.loop(
               groups, 1, results,
               [&](Value index, ValueRange a) {
-                PositionGroup share{index, groups};
-                tileGroup = &share;
-                SmallVector<Value> r = in(last, a);
-                tileGroup = nullptr;
-                return r;
+                return inGroup(index, groups, last, a);
               },
-              lastWork);
+              blockWork);
         };
     if (imagesInside)
       return filterBlocks(init, [&](Value f0, ValueRange a) {

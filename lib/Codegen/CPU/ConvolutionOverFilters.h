@@ -207,7 +207,8 @@ struct PositionGroup {
 };
 
 /// One tile of a kernel run in channel chunks: adds the chunk of `pass` to
-/// the tile's partial sums in the scratch buffer `target`, or (`store`)
+/// the tile's partial sums in the scratch buffer `target` (the first chunk
+/// to `pass.start` instead, the sums not yet written), or (`store`)
 /// runs the epilogue on the sums in `pass.partials` and stores them into
 /// the output `target`.
 Value emitChunkTile(ConvLoopEmitter &e, const FilterKernel &k,
